@@ -1,0 +1,1 @@
+//! Term exploration.

@@ -1,0 +1,451 @@
+//! Hash-consed interaction terms.
+
+use crate::signature::{Action, LifelineSet};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+/// Id of an interned term in a [`TermStore`]. Equal terms of one store have equal ids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct TermId(pub u32);
+
+impl TermId {
+    /// The empty interaction ∅ (always id 0).
+    pub const EMPTY: TermId = TermId(0);
+
+    /// The id as an index.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Repetition kinds: which sequencing joins two iterations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum LoopKind {
+    /// `loopS`: strict sequencing between iterations.
+    Strict,
+    /// `loopH`: head-first weak sequencing (an iteration starts once its first action runs).
+    Head,
+    /// `loopW`: weak sequencing between iterations.
+    Weak,
+    /// `loopP`: interleaving of iterations.
+    Par,
+}
+
+impl LoopKind {
+    /// The keyword in `.hif` syntax.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            LoopKind::Strict => "loopS",
+            LoopKind::Head => "loopH",
+            LoopKind::Weak => "loopW",
+            LoopKind::Par => "loopP",
+        }
+    }
+}
+
+/// One node of an interaction term (seed 001 Def. 3, plus `coreg` and `loopH`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Term {
+    /// ∅, the empty interaction.
+    Empty,
+    /// One action.
+    Act(Action),
+    /// Strict sequencing: every action of the left before any of the right.
+    Strict(TermId, TermId),
+    /// Weak sequencing: ordered only on shared lifelines.
+    Seq(TermId, TermId),
+    /// Co-region: weak sequencing, except on the listed lifelines where the two sides interleave.
+    Coreg(LifelineSet, TermId, TermId),
+    /// Interleaving.
+    Par(TermId, TermId),
+    /// Choice.
+    Alt(TermId, TermId),
+    /// Repetition, zero or more times.
+    Loop(LoopKind, TermId),
+}
+
+/// Facts cached for each interned term (computed bottom-up once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TermInfo {
+    /// Lifelines that occur in the term.
+    pub lifelines: LifelineSet,
+    /// Lifelines `l` such that every trace of the term has an action on `l` (`i ⊄* l`).
+    pub collides: LifelineSet,
+    /// Whether the term accepts the empty trace (`i ↓`).
+    pub terminates: bool,
+    /// Height of the term tree (a leaf has depth 1).
+    pub depth: u32,
+}
+
+/// An arena of hash-consed terms with memo tables for the semantic functions.
+///
+/// Invariants: `TermId::EMPTY` is ∅; children are interned before parents, so a child's id is
+/// smaller than its parent's; constructors normalize (∅ is neutral, sequencing is
+/// right-associated, `alt(x, x) = x`, `loop(∅) = ∅`), and every normalization preserves the
+/// global-trace semantics, so any term of a store may stand for its input.
+#[derive(Clone, Debug)]
+pub struct TermStore {
+    pub(crate) terms: Vec<Term>,
+    pub(crate) info: Vec<TermInfo>,
+    index: FxHashMap<Term, TermId>,
+    pub(crate) prune_memo: FxHashMap<(TermId, u32), TermId>,
+    pub(crate) rmv_memo: FxHashMap<(TermId, LifelineSet), TermId>,
+    pub(crate) exec_memo: FxHashMap<(TermId, Action), Box<[TermId]>>,
+}
+
+impl Default for TermStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TermStore {
+    /// A store holding only ∅.
+    pub fn new() -> Self {
+        let mut s = TermStore {
+            terms: Vec::new(),
+            info: Vec::new(),
+            index: FxHashMap::default(),
+            prune_memo: FxHashMap::default(),
+            rmv_memo: FxHashMap::default(),
+            exec_memo: FxHashMap::default(),
+        };
+        let e = s.intern(Term::Empty);
+        debug_assert_eq!(e, TermId::EMPTY);
+        s
+    }
+
+    /// Number of interned terms.
+    pub fn len(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// Whether the store only holds ∅.
+    pub fn is_empty(&self) -> bool {
+        self.terms.len() <= 1
+    }
+
+    /// The node of a term.
+    #[inline]
+    pub fn get(&self, t: TermId) -> Term {
+        self.terms[t.index()]
+    }
+
+    /// Whether the term accepts the empty trace.
+    #[inline]
+    pub fn terminates(&self, t: TermId) -> bool {
+        self.info[t.index()].terminates
+    }
+
+    /// Lifelines occurring in the term.
+    #[inline]
+    pub fn lifelines(&self, t: TermId) -> LifelineSet {
+        self.info[t.index()].lifelines
+    }
+
+    /// Lifelines every trace of the term has an action on.
+    #[inline]
+    pub fn collides(&self, t: TermId) -> LifelineSet {
+        self.info[t.index()].collides
+    }
+
+    /// Height of the term tree.
+    #[inline]
+    pub fn depth(&self, t: TermId) -> u32 {
+        self.info[t.index()].depth
+    }
+
+    fn intern(&mut self, term: Term) -> TermId {
+        if let Some(&id) = self.index.get(&term) {
+            return id;
+        }
+        let info = self.compute_info(term);
+        let id = TermId(self.terms.len() as u32);
+        self.terms.push(term);
+        self.info.push(info);
+        self.index.insert(term, id);
+        id
+    }
+
+    fn compute_info(&self, term: Term) -> TermInfo {
+        let i = |t: TermId| self.info[t.index()];
+        match term {
+            Term::Empty => TermInfo {
+                lifelines: LifelineSet::EMPTY,
+                collides: LifelineSet::EMPTY,
+                terminates: true,
+                depth: 1,
+            },
+            Term::Act(a) => TermInfo {
+                lifelines: LifelineSet::single(a.lifeline),
+                collides: LifelineSet::single(a.lifeline),
+                terminates: false,
+                depth: 1,
+            },
+            Term::Strict(x, y) | Term::Seq(x, y) | Term::Par(x, y) | Term::Coreg(_, x, y) => {
+                let (a, b) = (i(x), i(y));
+                TermInfo {
+                    lifelines: a.lifelines.union(b.lifelines),
+                    collides: a.collides.union(b.collides),
+                    terminates: a.terminates && b.terminates,
+                    depth: 1 + a.depth.max(b.depth),
+                }
+            }
+            Term::Alt(x, y) => {
+                let (a, b) = (i(x), i(y));
+                TermInfo {
+                    lifelines: a.lifelines.union(b.lifelines),
+                    collides: a.collides.inter(b.collides),
+                    terminates: a.terminates || b.terminates,
+                    depth: 1 + a.depth.max(b.depth),
+                }
+            }
+            Term::Loop(_, x) => {
+                let a = i(x);
+                TermInfo {
+                    lifelines: a.lifelines,
+                    collides: LifelineSet::EMPTY,
+                    terminates: true,
+                    depth: 1 + a.depth,
+                }
+            }
+        }
+    }
+
+    /// ∅.
+    pub fn empty(&self) -> TermId {
+        TermId::EMPTY
+    }
+
+    /// One action.
+    pub fn act(&mut self, a: Action) -> TermId {
+        self.intern(Term::Act(a))
+    }
+
+    /// `strict(x, y)`.
+    pub fn strict(&mut self, x: TermId, y: TermId) -> TermId {
+        self.sequence(x, y, SeqOp::Strict)
+    }
+
+    /// `seq(x, y)`.
+    pub fn seq(&mut self, x: TermId, y: TermId) -> TermId {
+        self.sequence(x, y, SeqOp::Seq)
+    }
+
+    /// `par(x, y)`.
+    pub fn par(&mut self, x: TermId, y: TermId) -> TermId {
+        self.sequence(x, y, SeqOp::Par)
+    }
+
+    /// `coreg(s)(x, y)`. Only the lifelines of `s` that both sides use matter, so `s` is reduced
+    /// to them; an empty region is weak sequencing.
+    pub fn coreg(&mut self, s: LifelineSet, x: TermId, y: TermId) -> TermId {
+        let s = s.inter(self.lifelines(x)).inter(self.lifelines(y));
+        if s.is_empty() {
+            return self.seq(x, y);
+        }
+        if x == TermId::EMPTY {
+            return y;
+        }
+        if y == TermId::EMPTY {
+            return x;
+        }
+        self.intern(Term::Coreg(s, x, y))
+    }
+
+    /// `alt(x, y)`.
+    pub fn alt(&mut self, x: TermId, y: TermId) -> TermId {
+        if x == y {
+            return x;
+        }
+        self.intern(Term::Alt(x, y))
+    }
+
+    /// `loopK(x)`.
+    pub fn repeat(&mut self, kind: LoopKind, x: TermId) -> TermId {
+        if x == TermId::EMPTY {
+            return x;
+        }
+        self.intern(Term::Loop(kind, x))
+    }
+
+    /// Builds any node through the normalizing constructors.
+    pub fn make(&mut self, term: Term) -> TermId {
+        match term {
+            Term::Empty => TermId::EMPTY,
+            Term::Act(a) => self.act(a),
+            Term::Strict(x, y) => self.strict(x, y),
+            Term::Seq(x, y) => self.seq(x, y),
+            Term::Par(x, y) => self.par(x, y),
+            Term::Coreg(s, x, y) => self.coreg(s, x, y),
+            Term::Alt(x, y) => self.alt(x, y),
+            Term::Loop(k, x) => self.repeat(k, x),
+        }
+    }
+
+    fn sequence(&mut self, x: TermId, y: TermId, op: SeqOp) -> TermId {
+        if x == TermId::EMPTY {
+            return y;
+        }
+        if y == TermId::EMPTY {
+            return x;
+        }
+        // Right-associate: op(op(a, b), c) = op(a, op(b, c)). The loop of the left spine keeps the
+        // recursion depth at the length of the right spine of `b`, not of the whole left spine.
+        if let Some((a, b)) = op.split(self.get(x)) {
+            let bc = self.sequence(b, y, op);
+            return self.sequence(a, bc, op);
+        }
+        // Kleene idempotence: op(L*, op(L*, z)) = op(L*, z) and op(L*, L*) = L* for the loop whose
+        // iterations are joined by `op` (loopS/strict, loopW/seq, loopP/par).
+        if let Term::Loop(k, _) = self.get(x) {
+            if op.loop_kind() == Some(k) {
+                if y == x {
+                    return x;
+                }
+                if let Some((a, _)) = op.split(self.get(y)) {
+                    if a == x {
+                        return y;
+                    }
+                }
+            }
+        }
+        self.intern(op.node(x, y))
+    }
+
+    /// Every term reachable from `root` (children first).
+    pub fn reachable(&self, root: TermId) -> Vec<TermId> {
+        let mut seen = vec![false; self.terms.len()];
+        let mut order = Vec::new();
+        let mut stack = vec![(root, false)];
+        while let Some((t, expanded)) = stack.pop() {
+            if expanded {
+                order.push(t);
+                continue;
+            }
+            if seen[t.index()] {
+                continue;
+            }
+            seen[t.index()] = true;
+            stack.push((t, true));
+            for c in children(self.get(t)) {
+                if !seen[c.index()] {
+                    stack.push((c, false));
+                }
+            }
+        }
+        order
+    }
+}
+
+/// Children of a node.
+pub(crate) fn children(t: Term) -> impl Iterator<Item = TermId> {
+    let (a, b) = match t {
+        Term::Empty | Term::Act(_) => (None, None),
+        Term::Strict(x, y)
+        | Term::Seq(x, y)
+        | Term::Par(x, y)
+        | Term::Alt(x, y)
+        | Term::Coreg(_, x, y) => (Some(x), Some(y)),
+        Term::Loop(_, x) => (Some(x), None),
+    };
+    a.into_iter().chain(b)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SeqOp {
+    Strict,
+    Seq,
+    Par,
+}
+
+impl SeqOp {
+    fn split(self, t: Term) -> Option<(TermId, TermId)> {
+        match (self, t) {
+            (SeqOp::Strict, Term::Strict(a, b))
+            | (SeqOp::Seq, Term::Seq(a, b))
+            | (SeqOp::Par, Term::Par(a, b)) => Some((a, b)),
+            _ => None,
+        }
+    }
+    fn node(self, x: TermId, y: TermId) -> Term {
+        match self {
+            SeqOp::Strict => Term::Strict(x, y),
+            SeqOp::Seq => Term::Seq(x, y),
+            SeqOp::Par => Term::Par(x, y),
+        }
+    }
+    fn loop_kind(self) -> Option<LoopKind> {
+        Some(match self {
+            SeqOp::Strict => LoopKind::Strict,
+            SeqOp::Seq => LoopKind::Weak,
+            SeqOp::Par => LoopKind::Par,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::signature::{ActionKind, LifelineId, MessageId};
+
+    fn act(s: &mut TermStore, l: u32, m: u32) -> TermId {
+        s.act(Action {
+            lifeline: LifelineId(l),
+            kind: ActionKind::Emission,
+            message: MessageId(m),
+        })
+    }
+
+    #[test]
+    fn hash_consing_shares_equal_terms() {
+        let mut s = TermStore::new();
+        let a = act(&mut s, 0, 0);
+        let b = act(&mut s, 1, 0);
+        let x = s.seq(a, b);
+        let y = s.seq(a, b);
+        assert_eq!(x, y);
+        assert_ne!(s.strict(a, b), x);
+    }
+
+    #[test]
+    fn empty_is_neutral_and_sequences_right_associate() {
+        let mut s = TermStore::new();
+        let a = act(&mut s, 0, 0);
+        let b = act(&mut s, 1, 0);
+        let c = act(&mut s, 2, 0);
+        assert_eq!(s.strict(TermId::EMPTY, a), a);
+        assert_eq!(s.par(a, TermId::EMPTY), a);
+        assert_eq!(s.repeat(LoopKind::Weak, TermId::EMPTY), TermId::EMPTY);
+        let ab = s.seq(a, b);
+        let left = s.seq(ab, c);
+        let bc = s.seq(b, c);
+        let right = s.seq(a, bc);
+        assert_eq!(left, right);
+    }
+
+    #[test]
+    fn info_is_computed() {
+        let mut s = TermStore::new();
+        let a = act(&mut s, 0, 0);
+        let b = act(&mut s, 1, 0);
+        let alt = s.alt(a, b);
+        assert!(s.collides(alt).is_empty());
+        assert!(!s.terminates(alt));
+        let st = s.strict(a, b);
+        assert_eq!(s.collides(st).len(), 2);
+        let l = s.repeat(LoopKind::Par, st);
+        assert!(s.terminates(l) && s.collides(l).is_empty());
+        assert_eq!(s.lifelines(l).len(), 2);
+    }
+
+    #[test]
+    fn coreg_without_shared_region_is_seq() {
+        let mut s = TermStore::new();
+        let a = act(&mut s, 0, 0);
+        let b = act(&mut s, 1, 0);
+        let c = s.coreg(LifelineSet::single(LifelineId(0)), a, b);
+        assert_eq!(c, s.seq(a, b));
+    }
+}
