@@ -1,1 +1,350 @@
-//! Term exploration.
+//! Term exploration (seed 001 Secs. 4-5): search the analysis graph whose vertices are
+//! (interaction term, consumed position in each local trace).
+//!
+//! - An execution step consumes the head action `a` of one local trace and replaces the term by
+//!   one of its derivatives `t --a--> t'`.
+//! - Prefix mode (partial observation): as soon as a location's trace is fully consumed, all its
+//!   lifelines are removed from the term (`rmv_H`, all emptied lifelines at once, before any
+//!   execution); a vertex whose traces are all consumed is a success (the multitrace is a
+//!   multi-prefix). Complete mode: no removal; success needs a terminating term.
+//! - POR: when a head action is one-unambiguous (seed 001 Def. 11) and executable, its
+//!   derivative is the only successor.
+//! - LOC: a vertex is cut when some local trace is not (a prefix of) a behaviour of the term
+//!   restricted to that location (Def. 12).
+//! - Memo: a vertex is visited once, keyed by equality of (term id, positions); in prefix mode
+//!   the removed lifelines are a function of the positions, so the key covers them.
+//!
+//! The verdict is exact: the search either finds a success, exhausts the graph (Fail), or runs
+//! out of budget (Inconclusive). In prefix mode a success is followed by a complete-mode search
+//! to tell Pass (accepted) from WeakPass (only a multi-prefix).
+
+use crate::multitrace::{Component, Multitrace};
+use crate::signature::{Action, LifelineSet};
+use crate::term::{TermId, TermStore};
+use crate::verdict::{Furthest, Mode, Reason, Verdict, VerdictKind};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::time::{Duration, Instant};
+
+/// Terms deeper than this stop the search (Inconclusive), so that the recursive semantic
+/// functions stay within the stack of a checking thread (see [`CHECK_STACK_SIZE`]).
+pub const MAX_TERM_DEPTH: u32 = 20_000;
+
+/// Stack size for threads that run checks: enough for terms of [`MAX_TERM_DEPTH`].
+pub const CHECK_STACK_SIZE: usize = 256 << 20;
+
+/// Resource limits for one multitrace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Most search vertices (global and local analyses together); `None` for no limit.
+    pub max_vertices: Option<u64>,
+    /// Most wall-clock time; `None` for no limit.
+    pub timeout: Option<Duration>,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            max_vertices: Some(5_000_000),
+            timeout: None,
+        }
+    }
+}
+
+/// Options of term exploration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExploreOptions {
+    /// Complete or prefix membership.
+    pub mode: Mode,
+    /// Partial order reduction by one-unambiguous actions.
+    pub por: bool,
+    /// Local analyses.
+    pub loc: bool,
+    /// Visit each vertex once.
+    pub memo: bool,
+    /// Limits.
+    pub budget: Budget,
+}
+
+impl Default for ExploreOptions {
+    fn default() -> Self {
+        ExploreOptions {
+            mode: Mode::Prefix,
+            por: true,
+            loc: true,
+            memo: true,
+            budget: Budget::default(),
+        }
+    }
+}
+
+/// Checks `mt` against the interaction `root` of `store` by term exploration.
+///
+/// Lifelines of the term that no component of `mt` covers are unobserved (empty local trace).
+pub fn explore(
+    store: &mut TermStore,
+    root: TermId,
+    mt: &Multitrace,
+    opts: &ExploreOptions,
+) -> Verdict {
+    let missing = store.lifelines(root).minus(mt.lifelines());
+    let owned;
+    let mt = if missing.is_empty() {
+        mt
+    } else {
+        let mut m = mt.clone();
+        m.complete_with(m.lifelines().union(missing));
+        owned = m;
+        &owned
+    };
+    let mut search = Search::new(store, mt, opts);
+    let first_mode = opts.mode;
+    let first = search.run(root, first_mode == Mode::Prefix);
+    let mut verdict = match first {
+        Outcome::NotFound => {
+            let mut v = Verdict::new(VerdictKind::Fail);
+            v.reason = Some(Reason::CentralError);
+            v.furthest = Some(search.furthest());
+            v
+        }
+        Outcome::Exhausted(limit) => inconclusive(limit, None),
+        Outcome::Found => match first_mode {
+            Mode::Complete => Verdict::new(VerdictKind::Pass),
+            Mode::Prefix => {
+                // A multi-prefix; is it also accepted?
+                match search.run(root, false) {
+                    Outcome::Found => Verdict::new(VerdictKind::Pass),
+                    Outcome::NotFound => Verdict::new(VerdictKind::WeakPass),
+                    Outcome::Exhausted(limit) => {
+                        inconclusive(limit, Some("accepted as a multi-prefix".into()))
+                    }
+                }
+            }
+        },
+    };
+    verdict.vertices = search.vertices;
+    verdict
+}
+
+fn inconclusive(limit: &str, established: Option<String>) -> Verdict {
+    let mut v = Verdict::new(VerdictKind::Inconclusive);
+    v.reason = Some(Reason::Budget {
+        limit: limit.to_string(),
+        established,
+    });
+    v
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Outcome {
+    Found,
+    NotFound,
+    Exhausted(&'static str),
+}
+
+struct Search<'a> {
+    store: &'a mut TermStore,
+    components: &'a [Component],
+    all: LifelineSet,
+    opts: &'a ExploreOptions,
+    vertices: u64,
+    start: Instant,
+    /// Memo of local analyses: (component, local term, position, prefix?) -> ok.
+    local: FxHashMap<(u32, TermId, u32, bool), bool>,
+    /// Furthest vertex reached: (actions consumed, positions, term).
+    best: Option<(usize, Vec<u32>, TermId)>,
+}
+
+type Vertex = (TermId, Box<[u32]>);
+
+impl<'a> Search<'a> {
+    fn new(store: &'a mut TermStore, mt: &'a Multitrace, opts: &'a ExploreOptions) -> Self {
+        let all = mt.lifelines();
+        Search {
+            store,
+            components: &mt.components,
+            all,
+            opts,
+            vertices: 0,
+            start: Instant::now(),
+            local: FxHashMap::default(),
+            best: None,
+        }
+    }
+
+    fn furthest(&mut self) -> Furthest {
+        let (_, pos, t) = self.best.clone().unwrap_or_default();
+        Furthest {
+            consumed: pos.iter().map(|&p| p as usize).collect(),
+            expected: self.store.frontier(t),
+        }
+    }
+
+    /// Counts a vertex; `Err` names the budget that ran out.
+    fn tick(&mut self, t: TermId) -> Result<(), &'static str> {
+        self.vertices += 1;
+        if let Some(max) = self.opts.budget.max_vertices {
+            if self.vertices > max {
+                return Err("vertices");
+            }
+        }
+        if let Some(limit) = self.opts.budget.timeout {
+            if self.vertices % 256 == 0 && self.start.elapsed() > limit {
+                return Err("time");
+            }
+        }
+        if self.store.depth(t) > MAX_TERM_DEPTH {
+            return Err("term depth");
+        }
+        Ok(())
+    }
+
+    fn len(&self, k: usize) -> u32 {
+        self.components[k].trace.len() as u32
+    }
+
+    /// Depth-first search from `root` with all positions at 0; `removal` selects prefix mode.
+    fn run(&mut self, root: TermId, removal: bool) -> Outcome {
+        let n = self.components.len();
+        let mut visited: FxHashSet<Vertex> = FxHashSet::default();
+        let start: Vertex = (root, vec![0u32; n].into_boxed_slice());
+        if self.opts.memo {
+            visited.insert(start.clone());
+        }
+        let mut stack = vec![start];
+        let mut succ: Vec<Vertex> = Vec::new();
+        while let Some((mut t, pos)) = stack.pop() {
+            if let Err(limit) = self.tick(t) {
+                return Outcome::Exhausted(limit);
+            }
+            let consumed: usize = pos.iter().map(|&p| p as usize).sum();
+            if self.best.as_ref().is_none_or(|b| consumed > b.0) {
+                self.best = Some((consumed, pos.to_vec(), t));
+            }
+            if (0..n).all(|k| pos[k] == self.len(k)) {
+                if removal || self.store.terminates(t) {
+                    return Outcome::Found;
+                }
+                continue;
+            }
+            if removal {
+                let mut h = LifelineSet::EMPTY;
+                for (k, c) in self.components.iter().enumerate() {
+                    if pos[k] == self.len(k) {
+                        h = h.union(c.lifelines);
+                    }
+                }
+                t = self.store.remove(t, h);
+            }
+            if self.opts.loc {
+                match self.local_analyses(t, &pos, removal) {
+                    Err(limit) => return Outcome::Exhausted(limit),
+                    Ok(false) => continue,
+                    Ok(true) => {}
+                }
+            }
+            succ.clear();
+            for k in 0..n {
+                if pos[k] == self.len(k) {
+                    continue;
+                }
+                let a = self.components[k].trace[pos[k] as usize];
+                let nexts = self.store.exec(t, a);
+                if nexts.is_empty() {
+                    continue;
+                }
+                let mut next_pos = pos.clone();
+                next_pos[k] += 1;
+                if self.opts.por && nexts.len() == 1 {
+                    let only = nexts[0];
+                    if self.one_unambiguous(t, a) {
+                        succ.clear();
+                        succ.push((only, next_pos));
+                        break;
+                    }
+                    succ.push((only, next_pos));
+                    continue;
+                }
+                let nexts = self.store.exec(t, a).to_vec();
+                for (j, &nt) in nexts.iter().enumerate() {
+                    if nexts[..j].contains(&nt) {
+                        continue;
+                    }
+                    succ.push((nt, next_pos.clone()));
+                }
+            }
+            for v in succ.drain(..).rev() {
+                if !self.opts.memo || visited.insert(v.clone()) {
+                    stack.push(v);
+                }
+            }
+        }
+        Outcome::NotFound
+    }
+
+    /// Partial order reduction criterion: `a` is one-unambiguous in `t` (seed 001 Def. 11: one
+    /// executable position in the term restricted to `a`'s lifeline) and executing it does not
+    /// cross the right operand of a `strict`. Seed 001's Prop. 14 omits the second condition,
+    /// but without it POR is unsound: in `strict(loopS(l3?m), l1?m)`, executing `l1?m` first
+    /// discards the loop, rejecting the accepted multitrace `(l1?m, l3?m.l3?m)`.
+    fn one_unambiguous(&mut self, t: TermId, a: Action) -> bool {
+        let local = self
+            .store
+            .remove(t, self.all.minus(LifelineSet::single(a.lifeline)));
+        self.store.exec_count(local, a) == 1 && !self.store.exec_crosses_strict(t, a)
+    }
+
+    /// Whether every local trace, from its current position, is (prefix mode: a prefix of) a
+    /// behaviour of the term restricted to its location.
+    fn local_analyses(&mut self, t: TermId, pos: &[u32], prefix: bool) -> Result<bool, &'static str> {
+        for k in 0..self.components.len() {
+            let done = pos[k] == self.len(k);
+            if done && prefix {
+                continue; // removed
+            }
+            let others = self.all.minus(self.components[k].lifelines);
+            let lt = self.store.remove(t, others);
+            if done {
+                if !self.store.terminates(lt) {
+                    return Ok(false);
+                }
+                continue;
+            }
+            if !self.local_ok(k, lt, pos[k], prefix)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Local analysis of component `k` from position `p` against the local term `lt`.
+    fn local_ok(&mut self, k: usize, lt: TermId, p: u32, prefix: bool) -> Result<bool, &'static str> {
+        let key = (k as u32, lt, p, prefix);
+        if let Some(&ok) = self.local.get(&key) {
+            return Ok(ok);
+        }
+        let len = self.len(k);
+        let mut visited: FxHashSet<(TermId, u32)> = FxHashSet::default();
+        let mut stack = vec![(lt, p)];
+        visited.insert((lt, p));
+        let mut ok = false;
+        while let Some((t, q)) = stack.pop() {
+            self.tick(t)?;
+            if q == len {
+                if prefix || self.store.terminates(t) {
+                    ok = true;
+                    break;
+                }
+                continue;
+            }
+            let a = self.components[k].trace[q as usize];
+            let nexts = self.store.exec(t, a).to_vec();
+            for nt in nexts {
+                if visited.insert((nt, q + 1)) {
+                    stack.push((nt, q + 1));
+                }
+            }
+        }
+        self.local.insert(key, ok);
+        Ok(ok)
+    }
+}

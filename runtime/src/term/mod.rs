@@ -13,5 +13,4 @@ mod semantics;
 mod store;
 
 pub use display::TermDisplay;
-pub use store::{LoopKind, Term, TermId, TermStore};
-pub(crate) use store::children;
+pub use store::{children, LoopKind, Term, TermId, TermStore};

@@ -183,6 +183,40 @@ impl TermStore {
         self.exec_memo.insert((t, a), done);
     }
 
+    /// Whether `a` is immediately executable in `t` at a position that lies in the right operand
+    /// of a `strict` whose left operand is not ∅. Executing `a` there discards behaviour of the
+    /// left operand on other lifelines, which the partial order reduction must not do.
+    pub fn exec_crosses_strict(&mut self, t: TermId, a: Action) -> bool {
+        if !self.lifelines(t).contains(a.lifeline) {
+            return false;
+        }
+        if let Some(&r) = self.strict_memo.get(&(t, a)) {
+            return r;
+        }
+        let r = match self.get(t) {
+            Term::Empty | Term::Act(_) => false,
+            Term::Alt(x, y) | Term::Par(x, y) => {
+                self.exec_crosses_strict(x, a) || self.exec_crosses_strict(y, a)
+            }
+            Term::Strict(x, y) => {
+                self.exec_crosses_strict(x, a)
+                    || (self.terminates(x) && !self.exec(y, a).is_empty())
+            }
+            Term::Seq(x, y) => {
+                self.exec_crosses_strict(x, a)
+                    || (!self.collides(x).contains(a.lifeline) && self.exec_crosses_strict(y, a))
+            }
+            Term::Coreg(s, x, y) => {
+                self.exec_crosses_strict(x, a)
+                    || ((s.contains(a.lifeline) || !self.collides(x).contains(a.lifeline))
+                        && self.exec_crosses_strict(y, a))
+            }
+            Term::Loop(_, x) => self.exec_crosses_strict(x, a),
+        };
+        self.strict_memo.insert((t, a), r);
+        r
+    }
+
     /// The actions immediately executable in `t` (with multiplicity removed, sorted).
     pub fn frontier(&mut self, t: TermId) -> Vec<Action> {
         let mut out = Vec::new();

@@ -5,7 +5,9 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 /// Id of an interned term in a [`TermStore`]. Equal terms of one store have equal ids.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct TermId(pub u32);
 
 impl TermId {
@@ -92,6 +94,7 @@ pub struct TermStore {
     pub(crate) prune_memo: FxHashMap<(TermId, u32), TermId>,
     pub(crate) rmv_memo: FxHashMap<(TermId, LifelineSet), TermId>,
     pub(crate) exec_memo: FxHashMap<(TermId, Action), Box<[TermId]>>,
+    pub(crate) strict_memo: FxHashMap<(TermId, Action), bool>,
 }
 
 impl Default for TermStore {
@@ -110,6 +113,7 @@ impl TermStore {
             prune_memo: FxHashMap::default(),
             rmv_memo: FxHashMap::default(),
             exec_memo: FxHashMap::default(),
+            strict_memo: FxHashMap::default(),
         };
         let e = s.intern(Term::Empty);
         debug_assert_eq!(e, TermId::EMPTY);
@@ -340,7 +344,7 @@ impl TermStore {
 }
 
 /// Children of a node.
-pub(crate) fn children(t: Term) -> impl Iterator<Item = TermId> {
+pub fn children(t: Term) -> impl Iterator<Item = TermId> {
     let (a, b) = match t {
         Term::Empty | Term::Act(_) => (None, None),
         Term::Strict(x, y)

@@ -1,0 +1,853 @@
+//! Reader of interaction files (`.hif`, HIBOU syntax).
+//!
+//! ```text
+//! i ::= o | ∅                                  empty interaction
+//!     | l -- m ->|                             emission l!m to the environment
+//!     | m -> l | m -> (l1, l2, ...)            reception(s) from the environment
+//!     | a -- m -> b | a -- m -> (b1, b2, ...)  message passing / broadcast
+//!     | strict(i, i, ...) | seq(...) | par(...) | alt(...)     two or more, folded right
+//!     | coreg(l1, l2, ...)(i, i, ...)          co-region, two or more, folded right
+//!     | loopS(i) | loopH(i) | loopW(i) | loopP(i)
+//! ```
+//!
+//! Whitespace and `/* */` comments may appear between any two tokens (also between `->` and
+//! `|`). Terms are built bottom-up with the normalizing constructors of [`TermStore`]. The
+//! reader uses an explicit stack (no recursion), refuses nesting deeper than
+//! [`MAX_NESTING`] levels, and never panics.
+
+use super::lexer::{describe_char, is_ident_continue, is_ident_start, name_list, Cursor};
+use multitrace_runtime::signature::{
+    Action, ActionKind, LifelineId, LifelineSet, MessageId, Signature,
+};
+use multitrace_runtime::syntax::ParseError;
+use multitrace_runtime::term::{LoopKind, Term, TermId, TermStore};
+
+/// Deepest nesting of operators the `.hif` reader accepts.
+pub const MAX_NESTING: usize = 10_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tok {
+    Ident,
+    /// `∅`
+    EmptySym,
+    LParen,
+    RParen,
+    Comma,
+    /// `--`
+    Dashes,
+    /// `->`
+    Arrow,
+    /// `|`
+    Bar,
+    /// `<word>`, as in `<synch>`.
+    Angle,
+    /// Any other character.
+    Other(char),
+    Eof,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Token<'a> {
+    kind: Tok,
+    start: usize,
+    text: &'a str,
+}
+
+struct Lexer<'a> {
+    c: Cursor<'a>,
+}
+
+impl<'a> Lexer<'a> {
+    fn next(&mut self) -> Result<Token<'a>, ParseError> {
+        self.c.skip_trivia()?;
+        let start = self.c.pos;
+        let rest = self.c.rest();
+        let bytes = rest.as_bytes();
+        let (kind, len) = match bytes.first().copied() {
+            None => (Tok::Eof, 0),
+            Some(b) if is_ident_start(b) => {
+                let n = bytes.iter().take_while(|&&b| is_ident_continue(b)).count();
+                (Tok::Ident, n)
+            }
+            Some(b'(') => (Tok::LParen, 1),
+            Some(b')') => (Tok::RParen, 1),
+            Some(b',') => (Tok::Comma, 1),
+            Some(b'|') => (Tok::Bar, 1),
+            Some(b'-') => match bytes.get(1) {
+                Some(b'-') => (Tok::Dashes, 2),
+                Some(b'>') => (Tok::Arrow, 2),
+                _ => (Tok::Other('-'), 1),
+            },
+            Some(b'<') => {
+                let n = bytes
+                    .iter()
+                    .skip(1)
+                    .take_while(|&&b| is_ident_continue(b))
+                    .count();
+                if n > 0 && bytes.get(n + 1) == Some(&b'>') {
+                    (Tok::Angle, n + 2)
+                } else {
+                    (Tok::Other('<'), 1)
+                }
+            }
+            Some(_) => match rest.chars().next() {
+                Some('∅') => (Tok::EmptySym, '∅'.len_utf8()),
+                Some(ch) => (Tok::Other(ch), ch.len_utf8()),
+                None => (Tok::Eof, 0),
+            },
+        };
+        let text = rest.get(..len).unwrap_or("");
+        self.c.pos += len;
+        Ok(Token { kind, start, text })
+    }
+
+    fn peek(&self) -> Result<Token<'a>, ParseError> {
+        Lexer { c: self.c }.next()
+    }
+
+    fn describe(tok: &Token<'_>) -> String {
+        match tok.kind {
+            Tok::Eof => "end of input".to_string(),
+            Tok::Other(ch) => describe_char(ch),
+            _ => format!("`{}`", tok.text),
+        }
+    }
+
+    /// "expected WHAT, found TOKEN" (an `<...>` construct is reported as unsupported).
+    fn expected(&self, tok: &Token<'_>, what: &str) -> ParseError {
+        match tok.kind {
+            Tok::Eof => self.c.error(
+                tok.start,
+                format!("unexpected end of input, expected {what}"),
+            ),
+            Tok::Angle => unsupported(&self.c, tok),
+            _ => self.c.error(
+                tok.start,
+                format!("expected {what}, found {}", Self::describe(tok)),
+            ),
+        }
+    }
+
+    fn expect(&mut self, kind: Tok, what: &str) -> Result<Token<'a>, ParseError> {
+        let tok = self.next()?;
+        if tok.kind == kind {
+            Ok(tok)
+        } else {
+            Err(self.expected(&tok, what))
+        }
+    }
+}
+
+fn unsupported(c: &Cursor<'_>, tok: &Token<'_>) -> ParseError {
+    c.error(
+        tok.start,
+        format!(
+            "unsupported construct `{}`: interactions use strict, seq, par, alt, coreg(...), \
+             loopS, loopH, loopW and loopP",
+            tok.text
+        ),
+    )
+}
+
+/// Binary operators that n-ary forms fold to the right.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    Strict,
+    Seq,
+    Par,
+    Alt,
+    Coreg(LifelineSet),
+}
+
+#[derive(Debug)]
+enum Frame<'a> {
+    /// An n-ary operator whose children are being read.
+    Nary {
+        op: Op,
+        keyword: Token<'a>,
+        children: Vec<TermId>,
+    },
+    /// A loop whose single child is being read.
+    Loop { kind: LoopKind, keyword: Token<'a> },
+}
+
+struct Parser<'a, 's> {
+    lx: Lexer<'a>,
+    sig: &'s mut Signature,
+    infer: bool,
+}
+
+impl<'a> Parser<'a, '_> {
+    fn lifeline(&mut self, tok: &Token<'a>) -> Result<LifelineId, ParseError> {
+        let name = tok.text;
+        if let Some(id) = self.sig.lifeline(name) {
+            return Ok(id);
+        }
+        if self.infer {
+            return self
+                .sig
+                .add_lifeline(name)
+                .map_err(|e| self.lx.c.error(tok.start, format!("lifeline `{name}`: {e}")));
+        }
+        Err(self.lx.c.error(
+            tok.start,
+            format!(
+                "unknown lifeline `{name}`; declared lifelines: {}",
+                name_list(self.sig.lifelines())
+            ),
+        ))
+    }
+
+    fn message(&mut self, tok: &Token<'a>) -> Result<MessageId, ParseError> {
+        let name = tok.text;
+        if let Some(id) = self.sig.message(name) {
+            return Ok(id);
+        }
+        if self.infer {
+            return Ok(self.sig.add_message(name));
+        }
+        Err(self.lx.c.error(
+            tok.start,
+            format!(
+                "unknown message `{name}`; declared messages: {}",
+                name_list(self.sig.messages())
+            ),
+        ))
+    }
+
+    /// After `->`: a lifeline name, or `(l1, l2, ...)`; returns the receptions of `m` folded
+    /// with `par` to the right.
+    fn receivers(
+        &mut self,
+        m: MessageId,
+        store: &mut TermStore,
+        what: &str,
+    ) -> Result<TermId, ParseError> {
+        let tok = self.lx.next()?;
+        let names: Vec<Token<'a>> = match tok.kind {
+            Tok::Ident => vec![tok],
+            Tok::LParen => {
+                let mut names = Vec::new();
+                loop {
+                    names.push(self.lx.expect(Tok::Ident, "a lifeline name")?);
+                    let sep = self.lx.next()?;
+                    match sep.kind {
+                        Tok::Comma => {}
+                        Tok::RParen => break,
+                        _ => return Err(self.lx.expected(&sep, "`,` or `)`")),
+                    }
+                }
+                names
+            }
+            _ => return Err(self.lx.expected(&tok, what)),
+        };
+        let mut acts = Vec::with_capacity(names.len());
+        for name in &names {
+            let l = self.lifeline(name)?;
+            acts.push(store.act(Action {
+                lifeline: l,
+                kind: ActionKind::Reception,
+                message: m,
+            }));
+        }
+        let mut acc = acts.pop().unwrap_or(TermId::EMPTY);
+        while let Some(x) = acts.pop() {
+            acc = sequence(store, SeqOp::Par, x, acc);
+        }
+        Ok(acc)
+    }
+
+    /// An action or message after its first identifier `first` (followed by `--` or `->`).
+    fn action(
+        &mut self,
+        first: Token<'a>,
+        store: &mut TermStore,
+    ) -> Result<TermId, ParseError> {
+        let op = self.lx.next()?;
+        if op.kind == Tok::Arrow {
+            // `m -> l` or `m -> (l1, l2)`: reception(s) from the environment.
+            let m = self.message(&first)?;
+            return self.receivers(m, store, "a lifeline name or `(` after `->`");
+        }
+        // `l -- m ->|`, `l -- m -> b`, `l -- m -> (b, c)`.
+        let l = self.lifeline(&first)?;
+        let mtok = self.lx.expect(Tok::Ident, "a message name after `--`")?;
+        let m = self.message(&mtok)?;
+        self.lx.expect(Tok::Arrow, "`->` after the message")?;
+        let emission = store.act(Action {
+            lifeline: l,
+            kind: ActionKind::Emission,
+            message: m,
+        });
+        if self.lx.peek()?.kind == Tok::Bar {
+            self.lx.next()?;
+            return Ok(emission);
+        }
+        let receptions = self.receivers(m, store, "a lifeline name, `(` or `|` after `->`")?;
+        Ok(sequence(store, SeqOp::Strict, emission, receptions))
+    }
+
+    /// `coreg(l1, ...)(`: the lifeline list and the opening parenthesis of the children.
+    fn coreg_region(&mut self) -> Result<LifelineSet, ParseError> {
+        self.lx.expect(Tok::LParen, "`(` after `coreg`")?;
+        let mut set = LifelineSet::EMPTY;
+        loop {
+            let name = self.lx.expect(Tok::Ident, "a lifeline name")?;
+            set.insert(self.lifeline(&name)?);
+            let sep = self.lx.next()?;
+            match sep.kind {
+                Tok::Comma => {}
+                Tok::RParen => break,
+                _ => return Err(self.lx.expected(&sep, "`,` or `)`")),
+            }
+        }
+        self.lx
+            .expect(Tok::LParen, "`(` opening the interactions of `coreg(...)`")?;
+        Ok(set)
+    }
+
+    fn parse(&mut self, store: &mut TermStore) -> Result<TermId, ParseError> {
+        let mut stack: Vec<Frame<'a>> = Vec::new();
+        'outer: loop {
+            // Read the start of an interaction: a leaf, or an operator pushed on the stack.
+            let tok = self.lx.next()?;
+            let mut value = match tok.kind {
+                Tok::EmptySym => TermId::EMPTY,
+                Tok::Ident => {
+                    let after = self.lx.peek()?;
+                    match after.kind {
+                        Tok::Dashes | Tok::Arrow => self.action(tok, store)?,
+                        Tok::LParen => {
+                            let frame = match tok.text {
+                                "strict" => Some(Op::Strict),
+                                "seq" => Some(Op::Seq),
+                                "par" => Some(Op::Par),
+                                "alt" => Some(Op::Alt),
+                                "coreg" => None,
+                                "loopS" | "loopH" | "loopW" | "loopP" => None,
+                                _ => return Err(unsupported(&self.lx.c, &tok)),
+                            };
+                            if stack.len() >= MAX_NESTING {
+                                return Err(self.lx.c.error(
+                                    tok.start,
+                                    format!("nesting deeper than {MAX_NESTING} levels"),
+                                ));
+                            }
+                            let frame = match (frame, tok.text) {
+                                (Some(op), _) => {
+                                    self.lx.next()?;
+                                    Frame::Nary {
+                                        op,
+                                        keyword: tok,
+                                        children: Vec::new(),
+                                    }
+                                }
+                                (None, "coreg") => Frame::Nary {
+                                    op: Op::Coreg(self.coreg_region()?),
+                                    keyword: tok,
+                                    children: Vec::new(),
+                                },
+                                (None, kw) => {
+                                    self.lx.next()?;
+                                    let kind = match kw {
+                                        "loopS" => LoopKind::Strict,
+                                        "loopH" => LoopKind::Head,
+                                        "loopW" => LoopKind::Weak,
+                                        _ => LoopKind::Par,
+                                    };
+                                    Frame::Loop { kind, keyword: tok }
+                                }
+                            };
+                            stack.push(frame);
+                            continue 'outer;
+                        }
+                        _ if tok.text == "o" => TermId::EMPTY,
+                        _ => {
+                            let what = match tok.text {
+                                "strict" | "seq" | "par" | "alt" | "coreg" | "loopS"
+                                | "loopH" | "loopW" | "loopP" => {
+                                    format!("`(` after `{}`", tok.text)
+                                }
+                                _ => format!("`--` or `->` after `{}`", tok.text),
+                            };
+                            return Err(self.lx.expected(&after, &what));
+                        }
+                    }
+                }
+                Tok::RParen => {
+                    // `seq()` or `loopW()`: no interaction at all.
+                    return Err(match stack.last() {
+                        Some(Frame::Nary {
+                            keyword, children, ..
+                        }) if children.is_empty() => too_few(&self.lx.c, keyword, 0),
+                        Some(Frame::Loop { keyword, .. }) => self.lx.c.error(
+                            keyword.start,
+                            format!("`{}` needs exactly one interaction, found none", keyword.text),
+                        ),
+                        _ => self.lx.expected(&tok, "an interaction"),
+                    });
+                }
+                _ => return Err(self.lx.expected(&tok, "an interaction")),
+            };
+            // Reduce: hand the value to the enclosing operators while they close.
+            loop {
+                match stack.last_mut() {
+                    None => {
+                        let end = self.lx.next()?;
+                        if end.kind != Tok::Eof {
+                            return Err(self.lx.expected(&end, "end of input"));
+                        }
+                        return Ok(value);
+                    }
+                    Some(Frame::Nary { children, .. }) => {
+                        children.push(value);
+                        let sep = self.lx.next()?;
+                        match sep.kind {
+                            Tok::Comma => continue 'outer,
+                            Tok::RParen => {}
+                            _ => return Err(self.lx.expected(&sep, "`,` or `)`")),
+                        }
+                        let Some(Frame::Nary {
+                            op,
+                            keyword,
+                            children,
+                        }) = stack.pop()
+                        else {
+                            unreachable!("the top frame was just matched as n-ary")
+                        };
+                        if children.len() < 2 {
+                            return Err(too_few(&self.lx.c, &keyword, children.len()));
+                        }
+                        value = fold(store, op, children);
+                    }
+                    Some(Frame::Loop { kind, keyword }) => {
+                        let (kind, keyword) = (*kind, *keyword);
+                        let sep = self.lx.next()?;
+                        if sep.kind != Tok::RParen {
+                            let what = format!(
+                                "`)` (`{}` takes exactly one interaction)",
+                                keyword.text
+                            );
+                            return Err(self.lx.expected(&sep, &what));
+                        }
+                        stack.pop();
+                        value = store.repeat(kind, value);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn too_few(c: &Cursor<'_>, keyword: &Token<'_>, found: usize) -> ParseError {
+    let found = match found {
+        0 => "none".to_string(),
+        n => n.to_string(),
+    };
+    c.error(
+        keyword.start,
+        format!(
+            "`{}` needs two or more interactions, found {found}",
+            keyword.text
+        ),
+    )
+}
+
+/// Folds two or more children to the right: `op(c1, op(c2, ... op(cn-1, cn)))`.
+fn fold(store: &mut TermStore, op: Op, children: Vec<TermId>) -> TermId {
+    let mut children = children;
+    let mut acc = children.pop().unwrap_or(TermId::EMPTY);
+    while let Some(x) = children.pop() {
+        acc = match op {
+            Op::Strict => sequence(store, SeqOp::Strict, x, acc),
+            Op::Seq => sequence(store, SeqOp::Seq, x, acc),
+            Op::Par => sequence(store, SeqOp::Par, x, acc),
+            Op::Alt => store.alt(x, acc),
+            Op::Coreg(set) => {
+                // The store reduces the region to the lifelines both sides use and builds weak
+                // sequencing when nothing is left; build that case here without recursion.
+                let s = set.inter(store.lifelines(x)).inter(store.lifelines(acc));
+                if s.is_empty() {
+                    sequence(store, SeqOp::Seq, x, acc)
+                } else {
+                    store.coreg(set, x, acc)
+                }
+            }
+        };
+    }
+    acc
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SeqOp {
+    Strict,
+    Seq,
+    Par,
+}
+
+/// `op(x, y)` through the store's constructor, without letting the store recurse.
+///
+/// The store right-associates `op(op(a, b), c)` by recursing along the right spine of the left
+/// operand, which a deeply left-nested input would turn into deep recursion. Here the spine of
+/// `x` is walked with a loop and its elements are folded onto `y` one by one, which yields the
+/// same term (each element is not itself an `op` node, so the store does not recurse).
+fn sequence(store: &mut TermStore, op: SeqOp, x: TermId, y: TermId) -> TermId {
+    let split = |store: &TermStore, t: TermId| match (op, store.get(t)) {
+        (SeqOp::Strict, Term::Strict(a, b))
+        | (SeqOp::Seq, Term::Seq(a, b))
+        | (SeqOp::Par, Term::Par(a, b)) => Some((a, b)),
+        _ => None,
+    };
+    let raw = |store: &mut TermStore, a: TermId, b: TermId| match op {
+        SeqOp::Strict => store.strict(a, b),
+        SeqOp::Seq => store.seq(a, b),
+        SeqOp::Par => store.par(a, b),
+    };
+    let mut spine = Vec::new();
+    let mut last = x;
+    while let Some((a, b)) = split(store, last) {
+        spine.push(a);
+        last = b;
+    }
+    let mut acc = raw(store, last, y);
+    while let Some(a) = spine.pop() {
+        acc = raw(store, a, acc);
+    }
+    acc
+}
+
+/// Reads an interaction (`.hif`) into `store` and returns its root.
+///
+/// Names are looked up in `sig`; an unknown lifeline or message is an error unless `infer` is
+/// true, in which case it is added to `sig` (in order of first occurrence). `file` names the
+/// input in errors. Never panics and never recurses on the nesting of the input; nesting
+/// deeper than [`MAX_NESTING`] operators is an error.
+pub fn parse_interaction(
+    file: &str,
+    text: &str,
+    sig: &mut Signature,
+    infer: bool,
+    store: &mut TermStore,
+) -> Result<TermId, ParseError> {
+    let mut p = Parser {
+        lx: Lexer {
+            c: Cursor::new(file, text),
+        },
+        sig,
+        infer,
+    };
+    p.parse(store)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use multitrace_runtime::term::TermDisplay;
+    use proptest::prelude::*;
+
+    const REAL: &str = "strict(\n\tl2 -- m5 ->|,\n\tseq(\n\t\tm3 -> l2,\n\t\tloopW(seq(l1 -- m4 -> l3, m6 -> (l2,l5))),\n\t\tcoreg(l1)(l1 -- m1 ->|, m2 -> l1)\n\t)\n)";
+
+    fn sig() -> Signature {
+        let mut s = Signature::new();
+        for l in ["l1", "l2", "l3", "l4", "l5"] {
+            s.add_lifeline(l).unwrap();
+        }
+        for m in ["m1", "m2", "m3", "m4", "m5", "m6"] {
+            s.add_message(m);
+        }
+        s
+    }
+
+    fn parse(text: &str, store: &mut TermStore) -> TermId {
+        let mut s = sig();
+        parse_interaction("i.hif", text, &mut s, false, store)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn err(text: &str) -> ParseError {
+        let mut s = sig();
+        parse_interaction("i.hif", text, &mut s, false, &mut TermStore::new()).unwrap_err()
+    }
+
+    fn assert_err(text: &str, line: u32, column: u32, fragment: &str) {
+        let e = err(text);
+        assert_eq!((e.line, e.column), (line, column), "{e}");
+        assert!(e.message.contains(fragment), "{e}");
+    }
+
+    fn em(s: &mut TermStore, l: u32, m: u32) -> TermId {
+        s.act(Action {
+            lifeline: LifelineId(l),
+            kind: ActionKind::Emission,
+            message: MessageId(m),
+        })
+    }
+
+    fn rc(s: &mut TermStore, l: u32, m: u32) -> TermId {
+        s.act(Action {
+            lifeline: LifelineId(l),
+            kind: ActionKind::Reception,
+            message: MessageId(m),
+        })
+    }
+
+    #[test]
+    fn leaves() {
+        let mut s = TermStore::new();
+        assert_eq!(parse("o", &mut s), TermId::EMPTY);
+        assert_eq!(parse(" ∅ ", &mut s), TermId::EMPTY);
+        let e = em(&mut s, 1, 4);
+        assert_eq!(parse("l2 -- m5 ->|", &mut s), e);
+        assert_eq!(parse("l2--m5->|", &mut s), e);
+        assert_eq!(parse("l2 -- m5 -> /* env */ |", &mut s), e);
+        let r = rc(&mut s, 0, 2);
+        assert_eq!(parse("m3 -> l1", &mut s), r);
+        let (a, b) = (em(&mut s, 0, 0), rc(&mut s, 2, 0));
+        let pass = s.strict(a, b);
+        assert_eq!(parse("l1 -- m1 -> l3", &mut s), pass);
+    }
+
+    #[test]
+    fn broadcasts_fold_par_to_the_right() {
+        let mut s = TermStore::new();
+        let a = em(&mut s, 0, 0);
+        let (b, c, d) = (rc(&mut s, 1, 0), rc(&mut s, 2, 0), rc(&mut s, 3, 0));
+        let cd = s.par(c, d);
+        let bcd = s.par(b, cd);
+        let expected = s.strict(a, bcd);
+        assert_eq!(parse("l1 -- m1 -> (l2, l3, l4)", &mut s), expected);
+        assert_eq!(parse("m1 -> (l2,l3,l4)", &mut s), bcd);
+        assert_eq!(parse("m1 -> (l2)", &mut s), b);
+    }
+
+    #[test]
+    fn nary_operators_fold_to_the_right() {
+        let mut s = TermStore::new();
+        let (a, b, c) = (em(&mut s, 0, 0), em(&mut s, 1, 1), em(&mut s, 2, 2));
+        let text = "OP(l1 -- m1 ->|, l2 -- m2 ->|, l3 -- m3 ->|)";
+        let bc = s.strict(b, c);
+        let want = s.strict(a, bc);
+        assert_eq!(parse(&text.replace("OP", "strict"), &mut s), want);
+        let bc = s.seq(b, c);
+        let want = s.seq(a, bc);
+        assert_eq!(parse(&text.replace("OP", "seq"), &mut s), want);
+        let bc = s.par(b, c);
+        let want = s.par(a, bc);
+        assert_eq!(parse(&text.replace("OP", "par"), &mut s), want);
+        let bc = s.alt(b, c);
+        let want = s.alt(a, bc);
+        assert_eq!(parse(&text.replace("OP", "alt"), &mut s), want);
+        // alt is not associative in the store, so the folding direction is visible.
+        let ab = s.alt(a, b);
+        let left = s.alt(ab, c);
+        assert_ne!(left, want);
+        let set = LifelineSet::single(LifelineId(0)).union(LifelineSet::single(LifelineId(1)));
+        let (x, y) = (em(&mut s, 0, 0), rc(&mut s, 0, 1));
+        let z = em(&mut s, 1, 2);
+        let yz = s.coreg(set, y, z);
+        let want = s.coreg(set, x, yz);
+        assert_eq!(
+            parse("coreg(l1, l2)(l1 -- m1 ->|, m2 -> l1, l2 -- m3 ->|)", &mut s),
+            want
+        );
+    }
+
+    #[test]
+    fn loops() {
+        let mut s = TermStore::new();
+        let a = em(&mut s, 0, 0);
+        for (kw, kind) in [
+            ("loopS", LoopKind::Strict),
+            ("loopH", LoopKind::Head),
+            ("loopW", LoopKind::Weak),
+            ("loopP", LoopKind::Par),
+        ] {
+            let want = s.repeat(kind, a);
+            assert_eq!(parse(&format!("{kw}( l1 -- m1 ->| )"), &mut s), want);
+        }
+        assert_eq!(parse("loopW(o)", &mut s), TermId::EMPTY);
+    }
+
+    #[test]
+    fn real_example() {
+        let mut s = TermStore::new();
+        let got = parse(REAL, &mut s);
+        let e25 = em(&mut s, 1, 4);
+        let r23 = rc(&mut s, 1, 2);
+        let (e14, r34) = (em(&mut s, 0, 3), rc(&mut s, 2, 3));
+        let pass = s.strict(e14, r34);
+        let (r26, r56) = (rc(&mut s, 1, 5), rc(&mut s, 4, 5));
+        let bcast = s.par(r26, r56);
+        let inner = s.seq(pass, bcast);
+        let lp = s.repeat(LoopKind::Weak, inner);
+        let (e11, r12) = (em(&mut s, 0, 0), rc(&mut s, 0, 1));
+        let co = s.coreg(LifelineSet::single(LifelineId(0)), e11, r12);
+        let tail = s.seq(lp, co);
+        let sq = s.seq(r23, tail);
+        let want = s.strict(e25, sq);
+        assert_eq!(got, want);
+        // The store's rendering reads back to the same term.
+        let sg = sig();
+        let shown = TermDisplay {
+            store: &s,
+            signature: &sg,
+            term: got,
+        }
+        .to_string();
+        assert_eq!(parse(&shown, &mut s), got);
+    }
+
+    #[test]
+    fn inference_adds_names_in_order() {
+        let mut s = TermStore::new();
+        let mut sig = Signature::new();
+        let t = parse_interaction("i", "seq(b -- x -> a, y -> (c, a))", &mut sig, true, &mut s)
+            .unwrap();
+        assert_eq!(sig.lifelines(), ["b", "a", "c"]);
+        assert_eq!(sig.messages(), ["x", "y"]);
+        assert_eq!(s.lifelines(t).len(), 3);
+        // Keywords are names where an action expects one.
+        let mut sig = Signature::new();
+        parse_interaction("i", "seq -- o -> coreg", &mut sig, true, &mut s).unwrap();
+        assert_eq!(sig.lifelines(), ["seq", "coreg"]);
+        assert_eq!(sig.messages(), ["o"]);
+        // Too many lifelines.
+        let mut sig = Signature::new();
+        let names: Vec<String> = (0..65).map(|i| format!("m -> l{i}")).collect();
+        let text = format!("par({})", names.join(", "));
+        let e = parse_interaction("i", &text, &mut sig, true, &mut s).unwrap_err();
+        assert!(e.message.contains("lifeline `l64`: too many lifelines"), "{e}");
+    }
+
+    #[test]
+    fn unknown_names() {
+        assert_err("seq(l1 -- m1 ->|,\n  x -- m1 ->|)", 2, 3, "unknown lifeline `x`; declared lifelines: l1, l2, l3, l4, l5");
+        assert_err("l1 -- zz ->|", 1, 7, "unknown message `zz`; declared messages: m1, m2");
+        assert_err("m1 -> (l1, q)", 1, 12, "unknown lifeline `q`");
+        assert_err("coreg(l9)(o, o)", 1, 7, "unknown lifeline `l9`");
+    }
+
+    #[test]
+    fn arity_errors() {
+        assert_err("seq(l1 -- m1 ->|)", 1, 1, "`seq` needs two or more interactions, found 1");
+        assert_err("strict()", 1, 1, "`strict` needs two or more interactions, found none");
+        assert_err("o /* */ ,", 1, 9, "expected end of input, found `,`");
+        assert_err("coreg(l1)(o)", 1, 1, "`coreg` needs two or more interactions, found 1");
+        assert_err("loopW(o, o)", 1, 8, "expected `)` (`loopW` takes exactly one interaction), found `,`");
+        assert_err("loopP()", 1, 1, "`loopP` needs exactly one interaction, found none");
+    }
+
+    #[test]
+    fn unsupported_constructs() {
+        assert_err("seq(o,\n  sync(o, o))", 2, 3, "unsupported construct `sync`");
+        assert_err("and(o, o)", 1, 1, "unsupported construct `and`");
+        assert_err("seq(o, <synch>)", 1, 8, "unsupported construct `<synch>`");
+        assert_err("l1 -- m1 -> <synch> l2", 1, 13, "unsupported construct `<synch>`");
+    }
+
+    #[test]
+    fn syntax_errors() {
+        assert_err("seq(o, o x)", 1, 10, "expected `,` or `)`, found `x`");
+        assert_err("seq(o, o", 1, 9, "unexpected end of input, expected `,` or `)`");
+        assert_err("", 1, 1, "unexpected end of input, expected an interaction");
+        assert_err("seq(o,)", 1, 7, "expected an interaction, found `)`");
+        assert_err("l1 m1", 1, 4, "expected `--` or `->` after `l1`, found `m1`");
+        assert_err("seq o", 1, 5, "expected `(` after `seq`, found `o`");
+        assert_err("l1 -- ->|", 1, 7, "expected a message name after `--`, found `->`");
+        assert_err("l1 -- m1 l2", 1, 10, "expected `->` after the message, found `l2`");
+        assert_err("l1 -- m1 -> ,", 1, 13, "expected a lifeline name, `(` or `|` after `->`, found `,`");
+        assert_err("m1 -> |", 1, 7, "expected a lifeline name or `(` after `->`, found `|`");
+        assert_err("m1 -> (l1 l2)", 1, 11, "expected `,` or `)`, found `l2`");
+        assert_err("m1 -> ()", 1, 8, "expected a lifeline name, found `)`");
+        assert_err("coreg l1", 1, 7, "expected `(` after `coreg`, found `l1`");
+        assert_err("coreg(l1) o", 1, 11, "expected `(` opening the interactions of `coreg(...)`, found `o`");
+        assert_err("coreg()(o, o)", 1, 7, "expected a lifeline name, found `)`");
+        assert_err("l1 - m1 ->|", 1, 4, "expected `--` or `->` after `l1`, found `-`");
+        assert_err("seq(o, o)\n/* unterminated", 2, 1, "unterminated comment");
+        assert_err("∅∅", 1, 2, "expected end of input, found `∅`");
+        assert_err("\u{1}", 1, 1, "expected an interaction, found character U+0001");
+        assert_err("é", 1, 1, "expected an interaction, found `é`");
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let text = "seq(".repeat(100_000);
+        let e = err(&text);
+        assert_eq!((e.line, e.column), (1, 4 * 10_000 + 1));
+        assert_eq!(e.message, "nesting deeper than 10000 levels");
+        let text = format!("{}o{}", "loopW(".repeat(10_001), ")".repeat(10_001));
+        assert!(err(&text).message.contains("nesting deeper"));
+        // Exactly the limit is fine.
+        let text = format!("{}l1 -- m1 ->|{}", "loopW(".repeat(10_000), ")".repeat(10_000));
+        let mut s = TermStore::new();
+        parse(&text, &mut s);
+    }
+
+    #[test]
+    fn deep_left_nested_sequences_do_not_recurse() {
+        // seq(seq(seq(a, a), a), a)...: right-associating this in the store would recurse as
+        // deep as the input.
+        let n = 3_000;
+        let text = format!(
+            "{}l1 -- m1 ->|{}",
+            "seq(".repeat(n),
+            ", m1 -> l2)".repeat(n)
+        );
+        let mut s = TermStore::new();
+        let t = parse(&text, &mut s);
+        assert_eq!(s.depth(t) as usize, n + 1);
+        let small = "seq(seq(seq(l1 -- m1 ->|, m1 -> l2), m2 -> l2), m3 -> l3)";
+        let flat = "seq(l1 -- m1 ->|, m1 -> l2, m2 -> l2, m3 -> l3)";
+        assert_eq!(parse(small, &mut s), parse(flat, &mut s));
+    }
+
+    #[test]
+    #[ignore = "reads /work/shared/data/hibou-lfrem-sample when present"]
+    fn real_sample_files() {
+        let dir = std::path::Path::new("/work/shared/data/hibou-lfrem-sample/gen_ints");
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let sig_text =
+            std::fs::read_to_string(dir.join("../signature.hsf")).expect("signature.hsf");
+        let sig0 = super::super::parse_signature("signature.hsf", &sig_text).unwrap();
+        let mut count = 0;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "hif") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let mut sig = sig0.clone();
+                let mut store = TermStore::new();
+                parse_interaction(&path.display().to_string(), &text, &mut sig, false, &mut store)
+                    .unwrap_or_else(|e| panic!("{e}"));
+                count += 1;
+            }
+        }
+        assert!(count > 0);
+    }
+
+    const TOKENS: &[&str] = &[
+        "seq(", "strict(", "par(", "alt(", "coreg(", "loopS(", "loopH(", "loopW(", "loopP(",
+        "sync(", "(", ")", ",", "--", "->", "->|", "|", "-", "<synch>", "<", "o", "∅", "l1",
+        "l2", "m1", "m2", "zz", " ", "\n", "/*", "*/", "é", "\0",
+    ];
+
+    proptest! {
+        #[test]
+        fn never_panics_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..200), infer in any::<bool>()) {
+            let text = String::from_utf8_lossy(&bytes);
+            let mut s = sig();
+            let _ = parse_interaction("f", &text, &mut s, infer, &mut TermStore::new());
+        }
+
+        #[test]
+        fn never_panics_on_token_soup(
+            toks in proptest::collection::vec(proptest::sample::select(TOKENS), 0..80),
+            infer in any::<bool>(),
+        ) {
+            let text = toks.concat();
+            let mut s = sig();
+            let _ = parse_interaction("f", &text, &mut s, infer, &mut TermStore::new());
+        }
+    }
+}
