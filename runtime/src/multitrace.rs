@@ -57,7 +57,11 @@ impl Multitrace {
             let names: Vec<&str> = c.lifelines.iter().map(|l| sig.lifeline_name(l)).collect();
             let acts: Vec<String> = c.trace.iter().map(|&a| sig.action_to_string(a)).collect();
             out.push_str(&format!("[{}] {}", names.join(","), acts.join(".")));
-            out.push_str(if k + 1 < self.components.len() { ";\n" } else { "\n" });
+            out.push_str(if k + 1 < self.components.len() {
+                ";\n"
+            } else {
+                "\n"
+            });
         }
         out.push('}');
         out

@@ -61,7 +61,9 @@ pub struct Action {
 }
 
 /// A set of lifelines as a bit mask (bit `i` is lifeline `i`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct LifelineSet(pub u64);
 
 impl LifelineSet {
@@ -330,7 +332,10 @@ mod tests {
         let mut s = LifelineSet::EMPTY;
         s.insert(LifelineId(3));
         s.insert(LifelineId(0));
-        assert_eq!(s.iter().collect::<Vec<_>>(), vec![LifelineId(0), LifelineId(3)]);
+        assert_eq!(
+            s.iter().collect::<Vec<_>>(),
+            vec![LifelineId(0), LifelineId(3)]
+        );
         assert!(s.contains(LifelineId(3)) && !s.contains(LifelineId(1)));
         assert_eq!(s.minus(LifelineSet::single(LifelineId(0))).len(), 1);
         assert_eq!(LifelineSet::first(64).len(), 64);

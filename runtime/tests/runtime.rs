@@ -72,9 +72,11 @@ fn has_loop(a: &Ast) -> bool {
     match a {
         Ast::Empty | Ast::Act(_) => false,
         Ast::Loop(..) => true,
-        Ast::Strict(x, y) | Ast::Seq(x, y) | Ast::Par(x, y) | Ast::Alt(x, y) | Ast::Coreg(_, x, y) => {
-            has_loop(x) || has_loop(y)
-        }
+        Ast::Strict(x, y)
+        | Ast::Seq(x, y)
+        | Ast::Par(x, y)
+        | Ast::Alt(x, y)
+        | Ast::Coreg(_, x, y) => has_loop(x) || has_loop(y),
     }
 }
 
@@ -83,9 +85,11 @@ fn count_actions(a: &Ast) -> usize {
         Ast::Empty => 0,
         Ast::Act(_) => 1,
         Ast::Loop(_, x) => count_actions(x),
-        Ast::Strict(x, y) | Ast::Seq(x, y) | Ast::Par(x, y) | Ast::Alt(x, y) | Ast::Coreg(_, x, y) => {
-            count_actions(x) + count_actions(y)
-        }
+        Ast::Strict(x, y)
+        | Ast::Seq(x, y)
+        | Ast::Par(x, y)
+        | Ast::Alt(x, y)
+        | Ast::Coreg(_, x, y) => count_actions(x) + count_actions(y),
     }
 }
 
@@ -209,7 +213,12 @@ fn sem(a: &Ast, n: usize) -> Lang {
 fn project(t: &[Action], groups: &[LifelineSet]) -> Vec<Trace> {
     groups
         .iter()
-        .map(|g| t.iter().copied().filter(|a| g.contains(a.lifeline)).collect())
+        .map(|g| {
+            t.iter()
+                .copied()
+                .filter(|a| g.contains(a.lifeline))
+                .collect()
+        })
         .collect()
 }
 
@@ -239,11 +248,7 @@ fn oracle(a: &Ast, groups: &[LifelineSet], mu: &[Trace], mode: Mode) -> (Verdict
         return (VerdictKind::Fail, true);
     }
     let exact = !has_loop(a);
-    let bound = if exact {
-        count_actions(a)
-    } else {
-        len + 4
-    };
+    let bound = if exact { count_actions(a) } else { len + 4 };
     let prefix = sem(a, bound).iter().any(|t| {
         project(t, groups)
             .iter()
@@ -280,14 +285,23 @@ fn arb_ast() -> impl Strategy<Value = Ast> {
     leaf.prop_recursive(4, 14, 2, |inner| {
         let pair = (inner.clone(), inner.clone());
         prop_oneof![
-            pair.clone().prop_map(|(x, y)| Ast::Strict(x.into(), y.into())),
+            pair.clone()
+                .prop_map(|(x, y)| Ast::Strict(x.into(), y.into())),
             pair.clone().prop_map(|(x, y)| Ast::Seq(x.into(), y.into())),
             pair.clone().prop_map(|(x, y)| Ast::Par(x.into(), y.into())),
             pair.clone().prop_map(|(x, y)| Ast::Alt(x.into(), y.into())),
-            (1..8u64, inner.clone(), inner.clone())
-                .prop_map(|(s, x, y)| Ast::Coreg(s, x.into(), y.into())),
+            (1..8u64, inner.clone(), inner.clone()).prop_map(|(s, x, y)| Ast::Coreg(
+                s,
+                x.into(),
+                y.into()
+            )),
             (0..4usize, inner).prop_map(|(k, x)| {
-                let kind = [LoopKind::Strict, LoopKind::Head, LoopKind::Weak, LoopKind::Par][k];
+                let kind = [
+                    LoopKind::Strict,
+                    LoopKind::Head,
+                    LoopKind::Weak,
+                    LoopKind::Par,
+                ][k];
                 Ast::Loop(kind, x.into())
             }),
         ]
@@ -299,7 +313,9 @@ fn groups(colocated: bool) -> Vec<LifelineSet> {
     if colocated {
         vec![LifelineSet(0b011), LifelineSet(0b100)]
     } else {
-        (0..LIFELINES).map(|l| LifelineSet::single(LifelineId(l))).collect()
+        (0..LIFELINES)
+            .map(|l| LifelineSet::single(LifelineId(l)))
+            .collect()
     }
 }
 
@@ -413,10 +429,18 @@ fn par_loop_is_analysed_exactly() {
         for opts in all_options(mode) {
             for k in 0..=20 {
                 let mt = mt2(vec![snd; k], vec![rcv; k]);
-                assert_eq!(explore(&mut store, root, &mt, &opts).kind, VerdictKind::Pass, "k={k}");
+                assert_eq!(
+                    explore(&mut store, root, &mt, &opts).kind,
+                    VerdictKind::Pass,
+                    "k={k}"
+                );
             }
             let v = explore(&mut store, root, &mt2(vec![snd; 2], vec![rcv]), &opts).kind;
-            let expected = if mode == Mode::Complete { VerdictKind::Fail } else { VerdictKind::WeakPass };
+            let expected = if mode == Mode::Complete {
+                VerdictKind::Fail
+            } else {
+                VerdictKind::WeakPass
+            };
             assert_eq!(v, expected);
             // (l1!m, l2?m.l2?m) is a multi-prefix of (l1!m.l1!m, l2?m.l2?m): l1's log may
             // have stopped early.
@@ -424,7 +448,14 @@ fn par_loop_is_analysed_exactly() {
             assert_eq!(v, expected);
             // A reception before any emission is never possible.
             let v = explore(&mut store, root, &mt2(vec![], vec![rcv]), &opts).kind;
-            assert_eq!(v, if mode == Mode::Complete { VerdictKind::Fail } else { VerdictKind::WeakPass });
+            assert_eq!(
+                v,
+                if mode == Mode::Complete {
+                    VerdictKind::Fail
+                } else {
+                    VerdictKind::WeakPass
+                }
+            );
         }
     }
 }
@@ -450,8 +481,18 @@ fn budget_exhaustion_is_inconclusive() {
     let mt = mt2(vec![a; 30], vec![b; 30]);
     let v = explore(&mut store, root, &mt, &opts);
     assert_eq!(v.kind, VerdictKind::Inconclusive);
-    let unlimited = ExploreOptions { budget: Budget { max_vertices: None, timeout: None }, memo: true, ..opts };
-    assert_eq!(explore(&mut store, root, &mt, &unlimited).kind, VerdictKind::Pass);
+    let unlimited = ExploreOptions {
+        budget: Budget {
+            max_vertices: None,
+            timeout: None,
+        },
+        memo: true,
+        ..opts
+    };
+    assert_eq!(
+        explore(&mut store, root, &mt, &unlimited).kind,
+        VerdictKind::Pass
+    );
 }
 
 #[test]
@@ -463,7 +504,10 @@ fn fail_reports_furthest_point() {
     let (x, y) = (store.act(snd), store.act(rcv));
     let root = store.strict(x, y);
     let bad = act(1, ActionKind::Reception, 1);
-    let opts = ExploreOptions { loc: false, ..ExploreOptions::default() };
+    let opts = ExploreOptions {
+        loc: false,
+        ..ExploreOptions::default()
+    };
     let v = explore(&mut store, root, &mt2(vec![snd], vec![bad]), &opts);
     assert_eq!(v.kind, VerdictKind::Fail);
     let f = v.furthest.unwrap();

@@ -159,13 +159,23 @@ enum Op {
     Coreg(LifelineSet),
 }
 
+impl Op {
+    /// Whether the store right-associates the operator (`strict`, `seq`, `par`).
+    fn is_sequencing(self) -> bool {
+        matches!(self, Op::Strict | Op::Seq | Op::Par)
+    }
+}
+
 #[derive(Debug)]
 enum Frame<'a> {
     /// An n-ary operator whose children are being read.
     Nary {
         op: Op,
         keyword: Token<'a>,
+        /// The children read so far, flattened through nested sequencing of the same kind.
         children: Vec<TermId>,
+        /// How many children were written.
+        count: usize,
     },
     /// A loop whose single child is being read.
     Loop { kind: LoopKind, keyword: Token<'a> },
@@ -184,10 +194,11 @@ impl<'a> Parser<'a, '_> {
             return Ok(id);
         }
         if self.infer {
-            return self
-                .sig
-                .add_lifeline(name)
-                .map_err(|e| self.lx.c.error(tok.start, format!("lifeline `{name}`: {e}")));
+            return self.sig.add_lifeline(name).map_err(|e| {
+                self.lx
+                    .c
+                    .error(tok.start, format!("lifeline `{name}`: {e}"))
+            });
         }
         Err(self.lx.c.error(
             tok.start,
@@ -258,11 +269,7 @@ impl<'a> Parser<'a, '_> {
     }
 
     /// An action or message after its first identifier `first` (followed by `--` or `->`).
-    fn action(
-        &mut self,
-        first: Token<'a>,
-        store: &mut TermStore,
-    ) -> Result<TermId, ParseError> {
+    fn action(&mut self, first: Token<'a>, store: &mut TermStore) -> Result<TermId, ParseError> {
         let op = self.lx.next()?;
         if op.kind == Tok::Arrow {
             // `m -> l` or `m -> (l1, l2)`: reception(s) from the environment.
@@ -315,46 +322,34 @@ impl<'a> Parser<'a, '_> {
                 Tok::EmptySym => TermId::EMPTY,
                 Tok::Ident => {
                     let after = self.lx.peek()?;
-                    match after.kind {
-                        Tok::Dashes | Tok::Arrow => self.action(tok, store)?,
-                        Tok::LParen => {
-                            let frame = match tok.text {
-                                "strict" => Some(Op::Strict),
-                                "seq" => Some(Op::Seq),
-                                "par" => Some(Op::Par),
-                                "alt" => Some(Op::Alt),
-                                "coreg" => None,
-                                "loopS" | "loopH" | "loopW" | "loopP" => None,
-                                _ => return Err(unsupported(&self.lx.c, &tok)),
-                            };
+                    match (after.kind, keyword(tok.text)) {
+                        (Tok::Dashes | Tok::Arrow, _) => self.action(tok, store)?,
+                        (Tok::LParen, None) => return Err(unsupported(&self.lx.c, &tok)),
+                        (Tok::LParen, Some(kw)) => {
                             if stack.len() >= MAX_NESTING {
                                 return Err(self.lx.c.error(
                                     tok.start,
                                     format!("nesting deeper than {MAX_NESTING} levels"),
                                 ));
                             }
-                            let frame = match (frame, tok.text) {
-                                (Some(op), _) => {
+                            let frame = match kw {
+                                Keyword::Op(op) => {
                                     self.lx.next()?;
                                     Frame::Nary {
                                         op,
                                         keyword: tok,
                                         children: Vec::new(),
+                                        count: 0,
                                     }
                                 }
-                                (None, "coreg") => Frame::Nary {
+                                Keyword::Coreg => Frame::Nary {
                                     op: Op::Coreg(self.coreg_region()?),
                                     keyword: tok,
                                     children: Vec::new(),
+                                    count: 0,
                                 },
-                                (None, kw) => {
+                                Keyword::Loop(kind) => {
                                     self.lx.next()?;
-                                    let kind = match kw {
-                                        "loopS" => LoopKind::Strict,
-                                        "loopH" => LoopKind::Head,
-                                        "loopW" => LoopKind::Weak,
-                                        _ => LoopKind::Par,
-                                    };
                                     Frame::Loop { kind, keyword: tok }
                                 }
                             };
@@ -362,14 +357,12 @@ impl<'a> Parser<'a, '_> {
                             continue 'outer;
                         }
                         _ if tok.text == "o" => TermId::EMPTY,
-                        _ => {
-                            let what = match tok.text {
-                                "strict" | "seq" | "par" | "alt" | "coreg" | "loopS"
-                                | "loopH" | "loopW" | "loopP" => {
-                                    format!("`(` after `{}`", tok.text)
-                                }
-                                _ => format!("`--` or `->` after `{}`", tok.text),
-                            };
+                        (_, Some(_)) => {
+                            let what = format!("`(` after `{}`", tok.text);
+                            return Err(self.lx.expected(&after, &what));
+                        }
+                        (_, None) => {
+                            let what = format!("`--` or `->` after `{}`", tok.text);
                             return Err(self.lx.expected(&after, &what));
                         }
                     }
@@ -377,66 +370,115 @@ impl<'a> Parser<'a, '_> {
                 Tok::RParen => {
                     // `seq()` or `loopW()`: no interaction at all.
                     return Err(match stack.last() {
-                        Some(Frame::Nary {
-                            keyword, children, ..
-                        }) if children.is_empty() => too_few(&self.lx.c, keyword, 0),
+                        Some(Frame::Nary { keyword, count, .. }) if *count == 0 => {
+                            too_few(&self.lx.c, keyword, 0)
+                        }
                         Some(Frame::Loop { keyword, .. }) => self.lx.c.error(
                             keyword.start,
-                            format!("`{}` needs exactly one interaction, found none", keyword.text),
+                            format!(
+                                "`{}` needs exactly one interaction, found none",
+                                keyword.text
+                            ),
                         ),
                         _ => self.lx.expected(&tok, "an interaction"),
                     });
                 }
                 _ => return Err(self.lx.expected(&tok, "an interaction")),
             };
-            // Reduce: hand the value to the enclosing operators while they close.
+            // Reduce: hand the value to the enclosing operators while they close. `spliced`
+            // means the value was already handed over as the children of a nested sequencing
+            // of the same kind, whose list was appended to its parent's.
+            let mut spliced = false;
             loop {
-                match stack.last_mut() {
-                    None => {
-                        let end = self.lx.next()?;
-                        if end.kind != Tok::Eof {
-                            return Err(self.lx.expected(&end, "end of input"));
-                        }
-                        return Ok(value);
+                let Some(frame) = stack.pop() else {
+                    let end = self.lx.next()?;
+                    if end.kind != Tok::Eof {
+                        return Err(self.lx.expected(&end, "end of input"));
                     }
-                    Some(Frame::Nary { children, .. }) => {
-                        children.push(value);
+                    return Ok(value);
+                };
+                match frame {
+                    Frame::Nary {
+                        op,
+                        keyword,
+                        mut children,
+                        mut count,
+                    } => {
+                        if !spliced {
+                            children.push(value);
+                        }
+                        count += 1;
+                        spliced = false;
                         let sep = self.lx.next()?;
                         match sep.kind {
-                            Tok::Comma => continue 'outer,
+                            Tok::Comma => {
+                                stack.push(Frame::Nary {
+                                    op,
+                                    keyword,
+                                    children,
+                                    count,
+                                });
+                                continue 'outer;
+                            }
                             Tok::RParen => {}
                             _ => return Err(self.lx.expected(&sep, "`,` or `)`")),
                         }
-                        let Some(Frame::Nary {
-                            op,
-                            keyword,
-                            children,
-                        }) = stack.pop()
-                        else {
-                            unreachable!("the top frame was just matched as n-ary")
-                        };
-                        if children.len() < 2 {
-                            return Err(too_few(&self.lx.c, &keyword, children.len()));
+                        if count < 2 {
+                            return Err(too_few(&self.lx.c, &keyword, count));
+                        }
+                        // op(op(a, b), c) is op(a, op(b, c)) in the store: hand the children
+                        // to an enclosing sequencing of the same kind rather than building
+                        // the inner term and taking it apart again.
+                        if let Some(Frame::Nary {
+                            op: parent_op,
+                            children: parent_children,
+                            ..
+                        }) = stack.last_mut()
+                        {
+                            if *parent_op == op && op.is_sequencing() {
+                                parent_children.append(&mut children);
+                                spliced = true;
+                                continue;
+                            }
                         }
                         value = fold(store, op, children);
                     }
-                    Some(Frame::Loop { kind, keyword }) => {
-                        let (kind, keyword) = (*kind, *keyword);
+                    Frame::Loop { kind, keyword } => {
                         let sep = self.lx.next()?;
                         if sep.kind != Tok::RParen {
-                            let what = format!(
-                                "`)` (`{}` takes exactly one interaction)",
-                                keyword.text
-                            );
+                            let what =
+                                format!("`)` (`{}` takes exactly one interaction)", keyword.text);
                             return Err(self.lx.expected(&sep, &what));
                         }
-                        stack.pop();
                         value = store.repeat(kind, value);
                     }
                 }
             }
         }
     }
+}
+
+/// Operator keywords (a name followed by `(`).
+#[derive(Clone, Copy)]
+enum Keyword {
+    Op(Op),
+    Coreg,
+    Loop(LoopKind),
+}
+
+fn keyword(name: &str) -> Option<Keyword> {
+    Some(match name {
+        "strict" => Keyword::Op(Op::Strict),
+        "seq" => Keyword::Op(Op::Seq),
+        "par" => Keyword::Op(Op::Par),
+        "alt" => Keyword::Op(Op::Alt),
+        "coreg" => Keyword::Coreg,
+        "loopS" => Keyword::Loop(LoopKind::Strict),
+        "loopH" => Keyword::Loop(LoopKind::Head),
+        "loopW" => Keyword::Loop(LoopKind::Weak),
+        "loopP" => Keyword::Loop(LoopKind::Par),
+        _ => return None,
+    })
 }
 
 fn too_few(c: &Cursor<'_>, keyword: &Token<'_>, found: usize) -> ParseError {
@@ -560,8 +602,7 @@ mod tests {
 
     fn parse(text: &str, store: &mut TermStore) -> TermId {
         let mut s = sig();
-        parse_interaction("i.hif", text, &mut s, false, store)
-            .unwrap_or_else(|e| panic!("{e}"))
+        parse_interaction("i.hif", text, &mut s, false, store).unwrap_or_else(|e| panic!("{e}"))
     }
 
     fn err(text: &str) -> ParseError {
@@ -647,7 +688,10 @@ mod tests {
         let yz = s.coreg(set, y, z);
         let want = s.coreg(set, x, yz);
         assert_eq!(
-            parse("coreg(l1, l2)(l1 -- m1 ->|, m2 -> l1, l2 -- m3 ->|)", &mut s),
+            parse(
+                "coreg(l1, l2)(l1 -- m1 ->|, m2 -> l1, l2 -- m3 ->|)",
+                &mut s
+            ),
             want
         );
     }
@@ -716,56 +760,149 @@ mod tests {
         let names: Vec<String> = (0..65).map(|i| format!("m -> l{i}")).collect();
         let text = format!("par({})", names.join(", "));
         let e = parse_interaction("i", &text, &mut sig, true, &mut s).unwrap_err();
-        assert!(e.message.contains("lifeline `l64`: too many lifelines"), "{e}");
+        assert!(
+            e.message.contains("lifeline `l64`: too many lifelines"),
+            "{e}"
+        );
     }
 
     #[test]
     fn unknown_names() {
-        assert_err("seq(l1 -- m1 ->|,\n  x -- m1 ->|)", 2, 3, "unknown lifeline `x`; declared lifelines: l1, l2, l3, l4, l5");
-        assert_err("l1 -- zz ->|", 1, 7, "unknown message `zz`; declared messages: m1, m2");
+        assert_err(
+            "seq(l1 -- m1 ->|,\n  x -- m1 ->|)",
+            2,
+            3,
+            "unknown lifeline `x`; declared lifelines: l1, l2, l3, l4, l5",
+        );
+        assert_err(
+            "l1 -- zz ->|",
+            1,
+            7,
+            "unknown message `zz`; declared messages: m1, m2",
+        );
         assert_err("m1 -> (l1, q)", 1, 12, "unknown lifeline `q`");
         assert_err("coreg(l9)(o, o)", 1, 7, "unknown lifeline `l9`");
     }
 
     #[test]
     fn arity_errors() {
-        assert_err("seq(l1 -- m1 ->|)", 1, 1, "`seq` needs two or more interactions, found 1");
-        assert_err("strict()", 1, 1, "`strict` needs two or more interactions, found none");
+        assert_err(
+            "seq(l1 -- m1 ->|)",
+            1,
+            1,
+            "`seq` needs two or more interactions, found 1",
+        );
+        assert_err(
+            "strict()",
+            1,
+            1,
+            "`strict` needs two or more interactions, found none",
+        );
         assert_err("o /* */ ,", 1, 9, "expected end of input, found `,`");
-        assert_err("coreg(l1)(o)", 1, 1, "`coreg` needs two or more interactions, found 1");
-        assert_err("loopW(o, o)", 1, 8, "expected `)` (`loopW` takes exactly one interaction), found `,`");
-        assert_err("loopP()", 1, 1, "`loopP` needs exactly one interaction, found none");
+        assert_err(
+            "coreg(l1)(o)",
+            1,
+            1,
+            "`coreg` needs two or more interactions, found 1",
+        );
+        assert_err(
+            "loopW(o, o)",
+            1,
+            8,
+            "expected `)` (`loopW` takes exactly one interaction), found `,`",
+        );
+        assert_err(
+            "loopP()",
+            1,
+            1,
+            "`loopP` needs exactly one interaction, found none",
+        );
     }
 
     #[test]
     fn unsupported_constructs() {
-        assert_err("seq(o,\n  sync(o, o))", 2, 3, "unsupported construct `sync`");
+        assert_err(
+            "seq(o,\n  sync(o, o))",
+            2,
+            3,
+            "unsupported construct `sync`",
+        );
         assert_err("and(o, o)", 1, 1, "unsupported construct `and`");
         assert_err("seq(o, <synch>)", 1, 8, "unsupported construct `<synch>`");
-        assert_err("l1 -- m1 -> <synch> l2", 1, 13, "unsupported construct `<synch>`");
+        assert_err(
+            "l1 -- m1 -> <synch> l2",
+            1,
+            13,
+            "unsupported construct `<synch>`",
+        );
     }
 
     #[test]
     fn syntax_errors() {
         assert_err("seq(o, o x)", 1, 10, "expected `,` or `)`, found `x`");
-        assert_err("seq(o, o", 1, 9, "unexpected end of input, expected `,` or `)`");
+        assert_err(
+            "seq(o, o",
+            1,
+            9,
+            "unexpected end of input, expected `,` or `)`",
+        );
         assert_err("", 1, 1, "unexpected end of input, expected an interaction");
         assert_err("seq(o,)", 1, 7, "expected an interaction, found `)`");
-        assert_err("l1 m1", 1, 4, "expected `--` or `->` after `l1`, found `m1`");
+        assert_err(
+            "l1 m1",
+            1,
+            4,
+            "expected `--` or `->` after `l1`, found `m1`",
+        );
         assert_err("seq o", 1, 5, "expected `(` after `seq`, found `o`");
-        assert_err("l1 -- ->|", 1, 7, "expected a message name after `--`, found `->`");
-        assert_err("l1 -- m1 l2", 1, 10, "expected `->` after the message, found `l2`");
-        assert_err("l1 -- m1 -> ,", 1, 13, "expected a lifeline name, `(` or `|` after `->`, found `,`");
-        assert_err("m1 -> |", 1, 7, "expected a lifeline name or `(` after `->`, found `|`");
+        assert_err(
+            "l1 -- ->|",
+            1,
+            7,
+            "expected a message name after `--`, found `->`",
+        );
+        assert_err(
+            "l1 -- m1 l2",
+            1,
+            10,
+            "expected `->` after the message, found `l2`",
+        );
+        assert_err(
+            "l1 -- m1 -> ,",
+            1,
+            13,
+            "expected a lifeline name, `(` or `|` after `->`, found `,`",
+        );
+        assert_err(
+            "m1 -> |",
+            1,
+            7,
+            "expected a lifeline name or `(` after `->`, found `|`",
+        );
         assert_err("m1 -> (l1 l2)", 1, 11, "expected `,` or `)`, found `l2`");
         assert_err("m1 -> ()", 1, 8, "expected a lifeline name, found `)`");
         assert_err("coreg l1", 1, 7, "expected `(` after `coreg`, found `l1`");
-        assert_err("coreg(l1) o", 1, 11, "expected `(` opening the interactions of `coreg(...)`, found `o`");
+        assert_err(
+            "coreg(l1) o",
+            1,
+            11,
+            "expected `(` opening the interactions of `coreg(...)`, found `o`",
+        );
         assert_err("coreg()(o, o)", 1, 7, "expected a lifeline name, found `)`");
-        assert_err("l1 - m1 ->|", 1, 4, "expected `--` or `->` after `l1`, found `-`");
+        assert_err(
+            "l1 - m1 ->|",
+            1,
+            4,
+            "expected `--` or `->` after `l1`, found `-`",
+        );
         assert_err("seq(o, o)\n/* unterminated", 2, 1, "unterminated comment");
         assert_err("∅∅", 1, 2, "expected end of input, found `∅`");
-        assert_err("\u{1}", 1, 1, "expected an interaction, found character U+0001");
+        assert_err(
+            "\u{1}",
+            1,
+            1,
+            "expected an interaction, found character U+0001",
+        );
         assert_err("é", 1, 1, "expected an interaction, found `é`");
     }
 
@@ -778,7 +915,11 @@ mod tests {
         let text = format!("{}o{}", "loopW(".repeat(10_001), ")".repeat(10_001));
         assert!(err(&text).message.contains("nesting deeper"));
         // Exactly the limit is fine.
-        let text = format!("{}l1 -- m1 ->|{}", "loopW(".repeat(10_000), ")".repeat(10_000));
+        let text = format!(
+            "{}l1 -- m1 ->|{}",
+            "loopW(".repeat(10_000),
+            ")".repeat(10_000)
+        );
         let mut s = TermStore::new();
         parse(&text, &mut s);
     }
@@ -818,8 +959,14 @@ mod tests {
                 let text = std::fs::read_to_string(&path).unwrap();
                 let mut sig = sig0.clone();
                 let mut store = TermStore::new();
-                parse_interaction(&path.display().to_string(), &text, &mut sig, false, &mut store)
-                    .unwrap_or_else(|e| panic!("{e}"));
+                parse_interaction(
+                    &path.display().to_string(),
+                    &text,
+                    &mut sig,
+                    false,
+                    &mut store,
+                )
+                .unwrap_or_else(|e| panic!("{e}"));
                 count += 1;
             }
         }
@@ -828,11 +975,93 @@ mod tests {
 
     const TOKENS: &[&str] = &[
         "seq(", "strict(", "par(", "alt(", "coreg(", "loopS(", "loopH(", "loopW(", "loopP(",
-        "sync(", "(", ")", ",", "--", "->", "->|", "|", "-", "<synch>", "<", "o", "∅", "l1",
-        "l2", "m1", "m2", "zz", " ", "\n", "/*", "*/", "é", "\0",
+        "sync(", "(", ")", ",", "--", "->", "->|", "|", "-", "<synch>", "<", "o", "∅", "l1", "l2",
+        "m1", "m2", "zz", " ", "\n", "/*", "*/", "é", "\0",
     ];
 
+    type Build = fn(&mut TermStore, TermId, TermId) -> TermId;
+
+    /// Random interaction texts over the test signature, rich in ∅ and loops so that the
+    /// store's normalizations apply.
+    fn interaction_text() -> impl Strategy<Value = String> {
+        let leaf = proptest::sample::select(vec![
+            "o",
+            "l1 -- m1 ->|",
+            "m1 -> l2",
+            "l2 -- m2 -> (l3, l1)",
+            "loopW(l1 -- m1 ->|)",
+            "loopS(l1 -- m1 ->|)",
+            "loopP(m2 -> l3)",
+        ])
+        .prop_map(str::to_string);
+        leaf.prop_recursive(4, 24, 3, |inner| {
+            (
+                proptest::sample::select(vec![
+                    "strict",
+                    "seq",
+                    "par",
+                    "alt",
+                    "coreg(l1)",
+                    "loopW",
+                    "loopS",
+                    "loopP",
+                ]),
+                proptest::collection::vec(inner, 2..4),
+            )
+                .prop_map(|(op, kids)| {
+                    if op.starts_with("loop") {
+                        format!("{op}({})", kids[0])
+                    } else {
+                        format!("{op}({})", kids.join(", "))
+                    }
+                })
+        })
+    }
+
     proptest! {
+        #[test]
+        fn nested_sequencing_matches_bottom_up_construction(
+            x in interaction_text(),
+            y in interaction_text(),
+            z in interaction_text(),
+            op in 0usize..3,
+        ) {
+            let (kw, build): (&str, Build) = match op {
+                0 => ("strict", TermStore::strict),
+                1 => ("seq", TermStore::seq),
+                _ => ("par", TermStore::par),
+            };
+            let mut s = TermStore::new();
+            let (px, py, pz) = (parse(&x, &mut s), parse(&y, &mut s), parse(&z, &mut s));
+            let xy = build(&mut s, px, py);
+            let left = build(&mut s, xy, pz);
+            let yz = build(&mut s, py, pz);
+            let right = build(&mut s, px, yz);
+            prop_assert_eq!(parse(&format!("{kw}({kw}({x}, {y}), {z})"), &mut s), left);
+            prop_assert_eq!(parse(&format!("{kw}({x}, {kw}({y}, {z}))"), &mut s), right);
+            prop_assert_eq!(parse(&format!("{kw}({x}, {y}, {z})"), &mut s), right);
+        }
+
+        #[test]
+        fn never_panics_on_mutations(
+            at in 0usize..200,
+            cut in 0usize..4,
+            insert in proptest::sample::select(TOKENS),
+            infer in any::<bool>(),
+        ) {
+            // The real example with a few characters replaced by a token.
+            let chars: Vec<char> = REAL.chars().collect();
+            let at = at.min(chars.len());
+            let end = (at + cut).min(chars.len());
+            let text: String = chars[..at]
+                .iter()
+                .chain(insert.chars().collect::<Vec<_>>().iter())
+                .chain(chars[end..].iter())
+                .collect();
+            let mut s = sig();
+            let _ = parse_interaction("f", &text, &mut s, infer, &mut TermStore::new());
+        }
+
         #[test]
         fn never_panics_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..200), infer in any::<bool>()) {
             let text = String::from_utf8_lossy(&bytes);

@@ -49,13 +49,6 @@ impl<'a> Cursor<'a> {
         self.pos >= self.text.len()
     }
 
-    /// Moves past one character (nothing at the end).
-    pub fn bump_char(&mut self) {
-        if let Some(c) = self.peek_char() {
-            self.pos += c.len_utf8();
-        }
-    }
-
     /// An error at byte offset `at`.
     pub fn error(&self, at: usize, message: impl Into<String>) -> ParseError {
         ParseError::at(self.file, self.text, at, message)
@@ -71,10 +64,9 @@ impl<'a> Cursor<'a> {
                 match rest.get(2..).and_then(|r| r.find("*/")) {
                     Some(end) => self.pos += 2 + end + 2,
                     None => {
-                        return Err(self.error(
-                            start,
-                            "unterminated comment: `/*` has no matching `*/`",
-                        ))
+                        return Err(
+                            self.error(start, "unterminated comment: `/*` has no matching `*/`")
+                        )
                     }
                 }
             } else {

@@ -78,15 +78,19 @@ pub fn parse_signature(file: &str, text: &str) -> Result<Signature, ParseError> 
                 break;
             }
             let Some((name_at, name)) = c.ident() else {
-                return Err(c.expected(
-                    c.pos,
-                    &format!("a {} name or `}}`", section.noun()),
-                ));
+                return Err(c.expected(c.pos, &format!("a {} name or `}}`", section.noun())));
             };
             match section {
                 Section::Lifeline => {
                     if let Some(id) = sig.lifeline(name) {
-                        return Err(duplicate(&c, name_at, "lifeline", name, &lifeline_at, id.index()));
+                        return Err(duplicate(
+                            &c,
+                            name_at,
+                            "lifeline",
+                            name,
+                            &lifeline_at,
+                            id.index(),
+                        ));
                     }
                     sig.add_lifeline(name)
                         .map_err(|e| c.error(name_at, format!("lifeline `{name}`: {e}")))?;
@@ -94,7 +98,14 @@ pub fn parse_signature(file: &str, text: &str) -> Result<Signature, ParseError> 
                 }
                 Section::Message => {
                     if let Some(id) = sig.message(name) {
-                        return Err(duplicate(&c, name_at, "message", name, &message_at, id.index()));
+                        return Err(duplicate(
+                            &c,
+                            name_at,
+                            "message",
+                            name,
+                            &message_at,
+                            id.index(),
+                        ));
                     }
                     sig.add_message(name);
                     message_at.push(name_at);
@@ -145,7 +156,9 @@ mod tests {
         let e = err(text);
         assert_eq!((e.line, e.column), (line, column), "{e}");
         assert!(e.message.contains(fragment), "{e}");
-        assert!(e.to_string().starts_with(&format!("s.hsf:{line}:{column}: ")));
+        assert!(e
+            .to_string()
+            .starts_with(&format!("s.hsf:{line}:{column}: ")));
     }
 
     #[test]
@@ -171,26 +184,76 @@ mod tests {
 
     #[test]
     fn duplicates_are_errors() {
-        assert_err("@lifeline{\n  l1; l2;\n  l1 }", 3, 3, "duplicate lifeline `l1` (first declared at 2:3)");
+        assert_err(
+            "@lifeline{\n  l1; l2;\n  l1 }",
+            3,
+            3,
+            "duplicate lifeline `l1` (first declared at 2:3)",
+        );
         assert_err("@message{m}\n@message{m}", 2, 10, "duplicate message `m`");
     }
 
     #[test]
     fn unsupported_sections_are_named() {
-        assert_err("@lifeline{a}\n@gate{g}", 2, 1, "unsupported section `@gate`");
-        assert_err("@analyze_option{ strategy = DFS; }", 1, 1, "unsupported section `@analyze_option`");
-        assert_err("@ lifeline{a}", 1, 2, "expected a section name after `@`, found character U+0020");
-        assert_err("lifeline{a}", 1, 1, "expected a section `@lifeline{` or `@message{`, found `lifeline`");
+        assert_err(
+            "@lifeline{a}\n@gate{g}",
+            2,
+            1,
+            "unsupported section `@gate`",
+        );
+        assert_err(
+            "@analyze_option{ strategy = DFS; }",
+            1,
+            1,
+            "unsupported section `@analyze_option`",
+        );
+        assert_err(
+            "@ lifeline{a}",
+            1,
+            2,
+            "expected a section name after `@`, found character U+0020",
+        );
+        assert_err(
+            "lifeline{a}",
+            1,
+            1,
+            "expected a section `@lifeline{` or `@message{`, found `lifeline`",
+        );
     }
 
     #[test]
     fn syntax_errors_have_positions() {
         assert_err("@lifeline{a b}", 1, 13, "expected `;` or `}`, found `b`");
-        assert_err("@lifeline{a;;}", 1, 13, "expected a lifeline name or `}`, found `;`");
-        assert_err("@lifeline{1a}", 1, 11, "expected a lifeline name or `}`, found `1a`");
-        assert_err("@lifeline a", 1, 11, "expected `{` after `@lifeline`, found `a`");
-        assert_err("@message{a;\n", 2, 1, "unexpected end of input, expected a message name or `}`");
-        assert_err("@message{a", 1, 11, "unexpected end of input, expected `;` or `}`");
+        assert_err(
+            "@lifeline{a;;}",
+            1,
+            13,
+            "expected a lifeline name or `}`, found `;`",
+        );
+        assert_err(
+            "@lifeline{1a}",
+            1,
+            11,
+            "expected a lifeline name or `}`, found `1a`",
+        );
+        assert_err(
+            "@lifeline a",
+            1,
+            11,
+            "expected `{` after `@lifeline`, found `a`",
+        );
+        assert_err(
+            "@message{a;\n",
+            2,
+            1,
+            "unexpected end of input, expected a message name or `}`",
+        );
+        assert_err(
+            "@message{a",
+            1,
+            11,
+            "unexpected end of input, expected `;` or `}`",
+        );
         assert_err("@message{a}\n/* open", 2, 1, "unterminated comment");
         assert_err("@message{é}", 1, 10, "found `é`");
     }
@@ -200,9 +263,15 @@ mod tests {
         let names: Vec<String> = (0..=MAX_LIFELINES).map(|i| format!("l{i}")).collect();
         let text = format!("@lifeline{{{}}}", names.join(";"));
         let e = err(&text);
-        assert!(e.message.contains("lifeline `l64`: too many lifelines"), "{e}");
+        assert!(
+            e.message.contains("lifeline `l64`: too many lifelines"),
+            "{e}"
+        );
         let ok = format!("@lifeline{{{}}}", names[..MAX_LIFELINES].join(";"));
-        assert_eq!(parse_signature("s", &ok).unwrap().lifelines().len(), MAX_LIFELINES);
+        assert_eq!(
+            parse_signature("s", &ok).unwrap().lifelines().len(),
+            MAX_LIFELINES
+        );
     }
 
     #[test]
@@ -217,8 +286,23 @@ mod tests {
     }
 
     const TOKENS: &[&str] = &[
-        "@lifeline", "@message", "@gate", "@", "{", "}", ";", "l1", "m1", "a", " ", "\n", "/*",
-        "*/", "é", "\0", "1",
+        "@lifeline",
+        "@message",
+        "@gate",
+        "@",
+        "{",
+        "}",
+        ";",
+        "l1",
+        "m1",
+        "a",
+        " ",
+        "\n",
+        "/*",
+        "*/",
+        "é",
+        "\0",
+        "1",
     ];
 
     proptest! {

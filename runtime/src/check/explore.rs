@@ -188,7 +188,7 @@ impl<'a> Search<'a> {
             }
         }
         if let Some(limit) = self.opts.budget.timeout {
-            if self.vertices % 256 == 0 && self.start.elapsed() > limit {
+            if self.vertices.is_multiple_of(256) && self.start.elapsed() > limit {
                 return Err("time");
             }
         }
@@ -283,21 +283,26 @@ impl<'a> Search<'a> {
 
     /// Partial order reduction criterion: `a` is one-unambiguous in `t` (seed 001 Def. 11: one
     /// executable position in the term restricted to `a`'s lifeline) and executing it does not
-    /// cross the right operand of a `strict`. Seed 001's Prop. 14 omits the second condition,
-    /// but without it POR is unsound: in `strict(loopS(l3?m), l1?m)`, executing `l1?m` first
-    /// discards the loop, rejecting the accepted multitrace `(l1?m, l3?m.l3?m)`.
+    /// cross the right operand of a `strict` nor enter a `loopS`/`loopH` body
+    /// ([`TermStore::exec_crosses_strict`]). Seed 001's Prop. 14 omits the second condition, but
+    /// without it POR is unsound: in `strict(loopS(l3?m), l1?m)`, executing `l1?m` first
+    /// discards the loop, rejecting the accepted multitrace `(l1?m, l3?m.l3?m)`; in
+    /// `loopS(seq(alt(l1?a, l3?a), l3?b))`, executing `l1?a` first puts it in the first
+    /// iteration and rejects `(l1?a.l1?a, l3?a.l3?b.l3?b.l3?b)`.
     fn one_unambiguous(&mut self, t: TermId, a: Action) -> bool {
-        let local = self
-            .store
-            .remove(t, self.all.minus(LifelineSet::single(a.lifeline)));
-        self.store.exec_count(local, a) == 1 && !self.store.exec_crosses_strict(t, a)
+        self.store.local_exec_count(t, a) == 1 && !self.store.exec_crosses_strict(t, a)
     }
 
     /// Whether every local trace, from its current position, is (prefix mode: a prefix of) a
     /// behaviour of the term restricted to its location.
-    fn local_analyses(&mut self, t: TermId, pos: &[u32], prefix: bool) -> Result<bool, &'static str> {
-        for k in 0..self.components.len() {
-            let done = pos[k] == self.len(k);
+    fn local_analyses(
+        &mut self,
+        t: TermId,
+        pos: &[u32],
+        prefix: bool,
+    ) -> Result<bool, &'static str> {
+        for (k, &p) in pos.iter().enumerate() {
+            let done = p == self.len(k);
             if done && prefix {
                 continue; // removed
             }
@@ -309,7 +314,7 @@ impl<'a> Search<'a> {
                 }
                 continue;
             }
-            if !self.local_ok(k, lt, pos[k], prefix)? {
+            if !self.local_ok(k, lt, p, prefix)? {
                 return Ok(false);
             }
         }
@@ -317,7 +322,13 @@ impl<'a> Search<'a> {
     }
 
     /// Local analysis of component `k` from position `p` against the local term `lt`.
-    fn local_ok(&mut self, k: usize, lt: TermId, p: u32, prefix: bool) -> Result<bool, &'static str> {
+    fn local_ok(
+        &mut self,
+        k: usize,
+        lt: TermId,
+        p: u32,
+        prefix: bool,
+    ) -> Result<bool, &'static str> {
         let key = (k as u32, lt, p, prefix);
         if let Some(&ok) = self.local.get(&key) {
             return Ok(ok);

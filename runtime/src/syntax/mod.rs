@@ -1,8 +1,11 @@
 //! Readers of multitrace files (`.htf`).
 //!
-//! Every reader returns a [`ParseError`] (file, line, column, what was found and what was
-//! expected) on bad input and never panics.
+//! [`parse_htf`] reads a multitrace, one local trace per group of lifelines, over the names
+//! of a [`Signature`](crate::signature::Signature). Every reader returns a [`ParseError`]
+//! (file, line, column, what was found and what was expected) on bad input and never panics.
 
 mod error;
+mod htf;
 
 pub use error::{line_column, ParseError};
+pub use htf::parse_htf;

@@ -46,7 +46,8 @@ impl fmt::Display for TermDisplay<'_> {
                     stack.push(Item::Term(x));
                 }
                 Term::Coreg(s, x, y) => {
-                    let names: Vec<&str> = s.iter().map(|l| self.signature.lifeline_name(l)).collect();
+                    let names: Vec<&str> =
+                        s.iter().map(|l| self.signature.lifeline_name(l)).collect();
                     write!(f, "coreg({})(", names.join(","))?;
                     stack.push(Item::Text(")"));
                     stack.push(Item::Term(y));

@@ -107,20 +107,20 @@ impl TermStore {
             Term::Par(x, y) => {
                 let mid = out.len();
                 self.exec_into(x, a, out);
-                for k in mid..out.len() {
-                    out[k] = self.par(out[k], y);
+                for slot in &mut out[mid..] {
+                    *slot = self.par(*slot, y);
                 }
                 let mid = out.len();
                 self.exec_into(y, a, out);
-                for k in mid..out.len() {
-                    out[k] = self.par(x, out[k]);
+                for slot in &mut out[mid..] {
+                    *slot = self.par(x, *slot);
                 }
             }
             Term::Strict(x, y) => {
                 let mid = out.len();
                 self.exec_into(x, a, out);
-                for k in mid..out.len() {
-                    out[k] = self.strict(out[k], y);
+                for slot in &mut out[mid..] {
+                    *slot = self.strict(*slot, y);
                 }
                 if self.terminates(x) {
                     self.exec_into(y, a, out);
@@ -129,22 +129,22 @@ impl TermStore {
             Term::Seq(x, y) => {
                 let mid = out.len();
                 self.exec_into(x, a, out);
-                for k in mid..out.len() {
-                    out[k] = self.seq(out[k], y);
+                for slot in &mut out[mid..] {
+                    *slot = self.seq(*slot, y);
                 }
                 if let Some(px) = self.prune(x, l) {
                     let mid = out.len();
                     self.exec_into(y, a, out);
-                    for k in mid..out.len() {
-                        out[k] = self.seq(px, out[k]);
+                    for slot in &mut out[mid..] {
+                        *slot = self.seq(px, *slot);
                     }
                 }
             }
             Term::Coreg(s, x, y) => {
                 let mid = out.len();
                 self.exec_into(x, a, out);
-                for k in mid..out.len() {
-                    out[k] = self.coreg(s, out[k], y);
+                for slot in &mut out[mid..] {
+                    *slot = self.coreg(s, *slot, y);
                 }
                 // On the region's lifelines the sides interleave; elsewhere weak sequencing.
                 let left = if s.contains(l) {
@@ -155,17 +155,17 @@ impl TermStore {
                 if let Some(px) = left {
                     let mid = out.len();
                     self.exec_into(y, a, out);
-                    for k in mid..out.len() {
-                        out[k] = self.coreg(s, px, out[k]);
+                    for slot in &mut out[mid..] {
+                        *slot = self.coreg(s, px, *slot);
                     }
                 }
             }
             Term::Loop(kind, x) => {
                 let mid = out.len();
                 self.exec_into(x, a, out);
-                for k in mid..out.len() {
-                    let body = out[k];
-                    out[k] = match kind {
+                for slot in &mut out[mid..] {
+                    let body = *slot;
+                    *slot = match kind {
                         LoopKind::Strict => self.strict(body, t),
                         LoopKind::Head => self.seq(body, t),
                         LoopKind::Par => self.par(body, t),
@@ -183,9 +183,51 @@ impl TermStore {
         self.exec_memo.insert((t, a), done);
     }
 
+    /// Number of positions of `a` in `t` that are immediately executable in `t` restricted to
+    /// `a`'s lifeline, `rmv_{L∖{θ(a)}}(t)` (seed 001 Def. 11), counted on `t` itself: building
+    /// the restricted term would merge positions through the `alt(x, x) = x` normalization.
+    pub fn local_exec_count(&mut self, t: TermId, a: Action) -> u32 {
+        let l = a.lifeline;
+        if !self.lifelines(t).contains(l) {
+            return 0;
+        }
+        if let Some(&r) = self.local_count_memo.get(&(t, a)) {
+            return r;
+        }
+        // In the restricted term, "x terminates" and "x prunes" both mean x does not collide
+        // with l.
+        let r = match self.get(t) {
+            Term::Empty => 0,
+            Term::Act(b) => u32::from(a == b),
+            Term::Alt(x, y) | Term::Par(x, y) => {
+                self.local_exec_count(x, a) + self.local_exec_count(y, a)
+            }
+            Term::Strict(x, y) | Term::Seq(x, y) => {
+                let right = if self.collides(x).contains(l) {
+                    0
+                } else {
+                    self.local_exec_count(y, a)
+                };
+                self.local_exec_count(x, a) + right
+            }
+            Term::Coreg(s, x, y) => {
+                let right = if s.contains(l) || !self.collides(x).contains(l) {
+                    self.local_exec_count(y, a)
+                } else {
+                    0
+                };
+                self.local_exec_count(x, a) + right
+            }
+            Term::Loop(_, x) => self.local_exec_count(x, a),
+        };
+        self.local_count_memo.insert((t, a), r);
+        r
+    }
+
     /// Whether `a` is immediately executable in `t` at a position that lies in the right operand
-    /// of a `strict` whose left operand is not ∅. Executing `a` there discards behaviour of the
-    /// left operand on other lifelines, which the partial order reduction must not do.
+    /// of a `strict` whose left operand is not ∅, or in the body of a `loopS` or `loopH`.
+    /// Executing `a` there can discard behaviour on other lifelines (the left operand, or
+    /// iterations that would have come first), which the partial order reduction must not do.
     pub fn exec_crosses_strict(&mut self, t: TermId, a: Action) -> bool {
         if !self.lifelines(t).contains(a.lifeline) {
             return false;
@@ -211,6 +253,9 @@ impl TermStore {
                     || ((s.contains(a.lifeline) || !self.collides(x).contains(a.lifeline))
                         && self.exec_crosses_strict(y, a))
             }
+            // Executing in a strict or head-first loop opens an iteration that the earlier
+            // iterations' remaining behaviour can no longer follow: the same hazard.
+            Term::Loop(LoopKind::Strict | LoopKind::Head, x) => !self.exec(x, a).is_empty(),
             Term::Loop(_, x) => self.exec_crosses_strict(x, a),
         };
         self.strict_memo.insert((t, a), r);

@@ -95,6 +95,7 @@ pub struct TermStore {
     pub(crate) rmv_memo: FxHashMap<(TermId, LifelineSet), TermId>,
     pub(crate) exec_memo: FxHashMap<(TermId, Action), Box<[TermId]>>,
     pub(crate) strict_memo: FxHashMap<(TermId, Action), bool>,
+    pub(crate) local_count_memo: FxHashMap<(TermId, Action), u32>,
 }
 
 impl Default for TermStore {
@@ -114,6 +115,7 @@ impl TermStore {
             rmv_memo: FxHashMap::default(),
             exec_memo: FxHashMap::default(),
             strict_memo: FxHashMap::default(),
+            local_count_memo: FxHashMap::default(),
         };
         let e = s.intern(Term::Empty);
         debug_assert_eq!(e, TermId::EMPTY);

@@ -1,0 +1,717 @@
+//! Reader of multitrace files (`.htf`).
+//!
+//! ```text
+//! {
+//!   [l1] l1!m1.l1?m2;
+//!   [l2,l3] l2!m.l3?m;
+//!   [l4]
+//! }
+//! ```
+//!
+//! Components are separated by `;` (a trailing `;` is allowed); each one lists its lifelines
+//! in brackets (`[#all]` is every lifeline of the signature) followed by its local trace,
+//! actions `l!m` / `l?m` joined by `.`, written as nothing when empty. Whitespace and `/* */`
+//! comments may appear between any two tokens. Lifelines of the signature that no component
+//! lists get an empty singleton component.
+
+use super::error::{line_column, ParseError};
+use crate::multitrace::{Component, Multitrace};
+use crate::signature::{Action, ActionKind, LifelineId, LifelineSet, Signature};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tok {
+    Ident,
+    /// `#all`
+    All,
+    LBrace,
+    RBrace,
+    LBracket,
+    RBracket,
+    Comma,
+    Semi,
+    Dot,
+    Bang,
+    Question,
+    /// Any other character.
+    Other(char),
+    Eof,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Token<'a> {
+    kind: Tok,
+    start: usize,
+    text: &'a str,
+}
+
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+
+fn is_ident_continue(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Tokenizer; `pos` only moves by whole tokens, so it stays a char boundary.
+struct Lexer<'a> {
+    file: &'a str,
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Lexer<'a> {
+    fn error(&self, at: usize, message: impl Into<String>) -> ParseError {
+        ParseError::at(self.file, self.text, at, message)
+    }
+
+    fn rest(&self) -> &'a str {
+        self.text.get(self.pos..).unwrap_or("")
+    }
+
+    fn skip_trivia(&mut self) -> Result<(), ParseError> {
+        loop {
+            let rest = self.rest();
+            if rest.starts_with("/*") {
+                match rest.get(2..).and_then(|r| r.find("*/")) {
+                    Some(end) => self.pos += 2 + end + 2,
+                    None => {
+                        return Err(
+                            self.error(self.pos, "unterminated comment: `/*` has no matching `*/`")
+                        )
+                    }
+                }
+            } else {
+                match rest.chars().next() {
+                    Some(c) if c.is_whitespace() => self.pos += c.len_utf8(),
+                    _ => return Ok(()),
+                }
+            }
+        }
+    }
+
+    fn next(&mut self) -> Result<Token<'a>, ParseError> {
+        self.skip_trivia()?;
+        let start = self.pos;
+        let rest = self.rest();
+        let bytes = rest.as_bytes();
+        let ident_len = |from: usize| {
+            bytes
+                .iter()
+                .skip(from)
+                .take_while(|&&b| is_ident_continue(b))
+                .count()
+        };
+        let (kind, len) = match bytes.first().copied() {
+            None => (Tok::Eof, 0),
+            Some(b) if is_ident_start(b) => (Tok::Ident, ident_len(0)),
+            Some(b'#') if rest.starts_with("#all") && ident_len(1) == 3 => (Tok::All, 4),
+            Some(b'{') => (Tok::LBrace, 1),
+            Some(b'}') => (Tok::RBrace, 1),
+            Some(b'[') => (Tok::LBracket, 1),
+            Some(b']') => (Tok::RBracket, 1),
+            Some(b',') => (Tok::Comma, 1),
+            Some(b';') => (Tok::Semi, 1),
+            Some(b'.') => (Tok::Dot, 1),
+            Some(b'!') => (Tok::Bang, 1),
+            Some(b'?') => (Tok::Question, 1),
+            Some(_) => match rest.chars().next() {
+                Some(c) => (Tok::Other(c), c.len_utf8()),
+                None => (Tok::Eof, 0),
+            },
+        };
+        let text = rest.get(..len).unwrap_or("");
+        self.pos += len;
+        Ok(Token { kind, start, text })
+    }
+
+    fn peek(&self) -> Result<Token<'a>, ParseError> {
+        Lexer {
+            file: self.file,
+            text: self.text,
+            pos: self.pos,
+        }
+        .next()
+    }
+
+    /// "expected WHAT, found TOKEN" (or "unexpected end of input, expected WHAT").
+    fn expected(&self, tok: &Token<'_>, what: &str) -> ParseError {
+        let found = match tok.kind {
+            Tok::Eof => {
+                return self.error(
+                    tok.start,
+                    format!("unexpected end of input, expected {what}"),
+                )
+            }
+            Tok::Other(c) if c.is_control() || c.is_whitespace() || c == '\u{feff}' => {
+                format!("character U+{:04X}", c as u32)
+            }
+            Tok::Other('`') => "a backquote".to_string(),
+            _ => {
+                // A run of identifier characters reads better whole (`1abc`, not `1`).
+                let n = self
+                    .text
+                    .get(tok.start..)
+                    .unwrap_or("")
+                    .bytes()
+                    .take_while(|&b| is_ident_continue(b))
+                    .count()
+                    .min(40);
+                match self.text.get(tok.start..tok.start + n) {
+                    Some(word) if n > tok.text.len() => format!("`{word}`"),
+                    _ => format!("`{}`", tok.text),
+                }
+            }
+        };
+        self.error(tok.start, format!("expected {what}, found {found}"))
+    }
+
+    fn expect(&mut self, kind: Tok, what: &str) -> Result<Token<'a>, ParseError> {
+        let tok = self.next()?;
+        if tok.kind == kind {
+            Ok(tok)
+        } else {
+            Err(self.expected(&tok, what))
+        }
+    }
+}
+
+fn name_list(names: &[String]) -> String {
+    if names.is_empty() {
+        return "none".to_string();
+    }
+    let mut out = names
+        .iter()
+        .take(30)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > 30 {
+        out.push_str(&format!(", ... ({} in all)", names.len()));
+    }
+    out
+}
+
+/// Reads a multitrace (`.htf`) over the names of `sig`.
+///
+/// Returns the multitrace, completed with an empty singleton component for every lifeline of
+/// `sig` that no component lists, and a display name per component (its lifelines joined by
+/// `,`, as written). `file` names the input in errors. Never panics; every error carries the
+/// line and column of the offending text.
+pub fn parse_htf(
+    file: &str,
+    text: &str,
+    sig: &Signature,
+) -> Result<(Multitrace, Vec<String>), ParseError> {
+    let mut lx = Lexer { file, text, pos: 0 };
+    let open = lx.next()?;
+    match open.kind {
+        Tok::LBrace => {}
+        Tok::Eof => {
+            return Err(lx.error(
+                open.start,
+                "empty file: expected a multitrace `{ [l1] l1!m1.l1?m2; [l2] ... }`",
+            ))
+        }
+        _ => return Err(lx.expected(&open, "`{` opening the multitrace")),
+    }
+    let mut mt = Multitrace::default();
+    let mut names: Vec<String> = Vec::new();
+    // Byte offset of the `[` of each component, to point back at it.
+    let mut component_at: Vec<usize> = Vec::new();
+    loop {
+        // A component or the closing brace (empty multitrace, or after a trailing `;`).
+        let tok = lx.next()?;
+        match tok.kind {
+            Tok::RBrace => break,
+            Tok::LBracket => {}
+            _ => return Err(lx.expected(&tok, "`[` opening a component or `}`")),
+        }
+        let bracket = tok.start;
+        let (lifelines, name) = component_lifelines(&mut lx, sig, &mt, &names, &component_at)?;
+        // The local trace: nothing, or actions joined by `.`.
+        let mut trace = Vec::new();
+        if lx.peek()?.kind == Tok::Ident {
+            loop {
+                trace.push(action(&mut lx, sig, lifelines, &name)?);
+                if lx.peek()?.kind == Tok::Dot {
+                    lx.next()?;
+                } else {
+                    break;
+                }
+            }
+        }
+        mt.components.push(Component { lifelines, trace });
+        names.push(name);
+        component_at.push(bracket);
+        let sep = lx.next()?;
+        match sep.kind {
+            Tok::Semi => {}
+            Tok::RBrace => break,
+            _ if trace_ended_early(&sep) => {
+                return Err(lx.expected(&sep, "`.` and an action, `;` or `}`"))
+            }
+            _ => return Err(lx.expected(&sep, "`;` or `}`")),
+        }
+    }
+    let end = lx.next()?;
+    if end.kind != Tok::Eof {
+        return Err(lx.expected(&end, "end of input after the closing `}`"));
+    }
+    mt.complete_with(sig.all_lifelines());
+    for c in mt.components.iter().skip(names.len()) {
+        names.push(
+            c.lifelines
+                .iter()
+                .map(|l| sig.lifelines().get(l.index()).map_or("?", String::as_str))
+                .collect::<Vec<_>>()
+                .join(","),
+        );
+    }
+    Ok((mt, names))
+}
+
+/// Whether a token after a component could only have continued its trace.
+fn trace_ended_early(tok: &Token<'_>) -> bool {
+    matches!(tok.kind, Tok::Ident | Tok::Bang | Tok::Question)
+}
+
+/// `l1,l2]` or `#all]` after the `[` of a component: its lifelines and display name.
+fn component_lifelines(
+    lx: &mut Lexer<'_>,
+    sig: &Signature,
+    mt: &Multitrace,
+    names: &[String],
+    component_at: &[usize],
+) -> Result<(LifelineSet, String), ParseError> {
+    let taken = mt.lifelines();
+    // Where lifeline `l` was listed before, for the error message.
+    let owner = |l: LifelineId| -> String {
+        match mt.components.iter().position(|c| c.lifelines.contains(l)) {
+            Some(k) => {
+                let name = names.get(k).map_or("", String::as_str);
+                match component_at.get(k) {
+                    Some(&at) => {
+                        let (line, col) = line_column(lx.text, at);
+                        format!("component [{name}] at {line}:{col}")
+                    }
+                    None => format!("component [{name}]"),
+                }
+            }
+            None => "another component".to_string(),
+        }
+    };
+    let first = lx.next()?;
+    if first.kind == Tok::All {
+        lx.expect(Tok::RBracket, "`]` after `#all`")?;
+        let all = sig.all_lifelines();
+        if all.is_empty() {
+            return Err(lx.error(
+                first.start,
+                "`[#all]` is empty: the signature declares no lifelines",
+            ));
+        }
+        if let Some(l) = all.inter(taken).iter().next() {
+            let name = sig.lifelines().get(l.index()).map_or("?", String::as_str);
+            return Err(lx.error(
+                first.start,
+                format!(
+                    "`#all` includes lifeline `{name}`, which is already in {}",
+                    owner(l)
+                ),
+            ));
+        }
+        return Ok((all, sig.lifelines().join(",")));
+    }
+    let mut set = LifelineSet::EMPTY;
+    let mut written: Vec<&str> = Vec::new();
+    let mut tok = first;
+    loop {
+        if tok.kind != Tok::Ident {
+            let what = if written.is_empty() {
+                "a lifeline name or `#all`"
+            } else {
+                "a lifeline name"
+            };
+            return Err(lx.expected(&tok, what));
+        }
+        let Some(l) = sig.lifeline(tok.text) else {
+            return Err(lx.error(
+                tok.start,
+                format!(
+                    "unknown lifeline `{}`; declared lifelines: {}",
+                    tok.text,
+                    name_list(sig.lifelines())
+                ),
+            ));
+        };
+        if set.contains(l) {
+            return Err(lx.error(
+                tok.start,
+                format!("lifeline `{}` is listed twice in this component", tok.text),
+            ));
+        }
+        if taken.contains(l) {
+            return Err(lx.error(
+                tok.start,
+                format!(
+                    "lifeline `{}` is already in {}; a lifeline belongs to one component",
+                    tok.text,
+                    owner(l)
+                ),
+            ));
+        }
+        set.insert(l);
+        written.push(tok.text);
+        let sep = lx.next()?;
+        match sep.kind {
+            Tok::Comma => tok = lx.next()?,
+            Tok::RBracket => break,
+            _ => return Err(lx.expected(&sep, "`,` or `]`")),
+        }
+    }
+    Ok((set, written.join(",")))
+}
+
+/// One action `l!m` or `l?m` of a component over `lifelines` (display name `name`).
+fn action(
+    lx: &mut Lexer<'_>,
+    sig: &Signature,
+    lifelines: LifelineSet,
+    name: &str,
+) -> Result<Action, ParseError> {
+    let ltok = lx.expect(Tok::Ident, "an action `l!m` or `l?m`")?;
+    let ktok = lx.next()?;
+    let kind = match ktok.kind {
+        Tok::Bang => ActionKind::Emission,
+        Tok::Question => ActionKind::Reception,
+        _ => return Err(lx.expected(&ktok, &format!("`!` or `?` after lifeline `{}`", ltok.text))),
+    };
+    let mtok = lx.expect(Tok::Ident, "a message name")?;
+    let Some(lifeline) = sig.lifeline(ltok.text) else {
+        return Err(lx.error(
+            ltok.start,
+            format!(
+                "unknown lifeline `{}`; declared lifelines: {}",
+                ltok.text,
+                name_list(sig.lifelines())
+            ),
+        ));
+    };
+    let Some(message) = sig.message(mtok.text) else {
+        return Err(lx.error(
+            mtok.start,
+            format!(
+                "unknown message `{}`; declared messages: {}",
+                mtok.text,
+                name_list(sig.messages())
+            ),
+        ));
+    };
+    if !lifelines.contains(lifeline) {
+        return Err(lx.error(
+            ltok.start,
+            format!(
+                "action `{}{}{}` is on lifeline {}, which is not in this component [{name}]",
+                ltok.text, ktok.text, mtok.text, ltok.text
+            ),
+        ));
+    }
+    Ok(Action {
+        lifeline,
+        kind,
+        message,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::signature::MessageId;
+    use proptest::prelude::*;
+
+    fn sig() -> Signature {
+        let mut s = Signature::new();
+        for l in ["l1", "l2", "l3", "l4", "l5"] {
+            s.add_lifeline(l).unwrap();
+        }
+        for m in ["m1", "m2", "m3", "m4", "m5", "m6"] {
+            s.add_message(m);
+        }
+        s
+    }
+
+    fn parse(text: &str) -> (Multitrace, Vec<String>) {
+        parse_htf("t.htf", text, &sig()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn assert_err(text: &str, line: u32, column: u32, fragment: &str) {
+        let e = parse_htf("t.htf", text, &sig()).unwrap_err();
+        assert_eq!((e.line, e.column), (line, column), "{e}");
+        assert!(e.message.contains(fragment), "{e}");
+        assert!(e
+            .to_string()
+            .starts_with(&format!("t.htf:{line}:{column}: ")));
+    }
+
+    fn act(l: u32, kind: ActionKind, m: u32) -> Action {
+        Action {
+            lifeline: LifelineId(l),
+            kind,
+            message: MessageId(m),
+        }
+    }
+
+    fn set(ls: &[u32]) -> LifelineSet {
+        ls.iter().fold(LifelineSet::EMPTY, |s, &l| {
+            s.union(LifelineSet::single(LifelineId(l)))
+        })
+    }
+
+    #[test]
+    fn reads_a_real_sample() {
+        let text = "{\n[l1] l1?m4.l1?m4;\n[l2] l2!m5.l2?m3.l2?m6;\n[l3] l3!m4.l3!m4;\n[l4] ;\n[l5] l5?m3.l5?m5\n}";
+        let (mt, names) = parse(text);
+        assert_eq!(names, ["l1", "l2", "l3", "l4", "l5"]);
+        assert_eq!(mt.components.len(), 5);
+        assert_eq!(
+            mt.components[1].trace,
+            vec![
+                act(1, ActionKind::Emission, 4),
+                act(1, ActionKind::Reception, 2),
+                act(1, ActionKind::Reception, 5)
+            ]
+        );
+        assert!(mt.components[3].trace.is_empty());
+        assert_eq!(mt.len(), 2 + 3 + 2 + 2);
+        // The runtime's rendering reads back to the same multitrace.
+        let (again, _) = parse(&mt.to_htf(&sig()));
+        assert_eq!(again, mt);
+    }
+
+    #[test]
+    fn groups_comments_and_completion() {
+        let text = "/* x */ { [l2, l3] l2!m1 . /* y */ l3?m1 ; [l1]\n}";
+        let (mt, names) = parse(text);
+        assert_eq!(names, ["l2,l3", "l1", "l4", "l5"]);
+        assert_eq!(mt.components[0].lifelines, set(&[1, 2]));
+        assert_eq!(
+            mt.components[0].trace,
+            vec![
+                act(1, ActionKind::Emission, 0),
+                act(2, ActionKind::Reception, 0)
+            ]
+        );
+        assert_eq!(mt.components[2].lifelines, set(&[3]));
+        assert!(mt.components[2].trace.is_empty());
+        assert_eq!(mt.lifelines(), sig().all_lifelines());
+        // Trailing `;`, empty multitrace.
+        let (mt, names) = parse("{[l5] l5!m6;}");
+        assert_eq!(names, ["l5", "l1", "l2", "l3", "l4"]);
+        assert_eq!(mt.len(), 1);
+        let (mt, names) = parse("{}");
+        assert_eq!((mt.components.len(), names.len()), (5, 5));
+    }
+
+    #[test]
+    fn all_lifelines() {
+        let (mt, names) = parse("{ [#all] l1!m1.l5?m1 }");
+        assert_eq!(names, ["l1,l2,l3,l4,l5"]);
+        assert_eq!(mt.components.len(), 1);
+        assert_eq!(mt.components[0].lifelines, sig().all_lifelines());
+        assert_eq!(mt.len(), 2);
+        assert_err(
+            "{ [l1] ; [#all] }",
+            1,
+            11,
+            "`#all` includes lifeline `l1`, which is already in component [l1] at 1:3",
+        );
+        assert_err(
+            "{ [#all, l1] }",
+            1,
+            8,
+            "expected `]` after `#all`, found `,`",
+        );
+        assert_err(
+            "{ [#alls] }",
+            1,
+            4,
+            "expected a lifeline name or `#all`, found `#`",
+        );
+        let e = parse_htf("t", "{[#all]}", &Signature::new()).unwrap_err();
+        assert!(e.message.contains("`[#all]` is empty"), "{e}");
+        // With no lifelines at all, `{}` is the empty multitrace.
+        let (mt, names) = parse_htf("t", "{}", &Signature::new()).unwrap();
+        assert!(mt.components.is_empty() && names.is_empty());
+    }
+
+    #[test]
+    fn name_errors() {
+        assert_err(
+            "{\n[l1] l1!m1;\n[x9] }",
+            3,
+            2,
+            "unknown lifeline `x9`; declared lifelines: l1, l2, l3, l4, l5",
+        );
+        assert_err(
+            "{ [l1] l1!m1.l1?zz }",
+            1,
+            17,
+            "unknown message `zz`; declared messages: m1, m2, m3",
+        );
+        assert_err("{ [l1] l7!m1 }", 1, 8, "unknown lifeline `l7`");
+        assert_err(
+            "{ [l1,l2] l1!m1.\n  l3!m2 }",
+            2,
+            3,
+            "action `l3!m2` is on lifeline l3, which is not in this component [l1,l2]",
+        );
+        assert_err(
+            "{ [l1] ;\n [l2, l1] }",
+            2,
+            7,
+            "lifeline `l1` is already in component [l1] at 1:3",
+        );
+        assert_err("{ [l1, l1] }", 1, 8, "lifeline `l1` is listed twice");
+    }
+
+    #[test]
+    fn syntax_errors() {
+        assert_err("", 1, 1, "empty file");
+        assert_err("  /* c */\n", 2, 1, "empty file");
+        assert_err(
+            "[l1] l1!m1",
+            1,
+            1,
+            "expected `{` opening the multitrace, found `[`",
+        );
+        assert_err(
+            "{ [l1] l1!m1",
+            1,
+            13,
+            "unexpected end of input, expected `;` or `}`",
+        );
+        assert_err(
+            "{ [l1] l1!m1 }\n}",
+            2,
+            1,
+            "expected end of input after the closing `}`, found `}`",
+        );
+        assert_err(
+            "{ [l1] l1!m1 l1?m2 }",
+            1,
+            14,
+            "expected `.` and an action, `;` or `}`, found `l1`",
+        );
+        assert_err(
+            "{ [l1] l1!m1. }",
+            1,
+            15,
+            "expected an action `l!m` or `l?m`, found `}`",
+        );
+        assert_err(
+            "{ [l1] l1 m1 }",
+            1,
+            11,
+            "expected `!` or `?` after lifeline `l1`, found `m1`",
+        );
+        assert_err("{ [l1] l1! }", 1, 12, "expected a message name, found `}`");
+        assert_err(
+            "{ [] }",
+            1,
+            4,
+            "expected a lifeline name or `#all`, found `]`",
+        );
+        assert_err("{ [l1,] }", 1, 7, "expected a lifeline name, found `]`");
+        assert_err("{ [l1 l2] }", 1, 7, "expected `,` or `]`, found `l2`");
+        assert_err(
+            "{ l1!m1 }",
+            1,
+            3,
+            "expected `[` opening a component or `}`, found `l1`",
+        );
+        assert_err(
+            "{ [l1] ;; }",
+            1,
+            9,
+            "expected `[` opening a component or `}`, found `;`",
+        );
+        assert_err("{ [l1] 1x }", 1, 8, "expected `;` or `}`, found `1x`");
+        assert_err("{ [l1] } /*", 1, 10, "unterminated comment");
+        assert_err("{ [l1] \u{7} }", 1, 8, "found character U+0007");
+        assert_err("{ [l1] é }", 1, 8, "found `é`");
+    }
+
+    #[test]
+    #[ignore = "reads /work/shared/data/hibou-lfrem-sample when present"]
+    fn real_sample_files() {
+        let root = std::path::Path::new("/work/shared/data/hibou-lfrem-sample");
+        let Ok(dirs) = std::fs::read_dir(root.join("gen_ints")) else {
+            return;
+        };
+        // The signature of the sample (this crate has no `.hsf` reader).
+        let sig = sig();
+        let mut count = 0;
+        for dir in dirs.flatten() {
+            let Ok(files) = std::fs::read_dir(dir.path()) else {
+                continue;
+            };
+            for f in files.flatten() {
+                let path = f.path();
+                if path.extension().is_some_and(|e| e == "htf") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    parse_htf(&path.display().to_string(), &text, &sig)
+                        .unwrap_or_else(|e| panic!("{e}"));
+                    count += 1;
+                }
+            }
+        }
+        assert!(count > 0);
+    }
+
+    const TOKENS: &[&str] = &[
+        "{", "}", "[", "]", ",", ";", ".", "!", "?", "#all", "#", "l1", "l2", "l9", "m1", "zz",
+        " ", "\n", "/*", "*/", "é", "\0", "1",
+    ];
+
+    proptest! {
+        #[test]
+        fn never_panics_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+            let text = String::from_utf8_lossy(&bytes);
+            let _ = parse_htf("f", &text, &sig());
+        }
+
+        #[test]
+        fn never_panics_on_token_soup(
+            toks in proptest::collection::vec(proptest::sample::select(TOKENS), 0..80)
+        ) {
+            let text = toks.concat();
+            let _ = parse_htf("f", &text, &sig());
+            let _ = parse_htf("f", &text, &Signature::new());
+        }
+
+        #[test]
+        fn well_formed_inputs_parse(
+            comps in proptest::collection::vec(
+                proptest::collection::vec((0u32..2, any::<bool>(), 0u32..6), 0..6),
+                0..5,
+            )
+        ) {
+            // One component per lifeline l1..lk, actions on its lifeline.
+            let s = sig();
+            let mut text = String::from("{");
+            for (k, acts) in comps.iter().enumerate() {
+                let l = &s.lifelines()[k];
+                let acts: Vec<String> = acts
+                    .iter()
+                    .map(|&(_, e, m)| format!("{l}{}m{}", if e { '!' } else { '?' }, m + 1))
+                    .collect();
+                text.push_str(&format!("[{l}] {};", acts.join(".")));
+            }
+            text.push('}');
+            let (mt, names) = parse_htf("f", &text, &s).unwrap();
+            prop_assert_eq!(mt.components.len(), 5);
+            prop_assert_eq!(names.len(), 5);
+            prop_assert_eq!(mt.len(), comps.iter().map(Vec::len).sum::<usize>());
+        }
+    }
+}
