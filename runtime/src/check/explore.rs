@@ -19,7 +19,7 @@
 //! to tell Pass (accepted) from WeakPass (only a multi-prefix).
 
 use crate::multitrace::{Component, Multitrace};
-use crate::signature::{Action, LifelineSet};
+use crate::signature::{Action, LifelineSet, LocationId};
 use crate::term::{TermId, TermStore};
 use crate::verdict::{Furthest, Mode, Reason, Verdict, VerdictKind};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -102,8 +102,17 @@ pub fn explore(
     let mut verdict = match first {
         Outcome::NotFound => {
             let mut v = Verdict::new(VerdictKind::Fail);
-            v.reason = Some(Reason::CentralError);
-            v.furthest = Some(search.furthest());
+            if let Some((k, position, lt)) = search.root_cut {
+                // A local trace is rejected on its own: say where, as AS does.
+                v.reason = Some(Reason::LocalError {
+                    location: LocationId(k as u32),
+                    position: position as usize,
+                    expected: search.store.frontier(lt),
+                });
+            } else {
+                v.reason = Some(Reason::CentralError);
+                v.furthest = Some(search.furthest());
+            }
             v
         }
         Outcome::Exhausted(limit) => inconclusive(limit, None),
@@ -152,6 +161,11 @@ struct Search<'a> {
     local: FxHashMap<(u32, TermId, u32, bool), bool>,
     /// Furthest vertex reached: (actions consumed, positions, term).
     best: Option<(usize, Vec<u32>, TermId)>,
+    /// The local analysis that cut the initial vertex: (component, furthest local position,
+    /// local term there).
+    root_cut: Option<(usize, u32, TermId)>,
+    /// Furthest point of the last failed local analysis.
+    last_local: (u32, TermId),
 }
 
 type Vertex = (TermId, Box<[u32]>);
@@ -168,6 +182,8 @@ impl<'a> Search<'a> {
             start: Instant::now(),
             local: FxHashMap::default(),
             best: None,
+            root_cut: None,
+            last_local: (0, TermId::EMPTY),
         }
     }
 
@@ -238,8 +254,13 @@ impl<'a> Search<'a> {
             if self.opts.loc {
                 match self.local_analyses(t, &pos, removal) {
                     Err(limit) => return Outcome::Exhausted(limit),
-                    Ok(false) => continue,
-                    Ok(true) => {}
+                    Ok(Some(k)) => {
+                        if consumed == 0 {
+                            self.root_cut = Some((k, self.last_local.0, self.last_local.1));
+                        }
+                        continue;
+                    }
+                    Ok(None) => {}
                 }
             }
             succ.clear();
@@ -294,13 +315,14 @@ impl<'a> Search<'a> {
     }
 
     /// Whether every local trace, from its current position, is (prefix mode: a prefix of) a
-    /// behaviour of the term restricted to its location.
+    /// behaviour of the term restricted to its location; `Some(k)` names a component whose
+    /// trace is not.
     fn local_analyses(
         &mut self,
         t: TermId,
         pos: &[u32],
         prefix: bool,
-    ) -> Result<bool, &'static str> {
+    ) -> Result<Option<usize>, &'static str> {
         for (k, &p) in pos.iter().enumerate() {
             let done = p == self.len(k);
             if done && prefix {
@@ -310,15 +332,16 @@ impl<'a> Search<'a> {
             let lt = self.store.remove(t, others);
             if done {
                 if !self.store.terminates(lt) {
-                    return Ok(false);
+                    self.last_local = (p, lt);
+                    return Ok(Some(k));
                 }
                 continue;
             }
             if !self.local_ok(k, lt, p, prefix)? {
-                return Ok(false);
+                return Ok(Some(k));
             }
         }
-        Ok(true)
+        Ok(None)
     }
 
     /// Local analysis of component `k` from position `p` against the local term `lt`.
@@ -331,6 +354,9 @@ impl<'a> Search<'a> {
     ) -> Result<bool, &'static str> {
         let key = (k as u32, lt, p, prefix);
         if let Some(&ok) = self.local.get(&key) {
+            if !ok {
+                self.last_local = (p, lt);
+            }
             return Ok(ok);
         }
         let len = self.len(k);
@@ -338,8 +364,12 @@ impl<'a> Search<'a> {
         let mut stack = vec![(lt, p)];
         visited.insert((lt, p));
         let mut ok = false;
+        let mut furthest = (p, lt);
         while let Some((t, q)) = stack.pop() {
             self.tick(t)?;
+            if q > furthest.0 {
+                furthest = (q, t);
+            }
             if q == len {
                 if prefix || self.store.terminates(t) {
                     ok = true;
@@ -354,6 +384,9 @@ impl<'a> Search<'a> {
                     stack.push((nt, q + 1));
                 }
             }
+        }
+        if !ok {
+            self.last_local = furthest;
         }
         self.local.insert(key, ok);
         Ok(ok)
