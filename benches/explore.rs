@@ -1,1 +1,123 @@
-fn main() {}
+//! Term exploration: time per multitrace.
+//!
+//! - `explore/fixtures`: every multitrace of `fixtures/` (always available).
+//! - `explore/lfrem/<len>`: the HIBOU benchmark sample of seed 001 (`../shared/data`, skipped
+//!   when absent), grouped by multitrace length as in seed 001 Sec. 6 (0-3, 4-8, 9-13, 14-20,
+//!   21+ actions), prefix mode with POR and LOC, as HIBOU was run.
+//!
+//! Each worker of a batch keeps its term store (and its memo tables) across multitraces; so do
+//! the benchmarks, one store per model.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use multitrace_compiler::syntax::{read_interaction, read_text, InteractionModel};
+use multitrace_runtime::check::explore::{explore, ExploreOptions};
+use multitrace_runtime::multitrace::Multitrace;
+use multitrace_runtime::syntax::parse_htf;
+use multitrace_runtime::term::TermStore;
+use std::path::{Path, PathBuf};
+
+fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.extension().is_some_and(|e| e == ext));
+    v.sort();
+    v
+}
+
+fn load(model: &InteractionModel, p: &Path) -> Multitrace {
+    let text = read_text(p).unwrap();
+    parse_htf(&p.display().to_string(), &text, &model.signature)
+        .unwrap()
+        .0
+}
+
+/// (model index, multitrace) pairs with one store per model.
+struct Set {
+    models: Vec<(InteractionModel, TermStore)>,
+    cases: Vec<(usize, Multitrace)>,
+}
+
+impl Set {
+    fn run(&mut self, opts: &ExploreOptions) {
+        for (m, mt) in &self.cases {
+            let (model, store) = &mut self.models[*m];
+            std::hint::black_box(explore(store, model.root, mt, opts));
+        }
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let opts = ExploreOptions::default();
+
+    let mut fixtures = Set {
+        models: Vec::new(),
+        cases: Vec::new(),
+    };
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("fixtures"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|d| d.join("model.hif").is_file())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let model = read_interaction(&dir.join("model.hif"), None).unwrap();
+        let idx = fixtures.models.len();
+        for t in files(&dir.join("traces"), "htf") {
+            fixtures.cases.push((idx, load(&model, &t)));
+        }
+        let store = model.store.clone();
+        fixtures.models.push((model, store));
+    }
+    let mut g = c.benchmark_group("explore");
+    g.throughput(Throughput::Elements(fixtures.cases.len() as u64));
+    g.bench_function("fixtures", |b| b.iter(|| fixtures.run(&opts)));
+    g.finish();
+
+    let lfrem = root.join("../shared/data/hibou-lfrem-sample/gen_ints");
+    if !lfrem.is_dir() {
+        eprintln!("explore/lfrem skipped: {} is absent", lfrem.display());
+        return;
+    }
+    let buckets: [(&str, usize, usize); 5] = [
+        ("0-3", 0, 3),
+        ("4-8", 4, 8),
+        ("9-13", 9, 13),
+        ("14-20", 14, 20),
+        ("21+", 21, usize::MAX),
+    ];
+    let mut sets: Vec<Set> = buckets
+        .iter()
+        .map(|_| Set {
+            models: Vec::new(),
+            cases: Vec::new(),
+        })
+        .collect();
+    for i in 0..10 {
+        let model = read_interaction(&lfrem.join(format!("i{i}.hif")), None).unwrap();
+        for set in sets.iter_mut() {
+            set.models.push((model.clone(), model.store.clone()));
+        }
+        for kind in ["accepted", "slices", "noise", "swap_act", "swap_comp"] {
+            for t in files(&lfrem.join(format!("i{i}_{kind}")), "htf") {
+                let mt = load(&model, &t);
+                let b = buckets
+                    .iter()
+                    .position(|&(_, lo, hi)| (lo..=hi).contains(&mt.len()))
+                    .unwrap();
+                sets[b].cases.push((i, mt));
+            }
+        }
+    }
+    let mut g = c.benchmark_group("explore/lfrem");
+    g.sample_size(10);
+    for ((name, _, _), set) in buckets.iter().zip(sets.iter_mut()) {
+        g.throughput(Throughput::Elements(set.cases.len() as u64));
+        g.bench_function(*name, |b| b.iter(|| set.run(&opts)));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -61,7 +61,7 @@ struct CheckArgs {
     /// Multitrace files (.htf) or directories searched recursively for *.htf.
     #[arg(required = true)]
     traces: Vec<PathBuf>,
-    /// Signature file (.hsf); default: <stem>.hsf or signature.hsf beside the model, or
+    /// Signature file (.hsf); default: `<stem>.hsf` or signature.hsf beside the model, or
     /// signature.hsf in its parent directory, else names are inferred from the interaction.
     #[arg(long)]
     signature: Option<PathBuf>,
