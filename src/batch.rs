@@ -6,7 +6,7 @@ use anyhow::{bail, Context, Result};
 use multitrace_compiler::syntax::{read_interaction, read_text, InteractionModel};
 use multitrace_runtime::check::explore::{explore, Budget, ExploreOptions, CHECK_STACK_SIZE};
 use multitrace_runtime::syntax::parse_htf;
-use multitrace_runtime::verdict::{Mode, Reason, Verdict, VerdictKind};
+use multitrace_runtime::verdict::{render_with_signature, Mode, Reason, Verdict, VerdictKind};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -173,7 +173,7 @@ fn print_record(
             Ok(())
         }
         (Ok((v, names)), FormatArg::Text) => {
-            let why = v.explain(&model.signature, names);
+            let why = v.explain(&render_with_signature(&model.signature), names);
             if why.is_empty() {
                 writeln!(out, "{path}: {}", v.kind)
             } else {
@@ -197,7 +197,7 @@ fn print_record(
                 let expected: Vec<String> = f
                     .expected
                     .iter()
-                    .map(|&a| model.signature.action_to_string(a))
+                    .map(|&a| render_with_signature(&model.signature)(a))
                     .collect();
                 obj.insert("expected".into(), expected.into());
             }

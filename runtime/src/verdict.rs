@@ -1,8 +1,18 @@
 //! Verdicts: the normal result of a check (a Fail is a result, not an error).
 
+use crate::nfa::LetterId;
 use crate::signature::{Action, LocationId, Signature};
 use serde::{Deserialize, Serialize};
 use std::fmt;
+
+/// Something a model expected: an action (term exploration) or a letter (automata).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Sym {
+    /// An interaction action.
+    Action(Action),
+    /// A letter of a compiled model's alphabet.
+    Letter(LetterId),
+}
 
 /// Which membership question is asked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
@@ -56,7 +66,7 @@ pub enum Reason {
         /// a proper prefix in complete mode).
         position: usize,
         /// Actions that were possible there.
-        expected: Vec<Action>,
+        expected: Vec<Sym>,
     },
     /// The intersection of the local areas has no accepting path (AS step 2).
     InterError,
@@ -89,7 +99,7 @@ pub struct Furthest {
     /// Number of actions consumed on each component at the furthest point reached.
     pub consumed: Vec<usize>,
     /// Actions the model could execute there.
-    pub expected: Vec<Action>,
+    pub expected: Vec<Sym>,
 }
 
 /// The full result for one multitrace.
@@ -105,6 +115,14 @@ pub struct Verdict {
     pub vertices: u64,
 }
 
+/// Renders a [`Sym`] of an interaction model whose letters are not known (term exploration).
+pub fn render_with_signature(sig: &Signature) -> impl Fn(Sym) -> String + '_ {
+    move |s| match s {
+        Sym::Action(a) => sig.action_to_string(a),
+        Sym::Letter(l) => format!("#{}", l.0),
+    }
+}
+
 impl Verdict {
     /// A verdict with no explanation.
     pub fn new(kind: VerdictKind) -> Self {
@@ -116,16 +134,14 @@ impl Verdict {
         }
     }
 
-    /// A one-line explanation for humans (empty for Pass and WeakPass).
-    pub fn explain(&self, sig: &Signature, component_names: &[String]) -> String {
-        let acts = |v: &[Action]| {
+    /// A one-line explanation for humans (empty for Pass and WeakPass); `render` names what
+    /// was expected.
+    pub fn explain(&self, render: &dyn Fn(Sym) -> String, component_names: &[String]) -> String {
+        let acts = |v: &[Sym]| {
             if v.is_empty() {
                 "nothing".to_string()
             } else {
-                v.iter()
-                    .map(|&a| sig.action_to_string(a))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                v.iter().map(|&a| render(a)).collect::<Vec<_>>().join(", ")
             }
         };
         let mut parts = Vec::new();

@@ -21,7 +21,7 @@
 use crate::multitrace::{Component, Multitrace};
 use crate::signature::{Action, LifelineSet, LocationId};
 use crate::term::{TermId, TermStore};
-use crate::verdict::{Furthest, Mode, Reason, Verdict, VerdictKind};
+use crate::verdict::{Furthest, Mode, Reason, Sym, Verdict, VerdictKind};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::time::{Duration, Instant};
 
@@ -107,7 +107,7 @@ pub fn explore(
                 v.reason = Some(Reason::LocalError {
                     location: LocationId(k as u32),
                     position: position as usize,
-                    expected: search.store.frontier(lt),
+                    expected: search.store.frontier(lt).into_iter().map(Sym::Action).collect(),
                 });
             } else {
                 v.reason = Some(Reason::CentralError);
@@ -191,7 +191,7 @@ impl<'a> Search<'a> {
         let (_, pos, t) = self.best.clone().unwrap_or_default();
         Furthest {
             consumed: pos.iter().map(|&p| p as usize).collect(),
-            expected: self.store.frontier(t),
+            expected: self.store.frontier(t).into_iter().map(Sym::Action).collect(),
         }
     }
 

@@ -1,0 +1,282 @@
+//! A compiled model: what the compiler produces and the runtime loads.
+//!
+//! Invariants (checked by [`CompiledModel::validate`] after every load): every id in the
+//! automata, the local verifiers and the areas is in range of its table; there is one local
+//! verifier per location, in location order; a term-only model's nodes refer only to earlier
+//! nodes and its root is the last node; for an interaction origin, `letter_actions` has one
+//! action per letter and each action's lifeline belongs to the letter's location.
+
+use crate::nfa::{Alphabet, LetterId, Nfa};
+use crate::project::{AreaTable, ProjDfa};
+use crate::signature::{Action, LifelineSet, Signature};
+use crate::term::{children, Term, TermId, TermStore};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+/// Where the model came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Origin {
+    /// An interaction: letters are actions.
+    Interaction {
+        /// Lifelines and messages.
+        signature: Signature,
+        /// The action of each letter.
+        letter_actions: Vec<Action>,
+        /// Lifelines of each location.
+        location_lifelines: Vec<LifelineSet>,
+    },
+    /// A raw automaton (Timbuk): letters are opaque names.
+    Automaton,
+}
+
+/// The automata of a model: `A`, the local verifiers and their areas.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Automata {
+    /// The NFA `A` with `L(A) = σ(I)`.
+    pub nfa: Nfa,
+    /// `Proj(A, Σi)` for each location, in location order.
+    pub projections: Vec<ProjDfa>,
+    /// The interned areas the local verifiers refer to.
+    pub areas: AreaTable,
+}
+
+/// An interaction kept as a term because its language may not be regular.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TermModel {
+    /// Nodes, children before parents; the last node is the root.
+    pub nodes: Vec<Term>,
+    /// Why the model is term-only (the construct and its position, or the state cap).
+    pub reason: String,
+}
+
+impl TermModel {
+    /// Stores the term `root` of `store`.
+    pub fn from_store(store: &TermStore, root: TermId, reason: String) -> Self {
+        let order = store.reachable(root);
+        let mut index = FxHashMap::default();
+        let mut nodes = Vec::with_capacity(order.len());
+        for t in order {
+            let renum = |c: TermId| TermId(index[&c]);
+            let node = match store.get(t) {
+                Term::Empty => Term::Empty,
+                Term::Act(a) => Term::Act(a),
+                Term::Strict(x, y) => Term::Strict(renum(x), renum(y)),
+                Term::Seq(x, y) => Term::Seq(renum(x), renum(y)),
+                Term::Par(x, y) => Term::Par(renum(x), renum(y)),
+                Term::Alt(x, y) => Term::Alt(renum(x), renum(y)),
+                Term::Coreg(s, x, y) => Term::Coreg(s, renum(x), renum(y)),
+                Term::Loop(k, x) => Term::Loop(k, renum(x)),
+            };
+            index.insert(t, nodes.len() as u32);
+            nodes.push(node);
+        }
+        TermModel { nodes, reason }
+    }
+
+    /// Rebuilds a store holding the term; returns it with the root.
+    pub fn to_store(&self) -> (TermStore, TermId) {
+        let mut store = TermStore::new();
+        let mut ids: Vec<TermId> = Vec::with_capacity(self.nodes.len());
+        for node in &self.nodes {
+            let get = |c: TermId| ids[c.index()];
+            let node = match *node {
+                Term::Empty => Term::Empty,
+                Term::Act(a) => Term::Act(a),
+                Term::Strict(x, y) => Term::Strict(get(x), get(y)),
+                Term::Seq(x, y) => Term::Seq(get(x), get(y)),
+                Term::Par(x, y) => Term::Par(get(x), get(y)),
+                Term::Alt(x, y) => Term::Alt(get(x), get(y)),
+                Term::Coreg(s, x, y) => Term::Coreg(s, get(x), get(y)),
+                Term::Loop(k, x) => Term::Loop(k, get(x)),
+            };
+            ids.push(store.make(node));
+        }
+        let root = ids.last().copied().unwrap_or(TermId::EMPTY);
+        (store, root)
+    }
+
+    fn validate(&self, signature: &Signature) -> Result<(), String> {
+        if self.nodes.is_empty() {
+            return Err("term-only model without a term".into());
+        }
+        let nl = signature.lifelines().len();
+        let nm = signature.messages().len();
+        for (i, node) in self.nodes.iter().enumerate() {
+            if children(*node).any(|c| c.index() >= i) {
+                return Err(format!("term node {i} refers to a later node"));
+            }
+            match node {
+                Term::Act(a) if a.lifeline.index() >= nl || a.message.index() >= nm => {
+                    return Err(format!("term node {i} names an unknown lifeline or message"));
+                }
+                Term::Coreg(s, _, _) if nl < 64 && s.0 >> nl != 0 => {
+                    return Err(format!("term node {i} names an unknown lifeline"));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Automata or term-only.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ModelKind {
+    /// Compiled to automata: checked by AC or AS.
+    Automata(Automata),
+    /// Kept as a term: checked by term exploration.
+    TermOnly(TermModel),
+}
+
+/// Facts about the compilation, for `inspect`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompileStats {
+    /// Compile time in microseconds.
+    pub compile_time_us: u64,
+    /// The source file(s) as named at compile time.
+    pub source: String,
+    /// Notices (rewritings applied, why term-only).
+    pub notices: Vec<String>,
+}
+
+/// A compiled model: alphabet, origin, automata or term, statistics.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompiledModel {
+    /// Letters and locations.
+    pub alphabet: Alphabet,
+    /// Interaction or raw automaton.
+    pub origin: Origin,
+    /// Automata or term.
+    pub kind: ModelKind,
+    /// Compilation facts.
+    pub stats: CompileStats,
+    /// A digest of the source model (see [`crate::artifact::digest`]).
+    pub digest: u64,
+    #[serde(skip)]
+    action_letters: FxHashMap<Action, LetterId>,
+}
+
+impl CompiledModel {
+    /// Assembles a model and builds its lookup tables.
+    pub fn new(
+        alphabet: Alphabet,
+        origin: Origin,
+        kind: ModelKind,
+        stats: CompileStats,
+        digest: u64,
+    ) -> Result<Self, String> {
+        let mut m = CompiledModel {
+            alphabet,
+            origin,
+            kind,
+            stats,
+            digest,
+            action_letters: FxHashMap::default(),
+        };
+        m.prepare()?;
+        Ok(m)
+    }
+
+    /// Validates the model and rebuilds the tables that are not serialized.
+    pub(crate) fn prepare(&mut self) -> Result<(), String> {
+        self.validate()?;
+        if let Origin::Interaction {
+            signature,
+            letter_actions,
+            ..
+        } = &mut self.origin
+        {
+            signature.reindex();
+            self.action_letters = letter_actions
+                .iter()
+                .enumerate()
+                .map(|(i, &a)| (a, LetterId(i as u32)))
+                .collect();
+        }
+        Ok(())
+    }
+
+    /// Checks every invariant (see the module documentation).
+    pub fn validate(&self) -> Result<(), String> {
+        let letters = self.alphabet.len();
+        if let Origin::Interaction {
+            signature,
+            letter_actions,
+            location_lifelines,
+        } = &self.origin
+        {
+            if letter_actions.len() != letters {
+                return Err("letter actions do not match the alphabet".into());
+            }
+            if location_lifelines.len() != self.alphabet.locations() {
+                return Err("location lifelines do not match the locations".into());
+            }
+            let nl = signature.lifelines().len();
+            let nm = signature.messages().len();
+            if nl > crate::signature::MAX_LIFELINES {
+                return Err("too many lifelines".into());
+            }
+            for (i, a) in letter_actions.iter().enumerate() {
+                if a.lifeline.index() >= nl || a.message.index() >= nm {
+                    return Err(format!("letter {i} names an unknown lifeline or message"));
+                }
+                let loc = self.alphabet.location(LetterId(i as u32));
+                if !location_lifelines[loc.index()].contains(a.lifeline) {
+                    return Err(format!("letter {i} is not on a lifeline of its location"));
+                }
+            }
+            if let ModelKind::TermOnly(t) = &self.kind {
+                t.validate(signature)?;
+            }
+        } else if let ModelKind::TermOnly(_) = &self.kind {
+            return Err("a raw automaton cannot be term-only".into());
+        }
+        if let ModelKind::Automata(a) = &self.kind {
+            a.nfa.validate(letters).map_err(|e| e.to_string())?;
+            let nt = a.nfa.transitions().len();
+            a.areas.validate(nt)?;
+            if a.projections.len() != self.alphabet.locations() {
+                return Err("one local verifier per location expected".into());
+            }
+            for (k, p) in a.projections.iter().enumerate() {
+                if p.location.index() != k
+                    || p.letters as usize != self.alphabet.letters_of(p.location).len()
+                {
+                    return Err(format!("local verifier {k} does not match its location"));
+                }
+                p.validate(a.nfa.states(), a.areas.len())
+                    .map_err(|e| format!("local verifier {k}: {e}"))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The letter of an action (interaction models).
+    pub fn letter_of(&self, a: Action) -> Option<LetterId> {
+        self.action_letters.get(&a).copied()
+    }
+
+    /// The signature of an interaction model.
+    pub fn signature(&self) -> Option<&Signature> {
+        match &self.origin {
+            Origin::Interaction { signature, .. } => Some(signature),
+            Origin::Automaton => None,
+        }
+    }
+
+    /// The automata, unless the model is term-only.
+    pub fn automata(&self) -> Option<&Automata> {
+        match &self.kind {
+            ModelKind::Automata(a) => Some(a),
+            ModelKind::TermOnly(_) => None,
+        }
+    }
+
+    /// "automata" or "term-only".
+    pub fn kind_name(&self) -> &'static str {
+        match self.kind {
+            ModelKind::Automata(_) => "automata",
+            ModelKind::TermOnly(_) => "term-only",
+        }
+    }
+}

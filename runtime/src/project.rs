@@ -1,0 +1,211 @@
+//! Local verifiers: the DFA `Proj(A, Σi)` of each location with its area labels (seed 004
+//! Defs. 5-7).
+//!
+//! Invariants (checked by [`ProjDfa::validate`]): state 0 is the initial state (`δī(Q0)`); the
+//! transition table is dense (`states × letters of the location`), `NO_STATE` marks a missing
+//! transition and a present one carries an area id; every area id indexes the
+//! [`AreaTable`]; `subsets[s]` are the NFA states of DFA state `s`.
+
+use crate::nfa::{LocationId, StateId};
+use serde::{Deserialize, Serialize};
+
+/// Id of an interned area.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct AreaId(pub u32);
+
+impl AreaId {
+    /// The id as an index.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Marks a missing DFA transition.
+pub const NO_STATE: u32 = u32::MAX;
+
+/// Interned areas: sets of the NFA's transitions, as bitsets of `words` 64-bit words each.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AreaTable {
+    words: u32,
+    bits: Vec<u64>,
+}
+
+impl AreaTable {
+    /// An empty table for areas over `transitions` transitions.
+    pub fn new(transitions: usize) -> Self {
+        AreaTable {
+            words: transitions.div_ceil(64).max(1) as u32,
+            bits: Vec::new(),
+        }
+    }
+    /// Words per area.
+    #[inline]
+    pub fn words(&self) -> usize {
+        self.words as usize
+    }
+    /// Number of areas.
+    pub fn len(&self) -> usize {
+        self.bits.len() / self.words()
+    }
+    /// Whether the table is empty.
+    pub fn is_empty(&self) -> bool {
+        self.bits.is_empty()
+    }
+    /// The bits of an area.
+    #[inline]
+    pub fn get(&self, a: AreaId) -> &[u64] {
+        let w = self.words();
+        &self.bits[a.index() * w..(a.index() + 1) * w]
+    }
+    /// Appends an area (the caller interns); returns its id.
+    pub fn push(&mut self, bits: &[u64]) -> AreaId {
+        debug_assert_eq!(bits.len(), self.words());
+        let id = AreaId(self.len() as u32);
+        self.bits.extend_from_slice(bits);
+        id
+    }
+    /// Checks the table's shape.
+    pub fn validate(&self, transitions: usize) -> Result<(), String> {
+        if self.words() != transitions.div_ceil(64).max(1) || self.bits.len() % self.words() != 0
+        {
+            return Err("area table has the wrong width".into());
+        }
+        // Bits beyond the last transition must be clear.
+        let extra = self.words() * 64 - transitions;
+        if extra > 0 && extra < 64 {
+            let mask = !0u64 << (64 - extra);
+            let w = self.words();
+            if self.bits.chunks(w).any(|a| a[w - 1] & mask != 0) {
+                return Err("an area names a transition out of range".into());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The DFA `Proj(A, Σi)` of one location.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProjDfa {
+    /// The location.
+    pub location: LocationId,
+    /// Number of states.
+    pub states: u32,
+    /// Number of letters of the location.
+    pub letters: u32,
+    /// `next[s * letters + x]`: target of state `s` on local letter `x`, or [`NO_STATE`].
+    pub next: Vec<u32>,
+    /// `area[s * letters + x]`: area of that transition (meaningless when missing).
+    pub area: Vec<AreaId>,
+    /// Whether a state contains an accepting NFA state.
+    pub accepting: Vec<bool>,
+    /// Whether a state can still reach an accepting state (partial observation).
+    pub live: Vec<bool>,
+    /// `init` (Def. 7): the area before the first local letter.
+    pub init_area: AreaId,
+    /// Per state: every NFA transition reachable from the state's NFA states (what may happen
+    /// after an observation that stopped there).
+    pub tail: Vec<AreaId>,
+    /// NFA states of each DFA state.
+    pub subsets: Vec<Vec<StateId>>,
+}
+
+impl ProjDfa {
+    /// Target and area of `s` on local letter `x`.
+    #[inline]
+    pub fn step(&self, s: u32, x: u32) -> Option<(u32, AreaId)> {
+        let i = (s * self.letters + x) as usize;
+        let t = self.next[i];
+        (t != NO_STATE).then(|| (t, self.area[i]))
+    }
+
+    /// Number of transitions.
+    pub fn transition_count(&self) -> usize {
+        self.next.iter().filter(|&&t| t != NO_STATE).count()
+    }
+
+    /// Checks every invariant against the tables it refers to.
+    pub fn validate(&self, nfa_states: usize, areas: usize) -> Result<(), String> {
+        let n = self.states as usize;
+        let cells = n
+            .checked_mul(self.letters as usize)
+            .ok_or("DFA too large")?;
+        if n == 0 {
+            return Err("DFA without states".into());
+        }
+        if self.next.len() != cells || self.area.len() != cells {
+            return Err("DFA table has the wrong size".into());
+        }
+        if self.accepting.len() != n || self.live.len() != n || self.tail.len() != n {
+            return Err("DFA flags do not match its states".into());
+        }
+        if self.subsets.len() != n {
+            return Err("DFA subsets do not match its states".into());
+        }
+        for (i, &t) in self.next.iter().enumerate() {
+            if t != NO_STATE && (t as usize >= n || self.area[i].index() >= areas) {
+                return Err("DFA transition out of range".into());
+            }
+        }
+        if self.init_area.index() >= areas || self.tail.iter().any(|a| a.index() >= areas) {
+            return Err("DFA area out of range".into());
+        }
+        if self
+            .subsets
+            .iter()
+            .flatten()
+            .any(|s| s.index() >= nfa_states)
+        {
+            return Err("DFA subset names an NFA state out of range".into());
+        }
+        Ok(())
+    }
+}
+
+/// Bitset helpers over `u64` words.
+pub mod bits {
+    /// Sets bit `i`.
+    #[inline]
+    pub fn set(b: &mut [u64], i: usize) {
+        b[i / 64] |= 1 << (i % 64);
+    }
+    /// Tests bit `i`.
+    #[inline]
+    pub fn get(b: &[u64], i: usize) -> bool {
+        b[i / 64] >> (i % 64) & 1 == 1
+    }
+    /// `a |= b`.
+    #[inline]
+    pub fn union_with(a: &mut [u64], b: &[u64]) {
+        for (x, y) in a.iter_mut().zip(b) {
+            *x |= y;
+        }
+    }
+    /// `a &= b`.
+    #[inline]
+    pub fn intersect_with(a: &mut [u64], b: &[u64]) {
+        for (x, y) in a.iter_mut().zip(b) {
+            *x &= y;
+        }
+    }
+    /// Whether no bit is set.
+    #[inline]
+    pub fn is_empty(a: &[u64]) -> bool {
+        a.iter().all(|&x| x == 0)
+    }
+    /// Indices of the set bits.
+    pub fn iter(a: &[u64]) -> impl Iterator<Item = usize> + '_ {
+        a.iter().enumerate().flat_map(|(w, &word)| {
+            let mut bits = word;
+            std::iter::from_fn(move || {
+                if bits == 0 {
+                    None
+                } else {
+                    let i = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    Some(w * 64 + i)
+                }
+            })
+        })
+    }
+}
