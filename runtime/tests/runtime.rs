@@ -9,7 +9,7 @@ use multitrace_runtime::check::explore::{explore, Budget, ExploreOptions};
 use multitrace_runtime::multitrace::{Component, Multitrace};
 use multitrace_runtime::signature::{Action, ActionKind, LifelineId, LifelineSet, MessageId};
 use multitrace_runtime::term::{LoopKind, TermId, TermStore};
-use multitrace_runtime::verdict::{Mode, VerdictKind};
+use multitrace_runtime::verdict::{Mode, Sym, VerdictKind};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 
@@ -512,5 +512,5 @@ fn fail_reports_furthest_point() {
     assert_eq!(v.kind, VerdictKind::Fail);
     let f = v.furthest.unwrap();
     assert_eq!(f.consumed, vec![1, 0]);
-    assert_eq!(f.expected, vec![rcv]);
+    assert_eq!(f.expected, vec![Sym::Action(rcv)]);
 }

@@ -8,11 +8,15 @@
 
 mod interaction;
 mod lexer;
+mod locations;
 mod signature;
+mod timbuk;
 
 pub use interaction::{parse_interaction, MAX_NESTING};
+pub use locations::{parse_locations_spec, random_partition};
 pub use multitrace_runtime::syntax::ParseError;
 pub use signature::parse_signature;
+pub use timbuk::{parse_timbuk, TimbukAutomaton};
 
 use multitrace_runtime::signature::Signature;
 use multitrace_runtime::term::{TermId, TermStore};

@@ -84,8 +84,10 @@ pub(crate) struct TermInfo {
 ///
 /// Invariants: `TermId::EMPTY` is ∅; children are interned before parents, so a child's id is
 /// smaller than its parent's; constructors normalize (∅ is neutral, sequencing is
-/// right-associated, `alt(x, x) = x`, `loop(∅) = ∅`), and every normalization preserves the
-/// global-trace semantics, so any term of a store may stand for its input.
+/// right-associated, `alt` and `par` operands are flattened and sorted by id, `alt(x, x) = x`,
+/// `loop(∅) = ∅`, nested loops collapse, a loop is idempotent under its own sequencing), and
+/// every normalization preserves the global-trace semantics, so any term of a store may stand
+/// for its input.
 #[derive(Clone, Debug)]
 pub struct TermStore {
     pub(crate) terms: Vec<Term>,
@@ -239,9 +241,23 @@ impl TermStore {
         self.sequence(x, y, SeqOp::Seq)
     }
 
-    /// `par(x, y)`.
+    /// `par(x, y)`: operands flattened and sorted by id (interleaving is associative and
+    /// commutative), ∅ dropped, repeated `loopP(z)` operands merged (`loopP(z) ∥ loopP(z) =
+    /// loopP(z)`), then right-nested.
     pub fn par(&mut self, x: TermId, y: TermId) -> TermId {
-        self.sequence(x, y, SeqOp::Par)
+        if x == TermId::EMPTY {
+            return y;
+        }
+        if y == TermId::EMPTY {
+            return x;
+        }
+        let mut ops = Vec::new();
+        self.flatten(x, false, &mut ops);
+        self.flatten(y, false, &mut ops);
+        ops.sort();
+        let terms = &self.terms;
+        ops.dedup_by(|a, b| a == b && matches!(terms[a.index()], Term::Loop(LoopKind::Par, _)));
+        self.nest(ops, false)
     }
 
     /// `coreg(s)(x, y)`. Only the lifelines of `s` that both sides use matter, so `s` is reduced
@@ -260,18 +276,73 @@ impl TermStore {
         self.intern(Term::Coreg(s, x, y))
     }
 
-    /// `alt(x, y)`.
+    /// `alt(x, y)`: operands flattened, sorted by id and deduplicated (choice is associative,
+    /// commutative and idempotent), then right-nested.
     pub fn alt(&mut self, x: TermId, y: TermId) -> TermId {
         if x == y {
             return x;
         }
-        self.intern(Term::Alt(x, y))
+        let mut ops = Vec::new();
+        self.flatten(x, true, &mut ops);
+        self.flatten(y, true, &mut ops);
+        ops.sort();
+        ops.dedup();
+        self.nest(ops, true)
     }
 
-    /// `loopK(x)`.
+    /// Pushes the operands of the alt (or par) chain `t`.
+    fn flatten(&self, t: TermId, alt: bool, out: &mut Vec<TermId>) {
+        let mut t = t;
+        loop {
+            match (alt, self.get(t)) {
+                (true, Term::Alt(a, b)) | (false, Term::Par(a, b)) => {
+                    // Chains are right-nested with non-chain left operands.
+                    out.push(a);
+                    t = b;
+                }
+                _ => {
+                    out.push(t);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Right-nests sorted operands into an alt (or par) chain.
+    fn nest(&mut self, mut ops: Vec<TermId>, alt: bool) -> TermId {
+        let mut acc = ops.pop().unwrap_or(TermId::EMPTY);
+        while let Some(x) = ops.pop() {
+            acc = self.intern(if alt {
+                Term::Alt(x, acc)
+            } else {
+                Term::Par(x, acc)
+            });
+        }
+        acc
+    }
+
+    /// `loopK(x)`. A loop directly inside a loop whose sequencing is as weak or weaker
+    /// collapses: with strength strict > weak > par, `loopK(loopK'(y)) = loopK(y)` when K is not
+    /// stronger than K' (the inner iterations are already sequences of outer ones).
     pub fn repeat(&mut self, kind: LoopKind, x: TermId) -> TermId {
         if x == TermId::EMPTY {
             return x;
+        }
+        let strength = |k: LoopKind| match k {
+            LoopKind::Strict => Some(2),
+            LoopKind::Weak => Some(1),
+            LoopKind::Par => Some(0),
+            LoopKind::Head => None,
+        };
+        if let Term::Loop(inner, y) = self.get(x) {
+            if inner == kind && kind != LoopKind::Head {
+                return x;
+            }
+            if let (Some(outer), Some(inner)) = (strength(kind), strength(inner)) {
+                if outer <= inner {
+                    return self.repeat(kind, y);
+                }
+            }
         }
         self.intern(Term::Loop(kind, x))
     }
@@ -304,7 +375,7 @@ impl TermStore {
             return self.sequence(a, bc, op);
         }
         // Kleene idempotence: op(L*, op(L*, z)) = op(L*, z) and op(L*, L*) = L* for the loop whose
-        // iterations are joined by `op` (loopS/strict, loopW/seq, loopP/par).
+        // iterations are joined by `op` (loopS/strict, loopW/seq; loopP/par is in `par`).
         if let Term::Loop(k, _) = self.get(x) {
             if op.loop_kind() == Some(k) {
                 if y == x {
@@ -363,15 +434,12 @@ pub fn children(t: Term) -> impl Iterator<Item = TermId> {
 enum SeqOp {
     Strict,
     Seq,
-    Par,
 }
 
 impl SeqOp {
     fn split(self, t: Term) -> Option<(TermId, TermId)> {
         match (self, t) {
-            (SeqOp::Strict, Term::Strict(a, b))
-            | (SeqOp::Seq, Term::Seq(a, b))
-            | (SeqOp::Par, Term::Par(a, b)) => Some((a, b)),
+            (SeqOp::Strict, Term::Strict(a, b)) | (SeqOp::Seq, Term::Seq(a, b)) => Some((a, b)),
             _ => None,
         }
     }
@@ -379,14 +447,12 @@ impl SeqOp {
         match self {
             SeqOp::Strict => Term::Strict(x, y),
             SeqOp::Seq => Term::Seq(x, y),
-            SeqOp::Par => Term::Par(x, y),
         }
     }
     fn loop_kind(self) -> Option<LoopKind> {
         Some(match self {
             SeqOp::Strict => LoopKind::Strict,
             SeqOp::Seq => LoopKind::Weak,
-            SeqOp::Par => LoopKind::Par,
         })
     }
 }

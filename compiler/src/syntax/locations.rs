@@ -1,0 +1,216 @@
+//! Location partitions given on the command line: `--locations 'l1,l2;l3'`, or a random
+//! partition drawn from a seed.
+
+/// Reads a `--locations` option: groups separated by `;`, names in a group separated by `,`.
+///
+/// `"l1,l2;l3"` gives `[["l1", "l2"], ["l3"]]`. Whitespace around names is ignored. An empty
+/// option, an empty group, an empty name, a name containing whitespace and a name listed twice
+/// are errors; the message starts with `--locations:` and says what is wrong.
+pub fn parse_locations_spec(spec: &str) -> Result<Vec<Vec<String>>, String> {
+    const SHAPE: &str = "groups separated by `;`, names separated by `,`, e.g. `l1,l2;l3`";
+    if spec.trim().is_empty() {
+        return Err(format!("--locations: the option is empty; expected {SHAPE}"));
+    }
+    let mut groups: Vec<Vec<String>> = Vec::new();
+    // Each name and the (1-based) group it is in, to report duplicates.
+    let mut seen: Vec<(&str, usize)> = Vec::new();
+    for (g, group) in spec.split(';').enumerate() {
+        let number = g + 1;
+        if group.trim().is_empty() {
+            return Err(format!(
+                "--locations: group {number} is empty in `{spec}`; expected {SHAPE}"
+            ));
+        }
+        let mut names = Vec::new();
+        for raw in group.split(',') {
+            let name = raw.trim();
+            if name.is_empty() {
+                return Err(format!(
+                    "--locations: empty name in group {number} (`{}`); expected {SHAPE}",
+                    group.trim()
+                ));
+            }
+            if name.chars().any(char::is_whitespace) {
+                return Err(format!(
+                    "--locations: name `{name}` in group {number} contains whitespace; \
+                     separate names with `,`"
+                ));
+            }
+            if let Some(&(_, first)) = seen.iter().find(|(n, _)| *n == name) {
+                let where_ = if first == number {
+                    format!("twice in group {number}")
+                } else {
+                    format!("in groups {first} and {number}")
+                };
+                return Err(format!(
+                    "--locations: `{name}` is listed {where_}; each name belongs to exactly one \
+                     group"
+                ));
+            }
+            seen.push((name, number));
+            names.push(name.to_string());
+        }
+        groups.push(names);
+    }
+    Ok(groups)
+}
+
+/// The splitmix64 generator (Steele, Lea and Flood), enough for reproducible partitions.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`n > 0`), by multiply-shift; the bias is at most `n / 2^64`.
+    fn below(&mut self, n: usize) -> usize {
+        ((u128::from(self.next()) * n as u128) >> 64) as usize
+    }
+}
+
+/// Assigns each of `items` items a group in `0..groups`, every group non-empty.
+///
+/// The result depends only on `(items, groups, seed)`: `result[i]` is the group of item `i`.
+/// A random `groups` items (one per group) make every group non-empty, the others are spread
+/// uniformly. Errors when `groups` is 0 or larger than `items`.
+pub fn random_partition(items: usize, groups: usize, seed: u64) -> Result<Vec<usize>, String> {
+    if groups == 0 {
+        return Err("cannot split into 0 groups: ask for at least one".to_string());
+    }
+    if groups > items {
+        return Err(format!(
+            "cannot split {items} item{} into {groups} non-empty groups: ask for at most {items}",
+            if items == 1 { "" } else { "s" }
+        ));
+    }
+    let mut rng = SplitMix64(seed);
+    // A random permutation of the items (Fisher-Yates); its first `groups` items get one
+    // group each, the rest a uniform group.
+    let mut order: Vec<usize> = (0..items).collect();
+    for i in (1..items).rev() {
+        let j = rng.below(i + 1);
+        order.swap(i, j);
+    }
+    let mut group = vec![0; items];
+    for (rank, &item) in order.iter().enumerate() {
+        group[item] = if rank < groups {
+            rank
+        } else {
+            rng.below(groups)
+        };
+    }
+    Ok(group)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn groups(spec: &str) -> Vec<Vec<String>> {
+        parse_locations_spec(spec).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[track_caller]
+    fn assert_err(spec: &str, fragment: &str) {
+        let e = parse_locations_spec(spec).unwrap_err();
+        assert!(e.starts_with("--locations: "), "{e}");
+        assert!(e.contains(fragment), "`{e}` lacks `{fragment}`");
+    }
+
+    #[test]
+    fn specs() {
+        assert_eq!(groups("l1,l2;l3"), [vec!["l1", "l2"], vec!["l3"]]);
+        assert_eq!(groups(" l1 , l2 ;\tl3 "), [vec!["l1", "l2"], vec!["l3"]]);
+        assert_eq!(groups("a"), [vec!["a"]]);
+        assert_eq!(groups("a;b;c"), [vec!["a"], vec!["b"], vec!["c"]]);
+    }
+
+    #[test]
+    fn spec_errors() {
+        assert_err("", "the option is empty");
+        assert_err("  ", "the option is empty");
+        assert_err("l1;;l2", "group 2 is empty in `l1;;l2`");
+        assert_err("l1;", "group 2 is empty");
+        assert_err(";l1", "group 1 is empty");
+        assert_err("l1,,l2", "empty name in group 1 (`l1,,l2`)");
+        assert_err("l1;l2,", "empty name in group 2");
+        assert_err("l1 l2;l3", "name `l1 l2` in group 1 contains whitespace");
+        assert_err("l1,l2;l1", "`l1` is listed in groups 1 and 2");
+        assert_err("l1,l1", "`l1` is listed twice in group 1");
+    }
+
+    #[test]
+    fn splitmix64_reference_values() {
+        let mut rng = SplitMix64(0);
+        assert_eq!(rng.next(), 0xE220_A839_7B1D_CDAF);
+        assert_eq!(rng.next(), 0x6E78_9E6A_A1B9_65F4);
+        assert_eq!(rng.next(), 0x06C4_5D18_8009_454F);
+    }
+
+    #[test]
+    fn partitions() {
+        assert_eq!(random_partition(0, 0, 1).unwrap_err(), "cannot split into 0 groups: ask for at least one");
+        assert!(random_partition(3, 0, 1).unwrap_err().contains("0 groups"));
+        assert_eq!(
+            random_partition(2, 3, 1).unwrap_err(),
+            "cannot split 2 items into 3 non-empty groups: ask for at most 2"
+        );
+        assert!(random_partition(1, 2, 1).unwrap_err().contains("1 item into"));
+        assert_eq!(random_partition(1, 1, 7).unwrap(), [0]);
+        assert_eq!(random_partition(4, 1, 7).unwrap(), [0, 0, 0, 0]);
+        let mut p = random_partition(5, 5, 7).unwrap();
+        p.sort();
+        assert_eq!(p, [0, 1, 2, 3, 4]);
+        // Deterministic per seed, and the seed matters.
+        let a = random_partition(19, 3, 42).unwrap();
+        assert_eq!(a, random_partition(19, 3, 42).unwrap());
+        assert!((0..20u64).any(|s| random_partition(19, 3, s).unwrap() != a));
+    }
+
+    proptest! {
+        #[test]
+        fn partitions_cover_every_group(items in 0usize..60, groups in 0usize..70, seed in any::<u64>()) {
+            match random_partition(items, groups, seed) {
+                Ok(p) => {
+                    prop_assert!(groups >= 1 && groups <= items);
+                    prop_assert_eq!(p.len(), items);
+                    let mut count = vec![0; groups];
+                    for &g in &p {
+                        prop_assert!(g < groups);
+                        count[g] += 1;
+                    }
+                    prop_assert!(count.iter().all(|&c| c > 0));
+                }
+                Err(_) => prop_assert!(groups == 0 || groups > items),
+            }
+        }
+
+        #[test]
+        fn specs_never_panic(spec in any::<String>()) {
+            if let Ok(groups) = parse_locations_spec(&spec) {
+                prop_assert!(!groups.is_empty());
+                prop_assert!(groups.iter().all(|g| !g.is_empty()));
+            }
+        }
+
+        #[test]
+        fn written_specs_read_back(groups in proptest::collection::vec(
+            proptest::collection::vec(0u32..1000, 1..5), 1..5)
+        ) {
+            // Distinct names: prefix each with its group and rank.
+            let names: Vec<Vec<String>> = groups
+                .iter()
+                .enumerate()
+                .map(|(g, ns)| ns.iter().enumerate().map(|(i, n)| format!("g{g}n{i}x{n}")).collect())
+                .collect();
+            let spec = names.iter().map(|g| g.join(",")).collect::<Vec<_>>().join(" ; ");
+            prop_assert_eq!(parse_locations_spec(&spec).unwrap(), names);
+        }
+    }
+}
