@@ -1,8 +1,14 @@
 //! # multitrace-compiler
 //!
-//! Turns models into what the runtime checks: the front ends read signatures (`.hsf`) and
-//! interactions (`.hif`) in HIBOU syntax into a [`multitrace_runtime::signature::Signature`]
-//! and interaction terms of a [`multitrace_runtime::term::TermStore`] ([`syntax`]).
+//! Turns models into what the runtime checks:
+//!
+//! - [`syntax`]: front ends for signatures (`.hsf`) and interactions (`.hif`) in HIBOU syntax,
+//!   and raw automata (Timbuk);
+//! - [`rewrite`]: multitrace-equivalent strengthening of weak sequencing, and the regularity
+//!   check that sends non-regular models to term exploration;
+//! - [`nfa`]: NFA synthesis from an interaction (states are normalized terms);
+//! - [`project`]: the local verifiers `Proj(A, Σi)` with their areas;
+//! - [`compile`]: the pipeline producing a [`multitrace_runtime::model::CompiledModel`].
 //!
 //! Like the runtime's readers, the front ends never panic on bad input: they return a
 //! [`syntax::ParseError`] with file, line and column, or a [`syntax::ModelError`] when a file
@@ -10,4 +16,8 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod compile;
+pub mod nfa;
+pub mod project;
+pub mod rewrite;
 pub mod syntax;

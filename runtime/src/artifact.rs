@@ -175,7 +175,9 @@ fn check_frame(bytes: &[u8]) -> Result<usize, LoadError> {
     }
     let len = u64_at(bytes, 24);
     if len > MAX_PAYLOAD {
-        return Err(LoadError::Invalid(format!("payload of {len} bytes is too large")));
+        return Err(LoadError::Invalid(format!(
+            "payload of {len} bytes is too large"
+        )));
     }
     let needed = HEADER + len as usize + 8;
     if bytes.len() < needed {
@@ -213,7 +215,9 @@ pub fn decode(bytes: &[u8]) -> Result<CompiledModel, LoadError> {
     }
     let payload_kind = u8::from(matches!(model.kind, ModelKind::TermOnly(_)));
     if payload_kind != kind || model.digest != u64_at(bytes, 16) {
-        return Err(LoadError::Invalid("header does not match the payload".into()));
+        return Err(LoadError::Invalid(
+            "header does not match the payload".into(),
+        ));
     }
     model.prepare().map_err(LoadError::Invalid)?;
     Ok(model)

@@ -107,7 +107,9 @@ impl TermModel {
             }
             match node {
                 Term::Act(a) if a.lifeline.index() >= nl || a.message.index() >= nm => {
-                    return Err(format!("term node {i} names an unknown lifeline or message"));
+                    return Err(format!(
+                        "term node {i} names an unknown lifeline or message"
+                    ));
                 }
                 Term::Coreg(s, _, _) if nl < 64 && s.0 >> nl != 0 => {
                     return Err(format!("term node {i} names an unknown lifeline"));

@@ -185,6 +185,8 @@ struct Parser<'a, 's> {
     lx: Lexer<'a>,
     sig: &'s mut Signature,
     infer: bool,
+    /// Loops built, with the byte offset of their keyword.
+    loops: Vec<(TermId, usize)>,
 }
 
 impl<'a> Parser<'a, '_> {
@@ -451,6 +453,7 @@ impl<'a> Parser<'a, '_> {
                             return Err(self.lx.expected(&sep, &what));
                         }
                         value = store.repeat(kind, value);
+                        self.loops.push((value, keyword.start));
                     }
                 }
             }
@@ -571,14 +574,36 @@ pub fn parse_interaction(
     infer: bool,
     store: &mut TermStore,
 ) -> Result<TermId, ParseError> {
+    parse_interaction_with_loops(file, text, sig, infer, store).map(|(t, _)| t)
+}
+
+/// [`parse_interaction`], also returning every loop term built with the line and column of its
+/// keyword (first occurrence for equal terms), so that later stages can point at a loop.
+pub fn parse_interaction_with_loops(
+    file: &str,
+    text: &str,
+    sig: &mut Signature,
+    infer: bool,
+    store: &mut TermStore,
+) -> Result<(TermId, Vec<(TermId, u32, u32)>), ParseError> {
     let mut p = Parser {
         lx: Lexer {
             c: Cursor::new(file, text),
         },
         sig,
         infer,
+        loops: Vec::new(),
     };
-    p.parse(store)
+    let root = p.parse(store)?;
+    let loops = p
+        .loops
+        .iter()
+        .map(|&(t, at)| {
+            let (line, col) = multitrace_runtime::syntax::line_column(text, at);
+            (t, line, col)
+        })
+        .collect();
+    Ok((root, loops))
 }
 
 #[cfg(test)]

@@ -9,7 +9,9 @@
 pub fn parse_locations_spec(spec: &str) -> Result<Vec<Vec<String>>, String> {
     const SHAPE: &str = "groups separated by `;`, names separated by `,`, e.g. `l1,l2;l3`";
     if spec.trim().is_empty() {
-        return Err(format!("--locations: the option is empty; expected {SHAPE}"));
+        return Err(format!(
+            "--locations: the option is empty; expected {SHAPE}"
+        ));
     }
     let mut groups: Vec<Vec<String>> = Vec::new();
     // Each name and the (1-based) group it is in, to report duplicates.
@@ -155,13 +157,18 @@ mod tests {
 
     #[test]
     fn partitions() {
-        assert_eq!(random_partition(0, 0, 1).unwrap_err(), "cannot split into 0 groups: ask for at least one");
+        assert_eq!(
+            random_partition(0, 0, 1).unwrap_err(),
+            "cannot split into 0 groups: ask for at least one"
+        );
         assert!(random_partition(3, 0, 1).unwrap_err().contains("0 groups"));
         assert_eq!(
             random_partition(2, 3, 1).unwrap_err(),
             "cannot split 2 items into 3 non-empty groups: ask for at most 2"
         );
-        assert!(random_partition(1, 2, 1).unwrap_err().contains("1 item into"));
+        assert!(random_partition(1, 2, 1)
+            .unwrap_err()
+            .contains("1 item into"));
         assert_eq!(random_partition(1, 1, 7).unwrap(), [0]);
         assert_eq!(random_partition(4, 1, 7).unwrap(), [0, 0, 0, 0]);
         let mut p = random_partition(5, 5, 7).unwrap();
@@ -175,7 +182,11 @@ mod tests {
 
     proptest! {
         #[test]
-        fn partitions_cover_every_group(items in 0usize..60, groups in 0usize..70, seed in any::<u64>()) {
+        fn partitions_cover_every_group(
+            items in 0usize..60,
+            groups in 0usize..70,
+            seed in any::<u64>(),
+        ) {
             match random_partition(items, groups, seed) {
                 Ok(p) => {
                     prop_assert!(groups >= 1 && groups <= items);
@@ -207,7 +218,12 @@ mod tests {
             let names: Vec<Vec<String>> = groups
                 .iter()
                 .enumerate()
-                .map(|(g, ns)| ns.iter().enumerate().map(|(i, n)| format!("g{g}n{i}x{n}")).collect())
+                .map(|(g, ns)| {
+                    ns.iter()
+                        .enumerate()
+                        .map(|(i, n)| format!("g{g}n{i}x{n}"))
+                        .collect()
+                })
                 .collect();
             let spec = names.iter().map(|g| g.join(",")).collect::<Vec<_>>().join(" ; ");
             prop_assert_eq!(parse_locations_spec(&spec).unwrap(), names);

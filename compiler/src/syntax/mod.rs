@@ -12,7 +12,7 @@ mod locations;
 mod signature;
 mod timbuk;
 
-pub use interaction::{parse_interaction, MAX_NESTING};
+pub use interaction::{parse_interaction, parse_interaction_with_loops, MAX_NESTING};
 pub use locations::{parse_locations_spec, random_partition};
 pub use multitrace_runtime::syntax::ParseError;
 pub use signature::parse_signature;
@@ -34,6 +34,12 @@ pub struct InteractionModel {
     pub root: TermId,
     /// The signature file that was read, `None` when the names were inferred.
     pub signature_file: Option<PathBuf>,
+    /// Loop terms with the line and column of their keyword in the interaction file.
+    pub loops: Vec<(TermId, u32, u32)>,
+    /// The interaction file's path as given.
+    pub file: PathBuf,
+    /// Digest of the interaction and signature texts.
+    pub digest: u64,
 }
 
 /// Why a model could not be read.
@@ -170,27 +176,35 @@ pub fn read_interaction(
     let signature_file = signature
         .map(Path::to_path_buf)
         .or_else(|| find_signature(hif));
-    let (mut sig, infer) = match &signature_file {
+    let (mut sig, infer, sig_text) = match &signature_file {
         Some(p) => {
             let text = read_text(p)?;
-            (parse_signature(&p.display().to_string(), &text)?, false)
+            (
+                parse_signature(&p.display().to_string(), &text)?,
+                false,
+                text,
+            )
         }
-        None => (Signature::new(), true),
+        None => (Signature::new(), true, String::new()),
     };
     let text = read_text(hif)?;
     let mut store = TermStore::new();
-    let root = parse_interaction(
+    let (root, loops) = parse_interaction_with_loops(
         &hif.display().to_string(),
         &text,
         &mut sig,
         infer,
         &mut store,
     )?;
+    let digest = multitrace_runtime::artifact::digest(&[text.as_bytes(), sig_text.as_bytes()]);
     Ok(InteractionModel {
         signature: sig,
         store,
         root,
         signature_file,
+        loops,
+        file: hif.to_path_buf(),
+        digest,
     })
 }
 

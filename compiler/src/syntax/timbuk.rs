@@ -18,8 +18,9 @@
 //!
 //! Tokens are separated by any whitespace, newlines included, and the punctuation `(`, `)`,
 //! `:`, `[`, `]`, `,` and `->`. A name (symbol, state, automaton or location) is any other run
-//! of non-whitespace, non-control characters that does not contain `->`. The section keywords `Ops`,
-//! `Automaton`, `States`, `Final`, `Transitions` and `Systems` cannot name symbols or states.
+//! of non-whitespace, non-control characters that does not contain `->`. The section keywords
+//! `Ops`, `Automaton`, `States`, `Final`, `Transitions` and `Systems` cannot name symbols or
+//! states.
 //!
 //! - `Ops` declares symbols `name:arity`: arity 1 for letters, arity 0 for initial markers
 //!   (usually `x:0`). Other arities (tree automata) are refused.
@@ -178,7 +179,10 @@ impl<'a> Lexer<'a> {
                 tok.start,
                 format!("unexpected end of input, expected {what}"),
             ),
-            _ => self.error(tok.start, format!("expected {what}, found {}", describe(tok))),
+            _ => self.error(
+                tok.start,
+                format!("expected {what}, found {}", describe(tok)),
+            ),
         }
     }
 
@@ -366,7 +370,10 @@ pub fn parse_timbuk(file: &str, text: &str) -> Result<TimbukAutomaton, ParseErro
             if !atok.is_word("0") {
                 return Err(lx.expected(
                     &atok,
-                    &format!("arity `0` after state `{}:` (states have arity 0)", tok.text),
+                    &format!(
+                        "arity `0` after state `{}:` (states have arity 0)",
+                        tok.text
+                    ),
                 ));
             }
         }
@@ -502,12 +509,7 @@ pub fn parse_timbuk(file: &str, text: &str) -> Result<TimbukAutomaton, ParseErro
                     initial.push(to);
                 }
             }
-            _ => {
-                return Err(lx.expected(
-                    &after,
-                    &format!("`(` or `->` after `{}`", tok.text),
-                ))
-            }
+            _ => return Err(lx.expected(&after, &format!("`(` or `->` after `{}`", tok.text))),
         }
     };
     if initial.is_empty() {
@@ -766,7 +768,10 @@ a0(q1) -> q1
         let a = parse(&format!("{SMALL}Systems\n    [l1] a0 a1\n    [l2] a2\n"));
         assert_eq!(
             a.systems,
-            Some(vec![("l1".to_string(), vec![0, 1]), ("l2".to_string(), vec![2])])
+            Some(vec![
+                ("l1".to_string(), vec![0, 1]),
+                ("l2".to_string(), vec![2])
+            ])
         );
         // Commas between letters, locations in any order, a location without letters.
         let a = parse(&format!("{SMALL}Systems [l2] a2, a0 [l0] [l1]a1"));
@@ -936,12 +941,7 @@ a0(q1) -> q1
             1,
             "expected a rule `a(q) -> q'` or `x -> q`, `Systems` or end of input, found `(`",
         );
-        assert_err(
-            &format!("{head}x -> q0\nStates q2"),
-            7,
-            1,
-            "found `States`",
-        );
+        assert_err(&format!("{head}x -> q0\nStates q2"), 7, 1, "found `States`");
         assert_err(
             &format!("{head}a0(q0) -> q1"),
             5,
@@ -985,7 +985,12 @@ a0(q1) -> q1
             10,
             "`Transitions` is a keyword and cannot name a symbol",
         );
-        assert_err("Ops a0 x:0", 1, 8, "expected `:` and an arity after symbol `a0`, found `x`");
+        assert_err(
+            "Ops a0 x:0",
+            1,
+            8,
+            "expected `:` and an arity after symbol `a0`, found `x`",
+        );
         assert_err(
             "Ops a0:one",
             1,
@@ -1088,7 +1093,10 @@ a0(q1) -> q1
     fn long_words_are_shortened_in_messages() {
         let long = "z".repeat(100);
         let e = parse_timbuk("f", &format!("Ops a:1 b {long}")).unwrap_err();
-        assert!(e.message.contains(&format!("`{}...`", "z".repeat(40))), "{e}");
+        assert!(
+            e.message.contains(&format!("`{}...`", "z".repeat(40))),
+            "{e}"
+        );
     }
 
     /// The AutomatArk NFAs of seed 004, read from the shared data folder when it exists.
@@ -1096,17 +1104,29 @@ a0(q1) -> q1
     fn automatark_files() {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
         if !root.is_dir() {
-            eprintln!(
-                "skipping automatark_files: {} is absent",
-                root.display()
-            );
+            eprintln!("skipping automatark_files: {} is absent", root.display());
             return;
         }
         let nfa = root.join("automatark/NFA");
         let cases = [
-            ("Bakery-4P-BinEnc-BwBad/armcNFA_inclTest_12.timbuk", 94, 320, 1),
-            ("Bakery-4P-BinEnc-BwBad/armcNFA_inclTest_11.timbuk", 35, 75, 1),
-            ("Bakery-4P-BinEnc-BwBad/armcNFA_inclTest_6.timbuk", 15, 23, 1),
+            (
+                "Bakery-4P-BinEnc-BwBad/armcNFA_inclTest_12.timbuk",
+                94,
+                320,
+                1,
+            ),
+            (
+                "Bakery-4P-BinEnc-BwBad/armcNFA_inclTest_11.timbuk",
+                35,
+                75,
+                1,
+            ),
+            (
+                "Bakery-4P-BinEnc-BwBad/armcNFA_inclTest_6.timbuk",
+                15,
+                23,
+                1,
+            ),
             (
                 "IBakery4pBinEnc-FbtOneOne-Nondet/armcNFA_inclTest_10.timbuk",
                 124,
@@ -1129,8 +1149,8 @@ a0(q1) -> q1
             assert_eq!(a.letters.len(), 19, "{name}");
             assert_eq!(a.accepting.len(), 1, "{name}");
             assert_eq!(a.systems, None);
-            let with = parse_timbuk(&name, &format!("{text}{systems}"))
-                .unwrap_or_else(|e| panic!("{e}"));
+            let with =
+                parse_timbuk(&name, &format!("{text}{systems}")).unwrap_or_else(|e| panic!("{e}"));
             let locs = with.systems.expect("a Systems block");
             let sizes: Vec<usize> = locs.iter().map(|(_, ls)| ls.len()).collect();
             assert_eq!(sizes, [7, 7, 5]);
@@ -1138,8 +1158,33 @@ a0(q1) -> q1
     }
 
     const TOKENS: &[&str] = &[
-        "Ops", "Automaton", "States", "Final", "Transitions", "Systems", "a0", "a1", "x", "q0",
-        "q1", ":", "0", "1", "2", "(", ")", "->", "-", ">", "[", "]", ",", "l1", " ", "\n", "é",
+        "Ops",
+        "Automaton",
+        "States",
+        "Final",
+        "Transitions",
+        "Systems",
+        "a0",
+        "a1",
+        "x",
+        "q0",
+        "q1",
+        ":",
+        "0",
+        "1",
+        "2",
+        "(",
+        ")",
+        "->",
+        "-",
+        ">",
+        "[",
+        "]",
+        ",",
+        "l1",
+        " ",
+        "\n",
+        "é",
         "\0",
     ];
 

@@ -162,7 +162,10 @@ pub fn check_ac(
 
     let fail = |layer: &FxHashMap<Box<[u32]>, usize>, sets: &[u64], vertices| {
         // Explain with one vector of the last non-empty layer.
-        let (pos, &at) = layer.iter().min_by_key(|(p, _)| p.to_vec()).expect("non-empty layer");
+        let (pos, &at) = layer
+            .iter()
+            .min_by_key(|(p, _)| p.to_vec())
+            .expect("non-empty layer");
         let set = &sets[at * 2 * w + w..at * 2 * w + 2 * w];
         let mut letters: Vec<LetterId> = Vec::new();
         for s in bits::iter(set) {

@@ -107,7 +107,12 @@ pub fn explore(
                 v.reason = Some(Reason::LocalError {
                     location: LocationId(k as u32),
                     position: position as usize,
-                    expected: search.store.frontier(lt).into_iter().map(Sym::Action).collect(),
+                    expected: search
+                        .store
+                        .frontier(lt)
+                        .into_iter()
+                        .map(Sym::Action)
+                        .collect(),
                 });
             } else {
                 v.reason = Some(Reason::CentralError);
@@ -191,7 +196,12 @@ impl<'a> Search<'a> {
         let (_, pos, t) = self.best.clone().unwrap_or_default();
         Furthest {
             consumed: pos.iter().map(|&p| p as usize).collect(),
-            expected: self.store.frontier(t).into_iter().map(Sym::Action).collect(),
+            expected: self
+                .store
+                .frontier(t)
+                .into_iter()
+                .map(Sym::Action)
+                .collect(),
         }
     }
 

@@ -6,6 +6,8 @@
 
 mod error;
 mod htf;
+mod mtf;
 
 pub use error::{line_column, ParseError};
 pub use htf::parse_htf;
+pub use mtf::{parse_mtf, write_mtf};

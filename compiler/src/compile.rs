@@ -1,0 +1,387 @@
+//! The compilation pipeline: locations, rewriting, regularity check, NFA synthesis, local
+//! verifiers; or a raw automaton with its locations.
+
+use crate::nfa::synthesize;
+use crate::project::project_all;
+use crate::rewrite::{non_regular, strengthen};
+use crate::syntax::{random_partition, InteractionModel, TimbukAutomaton};
+use multitrace_runtime::artifact::digest;
+use multitrace_runtime::model::{
+    Automata, CompileStats, CompiledModel, ModelKind, Origin, TermModel,
+};
+use multitrace_runtime::nfa::{Alphabet, LetterId, LocationId, Nfa, StateId, Transition};
+use multitrace_runtime::signature::{Action, ActionKind, LifelineSet, MessageId};
+use multitrace_runtime::term::TermDisplay;
+use std::fmt;
+use std::time::Instant;
+
+/// Whether a model must, may or must not become automata.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum AutomataPolicy {
+    /// Automata when the language is regular and within the caps, else term-only.
+    #[default]
+    Auto,
+    /// Automata or an error.
+    Require,
+    /// Term-only (interactions only).
+    Never,
+}
+
+/// How locations are chosen.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum LocationChoice {
+    /// Interactions: one per lifeline; Timbuk: the file's `Systems` block.
+    #[default]
+    Default,
+    /// Groups of lifelines (interactions) or letters (Timbuk) by name.
+    Groups(Vec<Vec<String>>),
+    /// A random partition into `count` locations, deterministic for `seed`.
+    Random {
+        /// Number of locations.
+        count: usize,
+        /// Seed.
+        seed: u64,
+    },
+}
+
+/// Options of the compiler.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompileOptions {
+    /// Locations.
+    pub locations: LocationChoice,
+    /// Largest NFA synthesized from an interaction (states).
+    pub state_cap: usize,
+    /// Largest local verifier (DFA states per location).
+    pub dfa_cap: usize,
+    /// Automata or term-only.
+    pub policy: AutomataPolicy,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            locations: LocationChoice::Default,
+            state_cap: 200_000,
+            dfa_cap: 200_000,
+            policy: AutomataPolicy::Auto,
+        }
+    }
+}
+
+/// Why a model could not be compiled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CompileError {
+    /// The location partition is wrong.
+    Locations(String),
+    /// Automata were required but the model is not regular or exceeds a cap.
+    NotCompilable(String),
+}
+
+impl fmt::Display for CompileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CompileError::Locations(m) => write!(f, "--locations: {m}"),
+            CompileError::NotCompilable(m) => write!(f, "cannot compile to automata: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+/// Lifeline groups of an interaction model for a location choice.
+fn interaction_groups(
+    model: &InteractionModel,
+    choice: &LocationChoice,
+) -> Result<Vec<LifelineSet>, CompileError> {
+    let sig = &model.signature;
+    let n = sig.lifelines().len();
+    let mut groups: Vec<LifelineSet> = Vec::new();
+    match choice {
+        LocationChoice::Default => {}
+        LocationChoice::Groups(names) => {
+            let mut seen = LifelineSet::EMPTY;
+            for g in names {
+                let mut set = LifelineSet::EMPTY;
+                for name in g {
+                    let l = sig.lifeline(name).ok_or_else(|| {
+                        CompileError::Locations(format!(
+                            "unknown lifeline `{name}`; lifelines are {}",
+                            sig.lifelines().join(", ")
+                        ))
+                    })?;
+                    if seen.contains(l) {
+                        return Err(CompileError::Locations(format!(
+                            "lifeline `{name}` is in two locations"
+                        )));
+                    }
+                    seen.insert(l);
+                    set.insert(l);
+                }
+                groups.push(set);
+            }
+        }
+        LocationChoice::Random { count, seed } => {
+            let assign = random_partition(n, *count, *seed).map_err(CompileError::Locations)?;
+            groups = vec![LifelineSet::EMPTY; *count];
+            for (l, &g) in assign.iter().enumerate() {
+                groups[g].insert(multitrace_runtime::signature::LifelineId(l as u32));
+            }
+        }
+    }
+    // Lifelines not named form one location each.
+    let covered = groups.iter().fold(LifelineSet::EMPTY, |a, &g| a.union(g));
+    for l in sig.all_lifelines().minus(covered).iter() {
+        groups.push(LifelineSet::single(l));
+    }
+    Ok(groups)
+}
+
+/// Compiles an interaction: automata when possible, else term-only with a notice.
+pub fn compile_interaction(
+    model: &InteractionModel,
+    opts: &CompileOptions,
+) -> Result<CompiledModel, CompileError> {
+    let start = Instant::now();
+    let sig = &model.signature;
+    let groups = interaction_groups(model, &opts.locations)?;
+    // Alphabet: every action of the signature, grouped by location.
+    let mut names = Vec::new();
+    let mut location = Vec::new();
+    let mut letter_actions = Vec::new();
+    for (k, g) in groups.iter().enumerate() {
+        for l in g.iter() {
+            for m in 0..sig.messages().len() {
+                for kind in [ActionKind::Emission, ActionKind::Reception] {
+                    let a = Action {
+                        lifeline: l,
+                        kind,
+                        message: MessageId(m as u32),
+                    };
+                    names.push(sig.action_to_string(a));
+                    location.push(LocationId(k as u32));
+                    letter_actions.push(a);
+                }
+            }
+        }
+    }
+    let location_names: Vec<String> = groups
+        .iter()
+        .map(|g| {
+            g.iter()
+                .map(|l| sig.lifeline_name(l).to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect();
+    let alphabet = Alphabet::new(names, location, location_names)
+        .ok_or_else(|| CompileError::Locations("inconsistent locations".into()))?;
+    let letter_of: rustc_hash::FxHashMap<Action, LetterId> = letter_actions
+        .iter()
+        .enumerate()
+        .map(|(i, &a)| (a, LetterId(i as u32)))
+        .collect();
+    let origin = Origin::Interaction {
+        signature: sig.clone(),
+        letter_actions,
+        location_lifelines: groups.clone(),
+    };
+    let spec: Vec<String> = alphabet.location_names().to_vec();
+    let digest = digest(&[&model.digest.to_le_bytes(), spec.join(";").as_bytes()]);
+    let mut stats = CompileStats {
+        compile_time_us: 0,
+        source: model.file.display().to_string(),
+        notices: Vec::new(),
+    };
+
+    let mut store = model.store.clone();
+    let term_only = |stats: &mut CompileStats, reason: String| -> Result<ModelKind, CompileError> {
+        if opts.policy == AutomataPolicy::Require {
+            return Err(CompileError::NotCompilable(reason));
+        }
+        stats.notices.push(format!(
+            "compiled term-only, checked by term exploration: {reason}"
+        ));
+        Ok(ModelKind::TermOnly(TermModel::from_store(
+            &model.store,
+            model.root,
+            reason,
+        )))
+    };
+    let kind = if opts.policy == AutomataPolicy::Never {
+        term_only(&mut stats, "automata disabled by option".into())?
+    } else {
+        let singleton = groups.iter().all(|g| g.len() == 1);
+        let rewritten = strengthen(&mut store, model.root, singleton);
+        if rewritten != model.root {
+            stats.notices.push(
+                "weak sequencing rewritten as strict where multitraces cannot tell them apart"
+                    .into(),
+            );
+        }
+        if let Some((node, why)) = non_regular(&store, rewritten) {
+            let at = model
+                .loops
+                .iter()
+                .find(|(t, _, _)| *t == node)
+                .map(|(_, l, c)| format!("{}:{l}:{c}", model.file.display()))
+                .unwrap_or_else(|| {
+                    let text = TermDisplay {
+                        store: &store,
+                        signature: sig,
+                        term: node,
+                    }
+                    .to_string();
+                    let short: String = text.chars().take(60).collect();
+                    format!("`{short}`")
+                });
+            term_only(&mut stats, format!("{why}, at {at}"))?
+        } else {
+            match synthesize(
+                &mut store,
+                rewritten,
+                &|a| letter_of[&a],
+                alphabet.len(),
+                opts.state_cap,
+            ) {
+                Err(cap) => term_only(
+                    &mut stats,
+                    format!("the NFA exceeds the state cap of {} states", cap.cap),
+                )?,
+                Ok(synth) => match project_all(&synth.nfa, &alphabet, opts.dfa_cap) {
+                    Err(cap) => term_only(
+                        &mut stats,
+                        format!(
+                            "the local verifier of location {} exceeds the cap of {} states",
+                            alphabet.location_name(cap.location),
+                            cap.cap
+                        ),
+                    )?,
+                    Ok((projections, areas)) => ModelKind::Automata(Automata {
+                        nfa: synth.nfa,
+                        projections,
+                        areas,
+                    }),
+                },
+            }
+        }
+    };
+    stats.compile_time_us = start.elapsed().as_micros() as u64;
+    CompiledModel::new(alphabet, origin, kind, stats, digest).map_err(CompileError::NotCompilable)
+}
+
+/// Compiles a raw automaton (Timbuk) with its locations.
+pub fn compile_automaton(
+    aut: &TimbukAutomaton,
+    file: &str,
+    text: &str,
+    opts: &CompileOptions,
+) -> Result<CompiledModel, CompileError> {
+    let start = Instant::now();
+    let nl = aut.letters.len();
+    let (assign, location_names): (Vec<usize>, Vec<String>) = match &opts.locations {
+        LocationChoice::Default => match &aut.systems {
+            Some(systems) => {
+                let mut assign = vec![usize::MAX; nl];
+                for (k, (_, letters)) in systems.iter().enumerate() {
+                    for &l in letters {
+                        assign[l] = k;
+                    }
+                }
+                (assign, systems.iter().map(|(n, _)| n.clone()).collect())
+            }
+            None => {
+                return Err(CompileError::Locations(format!(
+                    "{file} has no `Systems` block; give --locations 'a0,a1;a2' or --random-locations N --seed S"
+                )))
+            }
+        },
+        LocationChoice::Groups(groups) => {
+            let mut assign = vec![usize::MAX; nl];
+            for (k, g) in groups.iter().enumerate() {
+                for name in g {
+                    let l = aut.letters.iter().position(|x| x == name).ok_or_else(|| {
+                        CompileError::Locations(format!("unknown letter `{name}`"))
+                    })?;
+                    if assign[l] != usize::MAX {
+                        return Err(CompileError::Locations(format!(
+                            "letter `{name}` is in two locations"
+                        )));
+                    }
+                    assign[l] = k;
+                }
+            }
+            if let Some(l) = assign.iter().position(|&k| k == usize::MAX) {
+                return Err(CompileError::Locations(format!(
+                    "letter `{}` is in no location",
+                    aut.letters[l]
+                )));
+            }
+            (assign, (1..=groups.len()).map(|k| format!("l{k}")).collect())
+        }
+        LocationChoice::Random { count, seed } => (
+            random_partition(nl, *count, *seed).map_err(CompileError::Locations)?,
+            (1..=*count).map(|k| format!("l{k}")).collect(),
+        ),
+    };
+    let alphabet = Alphabet::new(
+        aut.letters.clone(),
+        assign.iter().map(|&k| LocationId(k as u32)).collect(),
+        location_names,
+    )
+    .ok_or_else(|| CompileError::Locations("a letter has no location".into()))?;
+    let mut accepting = vec![false; aut.states.len()];
+    for &s in &aut.accepting {
+        accepting[s] = true;
+    }
+    let nfa = Nfa::new(
+        aut.states.len() as u32,
+        aut.initial.iter().map(|&s| StateId(s as u32)).collect(),
+        accepting,
+        aut.transitions
+            .iter()
+            .map(|&(f, l, t)| Transition {
+                from: StateId(f as u32),
+                letter: LetterId(l as u32),
+                to: StateId(t as u32),
+            })
+            .collect(),
+        nl,
+    )
+    .map_err(|e| CompileError::NotCompilable(e.to_string()))?
+    .with_state_names(aut.states.clone());
+    let (projections, areas) = project_all(&nfa, &alphabet, opts.dfa_cap).map_err(|cap| {
+        CompileError::NotCompilable(format!(
+            "the local verifier of location {} exceeds the cap of {} states (raise --dfa-cap)",
+            alphabet.location_name(cap.location),
+            cap.cap
+        ))
+    })?;
+    let spec: Vec<String> = (0..alphabet.locations())
+        .map(|k| {
+            alphabet
+                .letters_of(LocationId(k as u32))
+                .iter()
+                .map(|&l| alphabet.name(l).to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect();
+    let digest = digest(&[text.as_bytes(), spec.join(";").as_bytes()]);
+    let stats = CompileStats {
+        compile_time_us: start.elapsed().as_micros() as u64,
+        source: file.to_string(),
+        notices: Vec::new(),
+    };
+    CompiledModel::new(
+        alphabet,
+        Origin::Automaton,
+        ModelKind::Automata(Automata {
+            nfa,
+            projections,
+            areas,
+        }),
+        stats,
+        digest,
+    )
+    .map_err(CompileError::NotCompilable)
+}

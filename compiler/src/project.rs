@@ -1,0 +1,228 @@
+//! Local verifiers: `Proj(A, Σi)` by subset construction treating the other locations' letters
+//! as ε (seed 004 Def. 5), reachable subsets only, with `area(t)` on every transition (Def. 6),
+//! `init` (Def. 7), and for each DFA state whether it accepts, whether it is live, and its
+//! `tail` (every transition reachable from its NFA states, for partial observation).
+//! Identical areas are interned once in a shared [`AreaTable`].
+
+use multitrace_runtime::nfa::{Alphabet, LocationId, Nfa, StateId};
+use multitrace_runtime::project::{bits, AreaId, AreaTable, ProjDfa, NO_STATE};
+use rustc_hash::FxHashMap;
+
+/// A subset construction exceeded its cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DfaCapReached {
+    /// The location.
+    pub location: LocationId,
+    /// The cap.
+    pub cap: usize,
+}
+
+/// Interns areas.
+pub struct AreaInterner {
+    table: AreaTable,
+    index: FxHashMap<Vec<u64>, AreaId>,
+}
+
+impl AreaInterner {
+    /// An interner for areas over `transitions` transitions.
+    pub fn new(transitions: usize) -> Self {
+        AreaInterner {
+            table: AreaTable::new(transitions),
+            index: FxHashMap::default(),
+        }
+    }
+    /// The id of an area (added if new).
+    pub fn intern(&mut self, area: &[u64]) -> AreaId {
+        if let Some(&id) = self.index.get(area) {
+            return id;
+        }
+        let id = self.table.push(area);
+        self.index.insert(area.to_vec(), id);
+        id
+    }
+    /// The table.
+    pub fn finish(self) -> AreaTable {
+        self.table
+    }
+}
+
+/// Builds `Proj(A, Σk)` for every location of `alphabet`.
+pub fn project_all(
+    nfa: &Nfa,
+    alphabet: &Alphabet,
+    cap: usize,
+) -> Result<(Vec<ProjDfa>, AreaTable), DfaCapReached> {
+    let mut areas = AreaInterner::new(nfa.transitions().len());
+    let mut out = Vec::with_capacity(alphabet.locations());
+    for k in 0..alphabet.locations() {
+        out.push(project(
+            nfa,
+            alphabet,
+            LocationId(k as u32),
+            &mut areas,
+            cap,
+        )?);
+    }
+    Ok((out, areas.finish()))
+}
+
+/// Builds `Proj(A, Σk)` for location `k`.
+pub fn project(
+    nfa: &Nfa,
+    alphabet: &Alphabet,
+    k: LocationId,
+    areas: &mut AreaInterner,
+    cap: usize,
+) -> Result<ProjDfa, DfaCapReached> {
+    let n = nfa.states();
+    let sw = n.div_ceil(64).max(1);
+    let tw = nfa.transitions().len().div_ceil(64).max(1);
+    let local = |t: usize| alphabet.location(nfa.transitions()[t].letter) == k;
+    let letters = alphabet.letters_of(k).len();
+
+    // δī closure of a state set, in place.
+    let close = |set: &mut Vec<u64>| {
+        let mut stack: Vec<usize> = bits::iter(set).collect();
+        while let Some(s) = stack.pop() {
+            for i in nfa.out_range(StateId(s as u32)) {
+                let to = nfa.transitions()[i].to.index();
+                if !local(i) && !bits::get(set, to) {
+                    bits::set(set, to);
+                    stack.push(to);
+                }
+            }
+        }
+    };
+    // Δī of a closed set: the non-local transitions leaving it (they stay inside).
+    let delta_other = |set: &[u64], area: &mut Vec<u64>| {
+        for s in bits::iter(set) {
+            for i in nfa.out_range(StateId(s as u32)) {
+                if !local(i) {
+                    bits::set(area, i);
+                }
+            }
+        }
+    };
+
+    let mut start = vec![0u64; sw];
+    for s in nfa.initial() {
+        bits::set(&mut start, s.index());
+    }
+    close(&mut start);
+    let mut init = vec![0u64; tw];
+    delta_other(&start, &mut init);
+    let init_area = areas.intern(&init);
+
+    let mut index: FxHashMap<Vec<u64>, u32> = FxHashMap::default();
+    let mut subsets: Vec<Vec<u64>> = vec![start.clone()];
+    index.insert(start, 0);
+    let mut next: Vec<u32> = Vec::new();
+    let mut area: Vec<AreaId> = Vec::new();
+    let mut i = 0;
+    while i < subsets.len() {
+        let mut row_next = vec![NO_STATE; letters];
+        let mut row_area = vec![AreaId(0); letters];
+        // Group the local transitions leaving the subset by letter.
+        let mut by_letter: Vec<(Vec<u64>, Vec<u64>)> = Vec::new();
+        let mut slot: Vec<usize> = vec![usize::MAX; letters];
+        for s in bits::iter(&subsets[i]) {
+            for t in nfa.out_range(StateId(s as u32)) {
+                if !local(t) {
+                    continue;
+                }
+                let tr = nfa.transitions()[t];
+                let x = alphabet.local_index(tr.letter) as usize;
+                if slot[x] == usize::MAX {
+                    slot[x] = by_letter.len();
+                    by_letter.push((vec![0u64; sw], vec![0u64; tw]));
+                }
+                let (targets, a) = &mut by_letter[slot[x]];
+                bits::set(targets, tr.to.index());
+                bits::set(a, t);
+            }
+        }
+        for x in 0..letters {
+            if slot[x] == usize::MAX {
+                continue;
+            }
+            let (mut target, mut a) = std::mem::take(&mut by_letter[slot[x]]);
+            close(&mut target);
+            delta_other(&target, &mut a);
+            let id = match index.get(&target) {
+                Some(&j) => j,
+                None => {
+                    if subsets.len() >= cap {
+                        return Err(DfaCapReached { location: k, cap });
+                    }
+                    let j = subsets.len() as u32;
+                    index.insert(target.clone(), j);
+                    subsets.push(target);
+                    j
+                }
+            };
+            row_next[x] = id;
+            row_area[x] = areas.intern(&a);
+        }
+        next.extend(row_next);
+        area.extend(row_area);
+        i += 1;
+    }
+
+    let m = subsets.len();
+    let accepting: Vec<bool> = subsets
+        .iter()
+        .map(|set| bits::iter(set).any(|s| nfa.is_accepting(StateId(s as u32))))
+        .collect();
+    // Live: can reach an accepting DFA state.
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); m];
+    for (cell, &t) in next.iter().enumerate() {
+        if t != NO_STATE {
+            preds[t as usize].push((cell / letters.max(1)) as u32);
+        }
+    }
+    let mut live = accepting.clone();
+    let mut stack: Vec<u32> = (0..m as u32).filter(|&s| accepting[s as usize]).collect();
+    while let Some(s) = stack.pop() {
+        for &p in &preds[s as usize] {
+            if !live[p as usize] {
+                live[p as usize] = true;
+                stack.push(p);
+            }
+        }
+    }
+    // Tail: transitions reachable from the subset.
+    let tail: Vec<AreaId> = subsets
+        .iter()
+        .map(|set| {
+            let mut seen = set.clone();
+            let mut a = vec![0u64; tw];
+            let mut stack: Vec<usize> = bits::iter(set).collect();
+            while let Some(s) = stack.pop() {
+                for t in nfa.out_range(StateId(s as u32)) {
+                    bits::set(&mut a, t);
+                    let to = nfa.transitions()[t].to.index();
+                    if !bits::get(&seen, to) {
+                        bits::set(&mut seen, to);
+                        stack.push(to);
+                    }
+                }
+            }
+            areas.intern(&a)
+        })
+        .collect();
+    Ok(ProjDfa {
+        location: k,
+        states: m as u32,
+        letters: letters as u32,
+        next,
+        area,
+        accepting,
+        live,
+        init_area,
+        tail,
+        subsets: subsets
+            .iter()
+            .map(|set| bits::iter(set).map(|s| StateId(s as u32)).collect())
+            .collect(),
+    })
+}

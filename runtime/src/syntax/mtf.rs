@@ -1,0 +1,548 @@
+//! Reader and writer of the multitrace files of seed 004 (`.mtf`): one line per location.
+//!
+//! ```text
+//! # a comment line
+//! [l1] a1.a2.a0
+//! [l2] a17.a18
+//! [l3]
+//! ```
+//!
+//! Each line names a location of an [`Alphabet`] in brackets and gives its local trace: letters
+//! of that location joined by `.` (spaces around `.` are allowed), nothing for an empty trace.
+//! Blank lines and lines whose first non-blank character is `#` are ignored. Locations may come
+//! in any order; a location no line lists has an empty trace. Location names are runs of
+//! characters without whitespace, `[` and `]`; letters are runs without whitespace, `.`, `[`
+//! and `]` (a letter whose name contains one of these cannot be written in this format).
+
+use super::error::{line_column, ParseError};
+use crate::nfa::{Alphabet, LetterId, LocationId};
+use std::collections::HashMap;
+
+/// Whether `c` ends a location name or a letter (`extra` is the other stop character).
+fn stops(c: char, extra: char) -> bool {
+    c.is_whitespace() || c.is_control() || c == '[' || c == ']' || c == extra
+}
+
+/// Describes what is at `rest` (the text from an error's position to the end of its line).
+fn describe(rest: &str) -> String {
+    let Some(first) = rest.chars().next() else {
+        return "end of line".to_string();
+    };
+    if first.is_control() || first.is_whitespace() || first == '\u{feff}' {
+        return format!("character U+{:04X}", first as u32);
+    }
+    if first == '`' {
+        return "a backquote".to_string();
+    }
+    if stops(first, '.') {
+        return format!("`{first}`");
+    }
+    let word: String = rest
+        .chars()
+        .take_while(|&c| !stops(c, '.'))
+        .take(41)
+        .collect();
+    if word.chars().count() > 40 {
+        format!("`{}...`", word.chars().take(40).collect::<String>())
+    } else {
+        format!("`{word}`")
+    }
+}
+
+/// "a, b, c" (at most 30 names).
+fn name_list<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
+    let total = names.len();
+    if total == 0 {
+        return "none".to_string();
+    }
+    let mut out = names.take(30).collect::<Vec<_>>().join(", ");
+    if total > 30 {
+        out.push_str(&format!(", ... ({total} in all)"));
+    }
+    out
+}
+
+/// A cursor over one line of the file.
+struct Line<'a> {
+    file: &'a str,
+    text: &'a str,
+    /// Byte offset of the line in `text`.
+    start: usize,
+    line: &'a str,
+    /// Byte offset in `line`; always a char boundary.
+    pos: usize,
+}
+
+impl<'a> Line<'a> {
+    fn rest(&self) -> &'a str {
+        self.line.get(self.pos..).unwrap_or("")
+    }
+
+    fn skip_blanks(&mut self) {
+        while let Some(c) = self.rest().chars().next().filter(|c| c.is_whitespace()) {
+            self.pos += c.len_utf8();
+        }
+    }
+
+    /// Offset in the file of the cursor.
+    fn at(&self) -> usize {
+        self.start + self.pos
+    }
+
+    fn error(&self, at: usize, message: impl Into<String>) -> ParseError {
+        ParseError::at(self.file, self.text, at, message)
+    }
+
+    /// "expected WHAT, found X" at the cursor.
+    fn expected(&self, what: &str) -> ParseError {
+        self.error(
+            self.at(),
+            format!("expected {what}, found {}", describe(self.rest())),
+        )
+    }
+
+    /// A run of characters up to a stop character (`extra` or a common one); its file offset.
+    fn word(&mut self, extra: char) -> Option<(usize, &'a str)> {
+        let rest = self.rest();
+        let len = rest
+            .char_indices()
+            .find(|&(_, c)| stops(c, extra))
+            .map_or(rest.len(), |(i, _)| i);
+        if len == 0 {
+            return None;
+        }
+        let at = self.at();
+        let word = rest.get(..len)?;
+        self.pos += len;
+        Some((at, word))
+    }
+
+    fn eat(&mut self, c: char) -> bool {
+        if self.rest().starts_with(c) {
+            self.pos += c.len_utf8();
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// Reads a multitrace file (`.mtf`) over `alphabet`.
+///
+/// Returns one local trace per location of `alphabet`, indexed by [`LocationId`]; locations
+/// that no line lists get an empty trace. `file` names the input in errors. Errors (with the
+/// line and column of the offending text): an empty file, a malformed line, an unknown
+/// location, a location listed twice, an unknown letter and a letter of another location.
+/// Never panics.
+pub fn parse_mtf(
+    file: &str,
+    text: &str,
+    alphabet: &Alphabet,
+) -> Result<Vec<Vec<LetterId>>, ParseError> {
+    let mut locations: HashMap<&str, LocationId> = HashMap::new();
+    for (k, name) in alphabet.location_names().iter().enumerate() {
+        locations
+            .entry(name.as_str())
+            .or_insert(LocationId(k as u32));
+    }
+    let mut letters: HashMap<&str, LetterId> = HashMap::new();
+    for (i, name) in alphabet.names().iter().enumerate() {
+        letters.entry(name.as_str()).or_insert(LetterId(i as u32));
+    }
+    let letter_names = |k: LocationId| {
+        let of = alphabet.letters_of(k);
+        name_list(
+            of.iter()
+                .map(|l| alphabet.names().get(l.index()).map_or("?", String::as_str)),
+        )
+    };
+    let mut traces: Vec<Vec<LetterId>> = vec![Vec::new(); alphabet.locations()];
+    // Byte offset of the name of each location already listed.
+    let mut listed_at: Vec<Option<usize>> = vec![None; alphabet.locations()];
+    let mut any = false;
+    let mut start = 0;
+    for line in text.split('\n') {
+        let mut lx = Line {
+            file,
+            text,
+            start,
+            line,
+            pos: 0,
+        };
+        start += line.len() + 1;
+        lx.skip_blanks();
+        if lx.rest().is_empty() || lx.rest().starts_with('#') {
+            continue;
+        }
+        any = true;
+        if !lx.eat('[') {
+            return Err(lx.expected("`[` opening a location like `[l1] a1.a2`"));
+        }
+        lx.skip_blanks();
+        let Some((name_at, name)) = lx.word(']') else {
+            return Err(lx.expected("a location name after `[`"));
+        };
+        lx.skip_blanks();
+        if !lx.eat(']') {
+            return Err(lx.expected(&format!("`]` after location name `{name}`")));
+        }
+        let Some(&k) = locations.get(name) else {
+            return Err(lx.error(
+                name_at,
+                format!(
+                    "unknown location `{name}`; locations: {}",
+                    name_list(alphabet.location_names().iter().map(String::as_str))
+                ),
+            ));
+        };
+        match listed_at.get(k.index()).copied().flatten() {
+            Some(first) => {
+                let (line, column) = line_column(text, first);
+                return Err(lx.error(
+                    name_at,
+                    format!(
+                        "location `{name}` is listed twice (first at {line}:{column}); write its \
+                         whole local trace on one line"
+                    ),
+                ));
+            }
+            None => {
+                if let Some(slot) = listed_at.get_mut(k.index()) {
+                    *slot = Some(name_at);
+                }
+            }
+        }
+        let mut trace = Vec::new();
+        lx.skip_blanks();
+        if !lx.rest().is_empty() {
+            loop {
+                let Some((letter_at, letter)) = lx.word('.') else {
+                    return Err(lx.expected(if trace.is_empty() {
+                        "a letter or end of line"
+                    } else {
+                        "a letter after `.`"
+                    }));
+                };
+                let Some(&l) = letters.get(letter) else {
+                    return Err(lx.error(
+                        letter_at,
+                        format!(
+                            "unknown letter `{letter}`; letters of location {name}: {}",
+                            letter_names(k)
+                        ),
+                    ));
+                };
+                let owner = alphabet.location(l);
+                if owner != k {
+                    let other = alphabet
+                        .location_names()
+                        .get(owner.index())
+                        .map_or("?", String::as_str);
+                    return Err(lx.error(
+                        letter_at,
+                        format!("letter `{letter}` belongs to location {other}, not {name}"),
+                    ));
+                }
+                trace.push(l);
+                lx.skip_blanks();
+                if lx.rest().is_empty() {
+                    break;
+                }
+                if !lx.eat('.') {
+                    return Err(lx.expected("`.` and a letter, or end of line"));
+                }
+                lx.skip_blanks();
+            }
+        }
+        if let Some(slot) = traces.get_mut(k.index()) {
+            *slot = trace;
+        }
+    }
+    if !any {
+        return Err(ParseError::at(
+            file,
+            text,
+            text.len(),
+            "empty file: expected one line per location like `[l1] a1.a2.a0`",
+        ));
+    }
+    Ok(traces)
+}
+
+/// Writes multitraces in the format [`parse_mtf`] reads: one line `[location] a.b.c` per
+/// location of `alphabet`, in order, `[location]` alone for an empty trace.
+///
+/// `traces[k]` is the local trace of location `k`; missing traces are written empty and extra
+/// ones are ignored. `parse_mtf` reads the result back to `traces` when each trace holds
+/// letters of its own location whose names contain no whitespace, `.`, `[` or `]`. A letter id
+/// out of the alphabet is written `?`. Never panics.
+pub fn write_mtf(traces: &[Vec<LetterId>], alphabet: &Alphabet) -> String {
+    let mut out = String::new();
+    for (k, name) in alphabet.location_names().iter().enumerate() {
+        out.push('[');
+        out.push_str(name);
+        out.push(']');
+        let trace = traces.get(k).map_or(&[][..], Vec::as_slice);
+        for (i, l) in trace.iter().enumerate() {
+            out.push(if i == 0 { ' ' } else { '.' });
+            out.push_str(alphabet.names().get(l.index()).map_or("?", String::as_str));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Seed 004's partition of the AutomatArk letters a0..a18: l1 = a0-a5 and a16, l2 = a6-a10,
+    /// a17 and a18, l3 = a11-a15.
+    fn alphabet() -> Alphabet {
+        let names = (0..19).map(|i| format!("a{i}")).collect();
+        let location = (0..19)
+            .map(|i| match i {
+                0..=5 | 16 => LocationId(0),
+                6..=10 | 17 | 18 => LocationId(1),
+                _ => LocationId(2),
+            })
+            .collect();
+        Alphabet::new(names, location, vec!["l1".into(), "l2".into(), "l3".into()]).unwrap()
+    }
+
+    fn ids(a: &Alphabet, names: &[&str]) -> Vec<LetterId> {
+        names.iter().map(|n| a.letter(n).unwrap()).collect()
+    }
+
+    fn parse(text: &str) -> Vec<Vec<LetterId>> {
+        parse_mtf("t.mtf", text, &alphabet()).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[track_caller]
+    fn assert_err(text: &str, line: u32, column: u32, fragment: &str) {
+        match parse_mtf("t.mtf", text, &alphabet()) {
+            Ok(t) => panic!("expected an error, got {t:?}"),
+            Err(e) => {
+                assert!(
+                    e.message.contains(fragment),
+                    "message `{}` lacks `{fragment}`",
+                    e.message
+                );
+                assert_eq!((e.line, e.column), (line, column), "{e}");
+                assert!(e.to_string().starts_with("t.mtf:"), "{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn reads_one_line_per_location() {
+        let a = alphabet();
+        let t = parse("[l1] a1.a2.a0\n[l2] a17.a18\n[l3]\n");
+        assert_eq!(
+            t,
+            [
+                ids(&a, &["a1", "a2", "a0"]),
+                ids(&a, &["a17", "a18"]),
+                vec![]
+            ]
+        );
+        // Any order, missing locations, comments, blank lines, spaces, CRLF, no final newline.
+        let t = parse(
+            "# header\n\n  [ l3 ]  a11 . a12\t\r\n   # indented comment\n[l1]a16\r\n\n[l2]   ",
+        );
+        assert_eq!(t, [ids(&a, &["a16"]), vec![], ids(&a, &["a11", "a12"])]);
+        let t = parse("[l2] a6");
+        assert_eq!(t, [vec![], ids(&a, &["a6"]), vec![]]);
+        let t = parse("[l1]\n[l2]\n[l3]");
+        assert_eq!(t, [vec![], vec![], vec![]]);
+    }
+
+    #[test]
+    fn name_errors() {
+        assert_err(
+            "[l1] a1\n  [l9] a1",
+            2,
+            4,
+            "unknown location `l9`; locations: l1, l2, l3",
+        );
+        assert_err(
+            "[l1] a1\n[l2]\n[l1] a2",
+            3,
+            2,
+            "location `l1` is listed twice (first at 1:2)",
+        );
+        assert_err(
+            "[l1] a1.a99",
+            1,
+            9,
+            "unknown letter `a99`; letters of location l1: a0, a1, a2, a3, a4, a5, a16",
+        );
+        assert_err(
+            "[l1] a1.a7.a0",
+            1,
+            9,
+            "letter `a7` belongs to location l2, not l1",
+        );
+        assert_err(
+            "\n[l3] a12 . a0",
+            2,
+            12,
+            "letter `a0` belongs to location l1, not l3",
+        );
+    }
+
+    #[test]
+    fn syntax_errors() {
+        assert_err("", 1, 1, "empty file: expected one line per location");
+        assert_err("\n  \n# only comments\n", 4, 1, "empty file");
+        assert_err(
+            "[l1] a1\na2",
+            2,
+            1,
+            "expected `[` opening a location like `[l1] a1.a2`, found `a2`",
+        );
+        assert_err(
+            "[l1 a1",
+            1,
+            5,
+            "expected `]` after location name `l1`, found `a1`",
+        );
+        assert_err(
+            "[l1",
+            1,
+            4,
+            "expected `]` after location name `l1`, found end of line",
+        );
+        assert_err(
+            "[] a1",
+            1,
+            2,
+            "expected a location name after `[`, found `]`",
+        );
+        assert_err(
+            "[",
+            1,
+            2,
+            "expected a location name after `[`, found end of line",
+        );
+        assert_err(
+            "[l1] a1..a2",
+            1,
+            9,
+            "expected a letter after `.`, found `.`",
+        );
+        assert_err(
+            "[l1] a1.",
+            1,
+            9,
+            "expected a letter after `.`, found end of line",
+        );
+        assert_err(
+            "[l1] .a1",
+            1,
+            6,
+            "expected a letter or end of line, found `.`",
+        );
+        assert_err(
+            "[l1] a1 a2",
+            1,
+            9,
+            "expected `.` and a letter, or end of line, found `a2`",
+        );
+        assert_err(
+            "[l1] a1 [l2] a6",
+            1,
+            9,
+            "expected `.` and a letter, or end of line, found `[`",
+        );
+        assert_err("[l1] a1]", 1, 8, "found `]`");
+        assert_err("[l1] a1\u{7}", 1, 8, "found character U+0007");
+        assert_err("[l1] a1 # no trailing comments", 1, 9, "found `#`");
+        assert_err("[l1] é∅", 1, 6, "unknown letter `é∅`");
+    }
+
+    #[test]
+    fn long_words_are_shortened_in_messages() {
+        let long = "z".repeat(100);
+        let e = parse_mtf("f", &format!("{long} [l1]"), &alphabet()).unwrap_err();
+        assert!(
+            e.message.contains(&format!("`{}...`", "z".repeat(40))),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn writes_and_reads_back() {
+        let a = alphabet();
+        let traces = vec![
+            ids(&a, &["a1", "a2", "a0"]),
+            ids(&a, &["a17", "a18"]),
+            vec![],
+        ];
+        let text = write_mtf(&traces, &a);
+        assert_eq!(text, "[l1] a1.a2.a0\n[l2] a17.a18\n[l3]\n");
+        assert_eq!(parse_mtf("w", &text, &a).unwrap(), traces);
+        // Missing traces are written empty, extra ones ignored, bad ids never panic.
+        assert_eq!(write_mtf(&[], &a), "[l1]\n[l2]\n[l3]\n");
+        assert_eq!(
+            write_mtf(&[vec![LetterId(99)], vec![], vec![], vec![LetterId(0)]], &a),
+            "[l1] ?\n[l2]\n[l3]\n"
+        );
+    }
+
+    #[test]
+    fn alphabets_without_locations() {
+        let empty = Alphabet::new(vec![], vec![], vec![]).unwrap();
+        assert_eq!(write_mtf(&[], &empty), "");
+        let e = parse_mtf("f", "[l1]", &empty).unwrap_err();
+        assert!(
+            e.message.contains("unknown location `l1`; locations: none"),
+            "{e}"
+        );
+    }
+
+    const TOKENS: &[&str] = &[
+        "[", "]", ".", "l1", "l2", "l3", "l9", "a0", "a1", "a7", "a12", "a99", " ", "\n", "\r",
+        "#", "é", "\0", "\t",
+    ];
+
+    proptest! {
+        #[test]
+        fn never_panics_on_strings(text in any::<String>()) {
+            let _ = parse_mtf("f", &text, &alphabet());
+        }
+
+        #[test]
+        fn never_panics_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+            let _ = parse_mtf("f", &String::from_utf8_lossy(&bytes), &alphabet());
+        }
+
+        #[test]
+        fn never_panics_on_token_soup(
+            toks in proptest::collection::vec(proptest::sample::select(TOKENS), 0..60)
+        ) {
+            let text = toks.concat();
+            if let Ok(traces) = parse_mtf("f", &text, &alphabet()) {
+                prop_assert_eq!(traces.len(), 3);
+            }
+        }
+
+        #[test]
+        fn round_trip(
+            picks in proptest::collection::vec(proptest::collection::vec(any::<u32>(), 0..8), 3)
+        ) {
+            let a = alphabet();
+            let traces: Vec<Vec<LetterId>> = picks
+                .iter()
+                .enumerate()
+                .map(|(k, ps)| {
+                    let own = a.letters_of(LocationId(k as u32));
+                    ps.iter().map(|&p| own[p as usize % own.len()]).collect()
+                })
+                .collect();
+            let text = write_mtf(&traces, &a);
+            prop_assert_eq!(parse_mtf("f", &text, &a).unwrap(), traces);
+        }
+    }
+}
