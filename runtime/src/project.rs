@@ -67,7 +67,9 @@ impl AreaTable {
     }
     /// Checks the table's shape.
     pub fn validate(&self, transitions: usize) -> Result<(), String> {
-        if self.words() != transitions.div_ceil(64).max(1) || self.bits.len() % self.words() != 0 {
+        if self.words() != transitions.div_ceil(64).max(1)
+            || !self.bits.len().is_multiple_of(self.words())
+        {
             return Err("area table has the wrong width".into());
         }
         // Bits beyond the last transition must be clear.

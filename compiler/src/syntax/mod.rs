@@ -12,7 +12,7 @@ mod locations;
 mod signature;
 mod timbuk;
 
-pub use interaction::{parse_interaction, parse_interaction_with_loops, MAX_NESTING};
+pub use interaction::{parse_interaction, parse_interaction_with_loops, LoopPosition, MAX_NESTING};
 pub use locations::{parse_locations_spec, random_partition};
 pub use multitrace_runtime::syntax::ParseError;
 pub use signature::parse_signature;
@@ -35,7 +35,7 @@ pub struct InteractionModel {
     /// The signature file that was read, `None` when the names were inferred.
     pub signature_file: Option<PathBuf>,
     /// Loop terms with the line and column of their keyword in the interaction file.
-    pub loops: Vec<(TermId, u32, u32)>,
+    pub loops: Vec<LoopPosition>,
     /// The interaction file's path as given.
     pub file: PathBuf,
     /// Digest of the interaction and signature texts.
