@@ -5,8 +5,9 @@
 //! input errors, 3 when none failed but some are Inconclusive.
 
 mod batch;
+mod model_cmd;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -23,8 +24,14 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check multitraces against an interaction.
+    /// Check multitraces against a model (.hif, .timbuk or compiled .mtm).
     Check(CheckArgs),
+    /// Compile a model (.hif or .timbuk) into a .mtm artifact.
+    Compile(CompileArgs),
+    /// Describe a model: kind, locations, automata sizes, compile time.
+    Inspect(InspectArgs),
+    /// Draw a model's NFA or one location's local verifier as Graphviz.
+    Draw(DrawArgs),
 }
 
 /// Membership question.
@@ -39,9 +46,13 @@ enum ModeArg {
 /// Check procedure.
 #[derive(Clone, Copy, ValueEnum)]
 enum ProcedureArg {
-    /// The best available procedure (term exploration for interactions).
+    /// AS on automata models, term exploration on term-only models.
     Auto,
-    /// Term exploration of the operational semantics.
+    /// Centralized search of Central(A, μ) (seed 004 Algorithm 1).
+    Ac,
+    /// Semi-centralized: local checks, Inter, then AC on Inter (seed 004 Algorithms 2-3).
+    As,
+    /// Term exploration of the operational semantics (seed 001).
     Term,
 }
 
@@ -54,17 +65,41 @@ enum FormatArg {
     Jsonl,
 }
 
-#[derive(clap::Args)]
-struct CheckArgs {
-    /// The interaction model (.hif).
-    model: PathBuf,
-    /// Multitrace files (.htf) or directories searched recursively for *.htf.
-    #[arg(required = true)]
-    traces: Vec<PathBuf>,
+/// How a source model is compiled.
+#[derive(Args, Clone)]
+struct ModelArgs {
     /// Signature file (.hsf); default: `<stem>.hsf` or signature.hsf beside the model, or
     /// signature.hsf in its parent directory, else names are inferred from the interaction.
     #[arg(long)]
     signature: Option<PathBuf>,
+    /// Locations: groups of lifelines (interactions) or letters (Timbuk), e.g. 'l1,l2;l3'.
+    /// Default: one per lifeline, or the Timbuk file's Systems block.
+    #[arg(long)]
+    locations: Option<String>,
+    /// A random partition into N locations (with --seed).
+    #[arg(long, value_name = "N", conflicts_with = "locations")]
+    random_locations: Option<usize>,
+    /// Seed of --random-locations.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Largest NFA synthesized from an interaction; above it the model is term-only.
+    #[arg(long, default_value_t = 200_000)]
+    state_cap: usize,
+    /// Largest local verifier (DFA states per location); above it an interaction is
+    /// term-only and a raw automaton is refused.
+    #[arg(long, default_value_t = 200_000)]
+    dfa_cap: usize,
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    /// The model: an interaction (.hif), a Timbuk automaton (.timbuk) or a compiled model (.mtm).
+    model: PathBuf,
+    /// Multitrace files (.htf, .mtf) or directories searched recursively for them.
+    #[arg(required = true)]
+    traces: Vec<PathBuf>,
+    #[command(flatten)]
+    model_args: ModelArgs,
     /// Complete observation or partial observation (multi-prefixes).
     #[arg(long, value_enum, default_value = "prefix")]
     mode: ModeArg,
@@ -74,13 +109,13 @@ struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: FormatArg,
-    /// Disable partial order reduction.
+    /// Term exploration: disable partial order reduction.
     #[arg(long)]
     no_por: bool,
-    /// Disable local analyses.
+    /// Term exploration: disable local analyses.
     #[arg(long)]
     no_loc: bool,
-    /// Disable memoization of visited vertices.
+    /// Term exploration: disable memoization of visited vertices.
     #[arg(long)]
     no_memo: bool,
     /// Time budget per multitrace in milliseconds (0: none); when it runs out the verdict is
@@ -96,6 +131,48 @@ struct CheckArgs {
     jobs: Option<usize>,
 }
 
+#[derive(Args)]
+struct CompileArgs {
+    /// The model (.hif or .timbuk).
+    model: PathBuf,
+    #[command(flatten)]
+    model_args: ModelArgs,
+    /// Fail unless the model compiles to automata.
+    #[arg(long, conflicts_with = "term_only")]
+    automata: bool,
+    /// Store the interaction only (checked by term exploration).
+    #[arg(long)]
+    term_only: bool,
+    /// Output file (.mtm).
+    #[arg(short, long)]
+    output: PathBuf,
+}
+
+#[derive(Args)]
+struct InspectArgs {
+    /// The model (.mtm, .hif or .timbuk).
+    model: PathBuf,
+    #[command(flatten)]
+    model_args: ModelArgs,
+}
+
+#[derive(Args)]
+struct DrawArgs {
+    /// The model (.mtm, .hif or .timbuk).
+    model: PathBuf,
+    #[command(flatten)]
+    model_args: ModelArgs,
+    /// Draw the NFA A.
+    #[arg(long, conflicts_with = "dfa", required_unless_present = "dfa")]
+    nfa: bool,
+    /// Draw the local verifier Proj(A, Σi) of this location (its name, e.g. l1 or l1,l2).
+    #[arg(long, value_name = "LOCATION")]
+    dfa: Option<String>,
+    /// Output file (.dot); a .svg is written beside it when a `dot` program is present.
+    #[arg(short, long)]
+    output: PathBuf,
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -104,8 +181,21 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    let result = match cli.command {
-        Command::Check(args) => batch::check(args),
+    // Deep interactions recurse in the semantic functions: run on a thread with a large stack.
+    let worker = std::thread::Builder::new()
+        .stack_size(multitrace_runtime::check::explore::CHECK_STACK_SIZE)
+        .spawn(move || match cli.command {
+            Command::Check(args) => batch::check(args),
+            Command::Compile(args) => model_cmd::compile(args),
+            Command::Inspect(args) => model_cmd::inspect(args),
+            Command::Draw(args) => model_cmd::draw(args),
+        });
+    let result = match worker.map(|h| h.join()) {
+        Ok(Ok(r)) => r,
+        Ok(Err(_)) => Err(anyhow::anyhow!(
+            "internal error (a thread panicked); please report it"
+        )),
+        Err(e) => Err(anyhow::anyhow!("cannot start: {e}")),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -184,6 +184,7 @@ pub fn compile_interaction(
         signature: sig.clone(),
         letter_actions,
         location_lifelines: groups.clone(),
+        term: TermModel::from_store(&model.store, model.root),
     };
     let spec: Vec<String> = alphabet.location_names().to_vec();
     let digest = digest(&[&model.digest.to_le_bytes(), spec.join(";").as_bytes()]);
@@ -201,11 +202,7 @@ pub fn compile_interaction(
         stats.notices.push(format!(
             "compiled term-only, checked by term exploration: {reason}"
         ));
-        Ok(ModelKind::TermOnly(TermModel::from_store(
-            &model.store,
-            model.root,
-            reason,
-        )))
+        Ok(ModelKind::TermOnly(reason))
     };
     let kind = if opts.policy == AutomataPolicy::Never {
         term_only(&mut stats, "automata disabled by option".into())?
@@ -218,7 +215,7 @@ pub fn compile_interaction(
                     .into(),
             );
         }
-        if let Some((node, why)) = non_regular(&store, rewritten) {
+        if let Some((node, why)) = non_regular(&store, rewritten, singleton) {
             let at = model
                 .loops
                 .iter()

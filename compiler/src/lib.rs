@@ -8,7 +8,8 @@
 //!   check that sends non-regular models to term exploration;
 //! - [`nfa`]: NFA synthesis from an interaction (states are normalized terms);
 //! - [`project`]: the local verifiers `Proj(A, Σi)` with their areas;
-//! - [`compile`]: the pipeline producing a [`multitrace_runtime::model::CompiledModel`].
+//! - [`compile`]: the pipeline producing a [`multitrace_runtime::model::CompiledModel`];
+//! - [`source`]: models named by path (`.hif`, `.timbuk`, `.mtm`), read and compiled as needed.
 //!
 //! Like the runtime's readers, the front ends never panic on bad input: they return a
 //! [`syntax::ParseError`] with file, line and column, or a [`syntax::ModelError`] when a file
@@ -20,4 +21,5 @@ pub mod compile;
 pub mod nfa;
 pub mod project;
 pub mod rewrite;
+pub mod source;
 pub mod syntax;

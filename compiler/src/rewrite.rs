@@ -6,7 +6,9 @@
 //! `coreg` or `loopP` ancestor: the cross-lifeline orders that `strict` adds then all go from the
 //! left part to the right part and cannot close a cycle with the local orders. Under a parallel
 //! ancestor it is not sound: `par(strict(a!x, b!y), strict(b!z, a!w))` rejects the multitrace
-//! `(a!w.a!x, b!y.b!z)` that `par(seq(a!x, b!y), seq(b!z, a!w))` accepts.
+//! `(a!w.a!x, b!y.b!z)` that `par(seq(a!x, b!y), seq(b!z, a!w))` accepts. A `par` whose
+//! operands use disjoint lifelines cannot close such a cycle, so it does not count as a
+//! parallel ancestor.
 //!
 //! After rewriting, a weak loop (`loopW`/`loopH`) over two or more lifelines, or a `loopP` whose
 //! body is not a choice among single actions, can have a non-regular multitrace language: such
@@ -63,7 +65,13 @@ fn rewrite(
             store.alt(x, y)
         }
         Term::Par(x, y) => {
-            let (x, y) = (rewrite(store, x, true, memo), rewrite(store, y, true, memo));
+            // Operands on disjoint lifelines cannot order each other's actions: such a par
+            // is transparent, and its operands keep the context of the par itself.
+            let inner = under_par || store.lifelines(x).intersects(store.lifelines(y));
+            let (x, y) = (
+                rewrite(store, x, inner, memo),
+                rewrite(store, y, inner, memo),
+            );
             store.par(x, y)
         }
         Term::Coreg(s, x, y) => {
@@ -86,8 +94,12 @@ fn rewrite(
 
 /// The first node (pre-order) whose multitrace language may not be regular, with a
 /// description: a weak loop over two or more lifelines, or a `loopP` whose body is not a
-/// choice among single actions.
-pub fn non_regular(store: &TermStore, root: TermId) -> Option<(TermId, String)> {
+/// choice among single actions. `singleton_locations` tells why a weak loop stayed weak.
+pub fn non_regular(
+    store: &TermStore,
+    root: TermId,
+    singleton_locations: bool,
+) -> Option<(TermId, String)> {
     let mut stack = vec![root];
     let mut seen = rustc_hash::FxHashSet::default();
     while let Some(t) = stack.pop() {
@@ -101,9 +113,14 @@ pub fn non_regular(store: &TermStore, root: TermId) -> Option<(TermId, String)> 
                 return Some((
                     t,
                     format!(
-                        "{} over {} lifelines that cannot be made strict (it has a par, coreg or loopP ancestor, or lifelines share a location)",
+                        "{} over {} lifelines that cannot be made strict ({})",
                         k.keyword(),
-                        store.lifelines(x).len()
+                        store.lifelines(x).len(),
+                        if singleton_locations {
+                            "it is inside a par, coreg or loopP whose operands share lifelines"
+                        } else {
+                            "lifelines share a location"
+                        }
                     ),
                 ));
             }
@@ -136,5 +153,74 @@ fn is_choice_of_actions(store: &TermStore, t: TermId) -> bool {
             }
             _ => return false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use multitrace_runtime::signature::{Action, ActionKind, LifelineId, MessageId};
+
+    fn act(s: &mut TermStore, l: u32, m: u32) -> TermId {
+        s.act(Action {
+            lifeline: LifelineId(l),
+            kind: ActionKind::Emission,
+            message: MessageId(m),
+        })
+    }
+
+    #[test]
+    fn weak_sequencing_under_a_sharing_par_is_left_alone() {
+        // par(seq(a!x, b!y), seq(b!z, a!w)) stays as it is.
+        let mut s = TermStore::new();
+        let (ax, by, bz, aw) = (
+            act(&mut s, 0, 0),
+            act(&mut s, 1, 1),
+            act(&mut s, 1, 2),
+            act(&mut s, 0, 3),
+        );
+        let left = s.seq(ax, by);
+        let right = s.seq(bz, aw);
+        let p = s.par(left, right);
+        assert_eq!(strengthen(&mut s, p, true), p);
+        // At top level, seq becomes strict; with co-localized lifelines nothing changes.
+        let top = s.seq(left, right);
+        let strict_all = {
+            let l = s.strict(ax, by);
+            let r = s.strict(bz, aw);
+            s.strict(l, r)
+        };
+        assert_eq!(strengthen(&mut s, top, true), strict_all);
+        assert_eq!(strengthen(&mut s, top, false), top);
+    }
+
+    #[test]
+    fn a_par_on_disjoint_lifelines_is_transparent() {
+        let mut s = TermStore::new();
+        let (ax, by, cz) = (act(&mut s, 0, 0), act(&mut s, 1, 1), act(&mut s, 2, 2));
+        let ab = s.seq(ax, by);
+        let lw = s.repeat(LoopKind::Weak, ab);
+        let p = s.par(lw, cz);
+        let r = strengthen(&mut s, p, true);
+        assert!(non_regular(&s, r, true).is_none());
+        // With a sharing operand the weak loop stays, and is reported.
+        let bw = act(&mut s, 1, 3);
+        let p2 = s.par(lw, bw);
+        let r2 = strengthen(&mut s, p2, true);
+        let (node, why) = non_regular(&s, r2, true).unwrap();
+        assert_eq!(node, lw);
+        assert!(why.contains("loopW over 2 lifelines"), "{why}");
+    }
+
+    #[test]
+    fn loop_p_of_single_actions_is_regular() {
+        let mut s = TermStore::new();
+        let (ax, by) = (act(&mut s, 0, 0), act(&mut s, 1, 1));
+        let alt = s.alt(ax, by);
+        let lp = s.repeat(LoopKind::Par, alt);
+        assert!(non_regular(&s, lp, true).is_none());
+        let st = s.strict(ax, by);
+        let lp2 = s.repeat(LoopKind::Par, st);
+        assert!(non_regular(&s, lp2, true).is_some());
     }
 }

@@ -401,3 +401,242 @@ mod running_example {
         }
     }
 }
+
+// ------------------------------------------------------------ synthesis and projection vs oracle
+
+#[path = "../../runtime/tests/oracle/mod.rs"]
+mod oracle;
+
+mod differential {
+    use super::oracle::*;
+    use multitrace_compiler::compile::{compile_interaction, CompileOptions, LocationChoice};
+    use multitrace_compiler::syntax::InteractionModel;
+    use multitrace_runtime::check::ac::{check_ac, AcTables};
+    use multitrace_runtime::check::explore::{explore, Budget, ExploreOptions};
+    use multitrace_runtime::check::semi::{check_as, local_check, LocalOutcome};
+    use multitrace_runtime::model::{CompiledModel, ModelKind};
+    use multitrace_runtime::nfa::{LetterId, LocationId, StateId};
+    use multitrace_runtime::project::bits;
+    use multitrace_runtime::signature::{Action, LifelineSet, Signature};
+    use multitrace_runtime::term::TermStore;
+    use multitrace_runtime::verdict::{Mode, VerdictKind};
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    fn signature() -> Signature {
+        let mut sig = Signature::new();
+        for l in 0..LIFELINES {
+            sig.add_lifeline(&format!("l{l}")).unwrap();
+        }
+        sig.add_message("m0");
+        sig.add_message("m1");
+        sig
+    }
+
+    fn model_of(a: &Ast) -> InteractionModel {
+        let mut store = TermStore::new();
+        let root = build(&mut store, a);
+        InteractionModel {
+            signature: signature(),
+            store,
+            root,
+            signature_file: None,
+            loops: Vec::new(),
+            file: "random.hif".into(),
+            digest: 0,
+        }
+    }
+
+    fn compile(a: &Ast, colocated: bool) -> (InteractionModel, CompiledModel) {
+        let m = model_of(a);
+        let opts = CompileOptions {
+            locations: if colocated {
+                LocationChoice::Groups(vec![vec!["l0".into(), "l1".into()], vec!["l2".into()]])
+            } else {
+                LocationChoice::Default
+            },
+            ..CompileOptions::default()
+        };
+        let c = compile_interaction(&m, &opts).unwrap();
+        (m, c)
+    }
+
+    /// Words of length <= n accepted by the NFA, as actions.
+    fn nfa_words(c: &CompiledModel, n: usize) -> Lang {
+        let a = c.automata().unwrap();
+        let actions = match &c.origin {
+            multitrace_runtime::model::Origin::Interaction { letter_actions, .. } => {
+                letter_actions.clone()
+            }
+            _ => unreachable!(),
+        };
+        let mut out = Lang::new();
+        let mut frontier: Vec<(StateId, Vec<Action>)> =
+            a.nfa.initial().iter().map(|&s| (s, Vec::new())).collect();
+        for _ in 0..=n {
+            let mut next = Vec::new();
+            for (s, w) in &frontier {
+                if a.nfa.is_accepting(*s) {
+                    out.insert(w.clone());
+                }
+                if w.len() == n {
+                    continue;
+                }
+                for (_, t) in a.nfa.out(*s) {
+                    let mut w2 = w.clone();
+                    w2.push(actions[t.letter.index()]);
+                    next.push((t.to, w2));
+                }
+            }
+            next.sort();
+            next.dedup();
+            frontier = next;
+        }
+        out
+    }
+
+    fn groups_of(c: &CompiledModel) -> Vec<LifelineSet> {
+        match &c.origin {
+            multitrace_runtime::model::Origin::Interaction {
+                location_lifelines, ..
+            } => location_lifelines.clone(),
+            _ => unreachable!(),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, .. ProptestConfig::default() })]
+
+        /// L(A) = σ(I): exactly on global traces when no rewriting applies (co-localized
+        /// lifelines), and on multitraces after the weak-to-strict rewriting.
+        #[test]
+        fn nfa_language_is_the_interaction_semantics(a in arb_ast(), colocated in any::<bool>()) {
+            let (_, c) = compile(&a, colocated);
+            if let ModelKind::TermOnly(reason) = &c.kind {
+                // Only non-regular suspects go term-only on these small terms.
+                prop_assert!(reason.contains("loop"), "{}", reason);
+                return Ok(());
+            }
+            let n = 5;
+            let words = nfa_words(&c, n);
+            let expected = sem(&a, n);
+            if colocated {
+                prop_assert_eq!(&words, &expected, "{:?}", a);
+            } else {
+                let groups = groups_of(&c);
+                let pw: BTreeSet<Vec<Trace>> = words.iter().map(|w| project(w, &groups)).collect();
+                let pe: BTreeSet<Vec<Trace>> = expected.iter().map(|w| project(w, &groups)).collect();
+                prop_assert_eq!(pw, pe, "{:?}", a);
+            }
+        }
+
+        /// L(Proj(A, Σi)) = L(A)|Σi (words up to length 4 over Σi, against a direct simulation
+        /// of A with the other letters as ε), and Th. 4.2: an accepted word projecting on μi
+        /// is accepted inside Area(μi).
+        #[test]
+        fn projections_recognize_the_projected_language(a in arb_ast(), colocated in any::<bool>()) {
+            let (_, c) = compile(&a, colocated);
+            let Some(aut) = c.automata() else { return Ok(()) };
+            let nfa = &aut.nfa;
+            for k in 0..c.alphabet.locations() {
+                let loc = LocationId(k as u32);
+                let dfa = &aut.projections[k];
+                let local = c.alphabet.letters_of(loc).to_vec();
+                // ε-closure simulation.
+                let close = |set: &mut BTreeSet<StateId>| {
+                    let mut stack: Vec<StateId> = set.iter().copied().collect();
+                    while let Some(s) = stack.pop() {
+                        for (_, t) in nfa.out(s) {
+                            if c.alphabet.location(t.letter) != loc && set.insert(t.to) {
+                                stack.push(t.to);
+                            }
+                        }
+                    }
+                };
+                let mut words: Vec<Vec<LetterId>> = vec![Vec::new()];
+                for len in 0..=4usize {
+                    for w in words.iter().filter(|w| w.len() == len) {
+                        let mut set: BTreeSet<StateId> = nfa.initial().iter().copied().collect();
+                        close(&mut set);
+                        for &x in w {
+                            let mut next = BTreeSet::new();
+                            for &s in &set {
+                                for (_, t) in nfa.out(s) {
+                                    if t.letter == x { next.insert(t.to); }
+                                }
+                            }
+                            close(&mut next);
+                            set = next;
+                        }
+                        let sim = set.iter().any(|&s| nfa.is_accepting(s));
+                        let mut area = vec![0u64; aut.areas.words()];
+                        let mut seen = Vec::new();
+                        let out = local_check(aut, dfa, &c.alphabet, w, Mode::Complete, &mut area, &mut seen);
+                        prop_assert_eq!(sim, matches!(out, LocalOutcome::Pass { .. }), "{:?} {:?}", a, w);
+                    }
+                    let longer: Vec<Vec<LetterId>> = words
+                        .iter()
+                        .filter(|w| w.len() == len)
+                        .flat_map(|w| local.iter().map(move |&x| { let mut v = w.clone(); v.push(x); v }))
+                        .collect();
+                    words.extend(longer);
+                }
+            }
+            // Th. 4.2 on the accepted words up to length 5.
+            let letter_of = |x: Action| c.letter_of(x).unwrap();
+            for w in nfa_words(&c, 5) {
+                let w: Vec<LetterId> = w.into_iter().map(letter_of).collect();
+                for k in 0..c.alphabet.locations() {
+                    let mu: Vec<LetterId> = w.iter().copied().filter(|&x| c.alphabet.location(x).index() == k).collect();
+                    let mut area = vec![0u64; aut.areas.words()];
+                    let mut seen = Vec::new();
+                    let out = local_check(aut, &aut.projections[k], &c.alphabet, &mu, Mode::Complete, &mut area, &mut seen);
+                    prop_assert!(matches!(out, LocalOutcome::Pass { .. }), "{:?}", out);
+                    // w is read inside the area.
+                    let mut set: BTreeSet<StateId> = nfa.initial().iter().copied().collect();
+                    for &x in &w {
+                        let mut next = BTreeSet::new();
+                        for &s in &set {
+                            for i in nfa.out_range(s) {
+                                let t = nfa.transitions()[i];
+                                if t.letter == x && bits::get(&area, i) { next.insert(t.to); }
+                            }
+                        }
+                        set = next;
+                    }
+                    prop_assert!(set.iter().any(|&s| nfa.is_accepting(s)), "{:?} {:?}", a, w);
+                }
+            }
+        }
+
+        /// AC, AS and term exploration agree with each other (and with the oracle where it is
+        /// exact) in both modes.
+        #[test]
+        fn ac_as_and_term_exploration_agree(a in arb_ast(), colocated in any::<bool>(), seed in 1..u64::MAX) {
+            let (m, c) = compile(&a, colocated);
+            let groups = groups_of(&c);
+            let budget = Budget { max_vertices: Some(2_000_000), timeout: None };
+            let tables = c.automata().map(|aut| AcTables::new(&aut.nfa));
+            for mu in candidates(&a, &groups, seed) {
+                let mt = multitrace(&groups, &mu);
+                let letters = c.letter_traces(&mt).unwrap();
+                for mode in [Mode::Complete, Mode::Prefix] {
+                    let mut store = m.store.clone();
+                    let opts = ExploreOptions { mode, budget, ..ExploreOptions::default() };
+                    let term = explore(&mut store, m.root, &mt, &opts).kind;
+                    let (expected, exact) = oracle(&a, &groups, &mu, mode);
+                    if exact {
+                        prop_assert_eq!(term, expected, "{:?} {:?} {:?}", a, mu, mode);
+                    }
+                    if let (Some(aut), Some(tables)) = (c.automata(), &tables) {
+                        let ac = check_ac(aut, tables, &c.alphabet, &letters, None, mode, &budget).verdict.kind;
+                        let as_ = check_as(aut, tables, &c.alphabet, &letters, mode, &budget).kind;
+                        prop_assert_eq!(ac, term, "AC {:?} {:?} {:?}", a, mu, mode);
+                        prop_assert_eq!(as_, term, "AS {:?} {:?} {:?}", a, mu, mode);
+                        prop_assert_ne!(term, VerdictKind::Inconclusive);
+                    }
+                }
+            }
+        }
+    }
+}

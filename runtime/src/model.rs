@@ -2,8 +2,8 @@
 //!
 //! Invariants (checked by [`CompiledModel::validate`] after every load): every id in the
 //! automata, the local verifiers and the areas is in range of its table; there is one local
-//! verifier per location, in location order; a term-only model's nodes refer only to earlier
-//! nodes and its root is the last node; for an interaction origin, `letter_actions` has one
+//! verifier per location, in location order; an interaction's term nodes refer only to
+//! earlier nodes and its root is the last node; for an interaction origin, `letter_actions` has one
 //! action per letter and each action's lifeline belongs to the letter's location.
 
 use crate::nfa::{Alphabet, LetterId, Nfa};
@@ -24,6 +24,8 @@ pub enum Origin {
         letter_actions: Vec<Action>,
         /// Lifelines of each location.
         location_lifelines: Vec<LifelineSet>,
+        /// The interaction (normalized), for term exploration.
+        term: TermModel,
     },
     /// A raw automaton (Timbuk): letters are opaque names.
     Automaton,
@@ -40,18 +42,16 @@ pub struct Automata {
     pub areas: AreaTable,
 }
 
-/// An interaction kept as a term because its language may not be regular.
+/// An interaction term in serializable form.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TermModel {
     /// Nodes, children before parents; the last node is the root.
     pub nodes: Vec<Term>,
-    /// Why the model is term-only (the construct and its position, or the state cap).
-    pub reason: String,
 }
 
 impl TermModel {
     /// Stores the term `root` of `store`.
-    pub fn from_store(store: &TermStore, root: TermId, reason: String) -> Self {
+    pub fn from_store(store: &TermStore, root: TermId) -> Self {
         let order = store.reachable(root);
         let mut index = FxHashMap::default();
         let mut nodes = Vec::with_capacity(order.len());
@@ -70,7 +70,7 @@ impl TermModel {
             index.insert(t, nodes.len() as u32);
             nodes.push(node);
         }
-        TermModel { nodes, reason }
+        TermModel { nodes }
     }
 
     /// Rebuilds a store holding the term; returns it with the root.
@@ -126,8 +126,9 @@ impl TermModel {
 pub enum ModelKind {
     /// Compiled to automata: checked by AC or AS.
     Automata(Automata),
-    /// Kept as a term: checked by term exploration.
-    TermOnly(TermModel),
+    /// Kept as a term (its language may not be regular): checked by term exploration. The
+    /// string says why (the construct and its position, or the cap that was reached).
+    TermOnly(String),
 }
 
 /// Facts about the compilation, for `inspect`.
@@ -205,8 +206,10 @@ impl CompiledModel {
             signature,
             letter_actions,
             location_lifelines,
+            term,
         } = &self.origin
         {
+            term.validate(signature)?;
             if letter_actions.len() != letters {
                 return Err("letter actions do not match the alphabet".into());
             }
@@ -226,9 +229,6 @@ impl CompiledModel {
                 if !location_lifelines[loc.index()].contains(a.lifeline) {
                     return Err(format!("letter {i} is not on a lifeline of its location"));
                 }
-            }
-            if let ModelKind::TermOnly(t) = &self.kind {
-                t.validate(signature)?;
             }
         } else if let ModelKind::TermOnly(_) = &self.kind {
             return Err("a raw automaton cannot be term-only".into());
@@ -256,6 +256,54 @@ impl CompiledModel {
     /// The letter of an action (interaction models).
     pub fn letter_of(&self, a: Action) -> Option<LetterId> {
         self.action_letters.get(&a).copied()
+    }
+
+    /// The local traces of `mt` as letters, one per location of the model (interaction models).
+    ///
+    /// Each component of `mt` must cover exactly the lifelines of one location, or be empty and
+    /// cover lifelines of locations that are otherwise unobserved; anything else is an error
+    /// saying how the partitions differ.
+    pub fn letter_traces(
+        &self,
+        mt: &crate::multitrace::Multitrace,
+    ) -> Result<Vec<Vec<LetterId>>, String> {
+        let Origin::Interaction {
+            signature,
+            location_lifelines,
+            ..
+        } = &self.origin
+        else {
+            return Err("this model's letters are not actions; give .mtf traces".into());
+        };
+        let mut out = vec![Vec::new(); location_lifelines.len()];
+        let name = |set: LifelineSet| {
+            set.iter()
+                .map(|l| signature.lifeline_name(l).to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        for c in &mt.components {
+            if let Some(k) = location_lifelines.iter().position(|&g| g == c.lifelines) {
+                for &a in &c.trace {
+                    out[k].push(self.letter_of(a).ok_or("action outside the alphabet")?);
+                }
+            } else if !c.trace.is_empty() {
+                return Err(format!(
+                    "component [{}] is not a location of the compiled model (locations: {}); compile with matching --locations",
+                    name(c.lifelines),
+                    location_lifelines.iter().map(|&g| format!("[{}]", name(g))).collect::<Vec<_>>().join(" ")
+                ));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The interaction term of an interaction model, rebuilt in a fresh store.
+    pub fn term(&self) -> Option<(TermStore, TermId)> {
+        match &self.origin {
+            Origin::Interaction { term, .. } => Some(term.to_store()),
+            Origin::Automaton => None,
+        }
     }
 
     /// The signature of an interaction model.

@@ -166,9 +166,11 @@ pub fn check_ac(
             .iter()
             .min_by_key(|(p, _)| p.to_vec())
             .expect("non-empty layer");
-        let set = &sets[at * 2 * w + w..at * 2 * w + 2 * w];
+        // Both parts (strict and loose) of the vector's state set.
+        let mut set = sets[at * 2 * w..at * 2 * w + w].to_vec();
+        bits::union_with(&mut set, &sets[at * 2 * w + w..at * 2 * w + 2 * w]);
         let mut letters: Vec<LetterId> = Vec::new();
-        for s in bits::iter(set) {
+        for s in bits::iter(&set) {
             for (_, t) in nfa.out(StateId(s as u32)) {
                 letters.push(t.letter);
             }

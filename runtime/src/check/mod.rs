@@ -4,7 +4,232 @@
 //! - [`semi`]: AS, the semi-centralized procedure: local checks, `Inter`, then AC on it.
 //! - [`explore`]: term exploration of the operational semantics with lifeline removal, partial
 //!   order reduction and local analyses (seed 001); the reference oracle for everything else.
+//!
+//! [`Engine`] ties them to a loaded model: it is immutable and `Send + Sync`, so one engine
+//! serves every thread of a batch; each thread keeps its own [`Scratch`].
 
 pub mod ac;
 pub mod explore;
 pub mod semi;
+
+use crate::model::{CompiledModel, ModelKind};
+use crate::multitrace::Multitrace;
+use crate::nfa::LetterId;
+use crate::term::{TermId, TermStore};
+use crate::verdict::{Mode, Verdict};
+use ac::{check_ac, AcTables};
+use explore::{explore, Budget, ExploreOptions};
+use semi::check_as;
+use std::fmt;
+
+/// A check procedure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Procedure {
+    /// Centralized search of `Central(A, μ)`.
+    Ac,
+    /// Local checks, `Inter`, then AC on `Inter`.
+    As,
+    /// Term exploration.
+    Term,
+}
+
+impl Procedure {
+    /// `"ac"`, `"as"` or `"term"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Procedure::Ac => "ac",
+            Procedure::As => "as",
+            Procedure::Term => "term",
+        }
+    }
+}
+
+/// Which procedure to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Choice {
+    /// AS on automata models, term exploration on term-only ones (and on multitraces whose
+    /// components do not match the compiled locations).
+    #[default]
+    Auto,
+    /// This one, or an error.
+    Force(Procedure),
+}
+
+/// A check that cannot run (not a Fail: the question cannot be asked this way).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckError(pub String);
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+/// Options of a check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct CheckOptions {
+    /// Complete or prefix membership.
+    pub mode: Mode,
+    /// Procedure.
+    pub choice: Choice,
+    /// Term exploration options (its `mode` and `budget` are overridden by these).
+    pub explore: ExploreOptions,
+    /// Limits for every procedure.
+    pub budget: Budget,
+}
+
+/// A loaded model ready to check multitraces.
+pub struct Engine {
+    model: CompiledModel,
+    tables: Option<AcTables>,
+    term: Option<(TermStore, TermId)>,
+}
+
+/// Per-thread scratch state (the term store grows with the terms explored).
+pub struct Scratch {
+    store: Option<TermStore>,
+}
+
+impl Engine {
+    /// Prepares a model.
+    pub fn new(model: CompiledModel) -> Self {
+        let tables = model.automata().map(|a| AcTables::new(&a.nfa));
+        let term = model.term();
+        Engine {
+            model,
+            tables,
+            term,
+        }
+    }
+
+    /// The model.
+    pub fn model(&self) -> &CompiledModel {
+        &self.model
+    }
+
+    /// Fresh scratch state for one thread.
+    pub fn scratch(&self) -> Scratch {
+        Scratch {
+            store: self.term.as_ref().map(|(s, _)| s.clone()),
+        }
+    }
+
+    fn resolve(&self, choice: Choice) -> Result<Procedure, CheckError> {
+        match (choice, &self.model.kind) {
+            (Choice::Auto, ModelKind::Automata(_)) => Ok(Procedure::As),
+            (Choice::Auto, ModelKind::TermOnly(_)) => Ok(Procedure::Term),
+            (Choice::Force(p @ (Procedure::Ac | Procedure::As)), ModelKind::TermOnly(why)) => Err(
+                CheckError(format!(
+                    "--procedure {} needs automata, but this model is term-only ({why}); use --procedure term or auto",
+                    p.name()
+                )),
+            ),
+            (Choice::Force(Procedure::Term), _) if self.term.is_none() => Err(CheckError(
+                "--procedure term needs an interaction; this model is a raw automaton".into(),
+            )),
+            (Choice::Force(p), _) => Ok(p),
+        }
+    }
+
+    /// Checks one multitrace given as letters, one local trace per location.
+    pub fn check_letters(
+        &self,
+        scratch: &mut Scratch,
+        traces: &[Vec<LetterId>],
+        opts: &CheckOptions,
+    ) -> Result<(Verdict, Procedure), CheckError> {
+        if traces.len() != self.model.alphabet.locations() {
+            return Err(CheckError("one local trace per location expected".into()));
+        }
+        let p = self.resolve(opts.choice)?;
+        let run = |p: Procedure| -> Verdict {
+            let (a, t) = (
+                self.model.automata().expect("resolved to automata"),
+                self.tables.as_ref().expect("tables of automata"),
+            );
+            match p {
+                Procedure::Ac => {
+                    check_ac(
+                        a,
+                        t,
+                        &self.model.alphabet,
+                        traces,
+                        None,
+                        opts.mode,
+                        &opts.budget,
+                    )
+                    .verdict
+                }
+                _ => check_as(a, t, &self.model.alphabet, traces, opts.mode, &opts.budget),
+            }
+        };
+        match p {
+            Procedure::Term => {
+                let mt = self.letters_to_multitrace(traces)?;
+                Ok((self.explore(scratch, &mt, opts), Procedure::Term))
+            }
+            p => Ok((run(p), p)),
+        }
+    }
+
+    /// Checks one multitrace of an interaction model.
+    pub fn check_multitrace(
+        &self,
+        scratch: &mut Scratch,
+        mt: &Multitrace,
+        opts: &CheckOptions,
+    ) -> Result<(Verdict, Procedure), CheckError> {
+        let p = self.resolve(opts.choice)?;
+        if p == Procedure::Term {
+            return Ok((self.explore(scratch, mt, opts), p));
+        }
+        match self.model.letter_traces(mt) {
+            Ok(letters) => self.check_letters(scratch, &letters, opts),
+            // Another grouping of lifelines than the compiled one: only term exploration can
+            // answer, and `auto` lets it.
+            Err(e) if opts.choice == Choice::Auto && self.term.is_some() => {
+                let _ = e;
+                Ok((self.explore(scratch, mt, opts), Procedure::Term))
+            }
+            Err(e) => Err(CheckError(e)),
+        }
+    }
+
+    fn explore(&self, scratch: &mut Scratch, mt: &Multitrace, opts: &CheckOptions) -> Verdict {
+        let (_, root) = self.term.as_ref().expect("term of an interaction");
+        let store = scratch
+            .store
+            .get_or_insert_with(|| self.term.as_ref().expect("term").0.clone());
+        let eo = ExploreOptions {
+            mode: opts.mode,
+            budget: opts.budget,
+            ..opts.explore
+        };
+        explore(store, *root, mt, &eo)
+    }
+
+    fn letters_to_multitrace(&self, traces: &[Vec<LetterId>]) -> Result<Multitrace, CheckError> {
+        use crate::model::Origin;
+        use crate::multitrace::Component;
+        let Origin::Interaction {
+            letter_actions,
+            location_lifelines,
+            ..
+        } = &self.model.origin
+        else {
+            return Err(CheckError("term exploration needs an interaction".into()));
+        };
+        Ok(Multitrace {
+            components: traces
+                .iter()
+                .zip(location_lifelines)
+                .map(|(t, &g)| Component {
+                    lifelines: g,
+                    trace: t.iter().map(|l| letter_actions[l.index()]).collect(),
+                })
+                .collect(),
+        })
+    }
+}
