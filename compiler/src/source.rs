@@ -14,7 +14,7 @@ use std::path::Path;
 #[derive(Clone, Debug)]
 pub enum Source {
     /// An interaction and its signature.
-    Interaction(InteractionModel),
+    Interaction(Box<InteractionModel>),
     /// A Timbuk automaton.
     Automaton {
         /// The automaton.
@@ -81,7 +81,9 @@ fn extension(path: &Path) -> String {
 /// Reads a source model (`.hif` or `.timbuk`).
 pub fn read_source(path: &Path, signature: Option<&Path>) -> Result<Source, SourceError> {
     match extension(path).as_str() {
-        "hif" => Ok(Source::Interaction(read_interaction(path, signature)?)),
+        "hif" => Ok(Source::Interaction(Box::new(read_interaction(
+            path, signature,
+        )?))),
         "timbuk" | "tbk" => {
             let text = read_text(path)?;
             let file = path.display().to_string();
