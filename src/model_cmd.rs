@@ -36,7 +36,7 @@ pub fn compile_options(args: &ModelArgs, policy: AutomataPolicy) -> Result<Compi
 pub fn load(path: &Path, args: &ModelArgs) -> Result<CompiledModel> {
     let opts = compile_options(args, AutomataPolicy::Auto)?;
     let model = load_model(path, args.signature.as_deref(), &opts)?;
-    if model.signature().is_some() && !path.extension().is_some_and(|e| e == "mtm") {
+    if model.signature().is_some() && path.extension().is_none_or(|e| e != "mtm") {
         // Only what changes how the model is checked; `inspect` shows every notice.
         for n in model
             .stats
