@@ -1,11 +1,13 @@
 //! Integration tests of the compiler crate: the data-driven fixture suite and the HIBOU
 //! benchmark sample, run through every check procedure.
 
+use multitrace_compiler::compile::{compile_interaction, CompileOptions};
 use multitrace_compiler::syntax::{read_interaction, read_text, InteractionModel};
 use multitrace_runtime::check::explore::{explore, Budget, ExploreOptions};
+use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
 use multitrace_runtime::multitrace::Multitrace;
 use multitrace_runtime::syntax::parse_htf;
-use multitrace_runtime::verdict::{Mode, VerdictKind};
+use multitrace_runtime::verdict::{Mode, Reason, VerdictKind};
 use std::path::{Path, PathBuf};
 
 fn fixtures_dir() -> PathBuf {
@@ -83,6 +85,7 @@ fn fixtures_give_expected_verdicts_with_term_exploration() {
     let dirs = fixture_dirs();
     assert!(dirs.len() >= 6, "fixtures missing");
     let mut checked = 0;
+    let mut automata_checked = 0;
     for dir in dirs {
         let (model, cases) = load_fixture(&dir);
         assert!(!cases.is_empty());
@@ -94,6 +97,8 @@ fn fixtures_give_expected_verdicts_with_term_exploration() {
             "{}: traces without expected verdicts",
             dir.display()
         );
+        let engine = Engine::new(compile_interaction(&model, &CompileOptions::default()).unwrap());
+        let mut scratch = engine.scratch();
         for (path, complete, prefix) in &cases {
             let mt = read_mt(&model, path);
             for (mode, expected) in [(Mode::Complete, complete), (Mode::Prefix, prefix)] {
@@ -103,10 +108,26 @@ fn fixtures_give_expected_verdicts_with_term_exploration() {
                     assert_eq!(v.kind, *expected, "{} {mode:?} {opts:?}", path.display());
                     checked += 1;
                 }
+                // AC and AS on the compiled model (when it has automata and the multitrace's
+                // components are its locations).
+                if engine.model().automata().is_some() && engine.model().letter_traces(&mt).is_ok()
+                {
+                    for p in [Procedure::Ac, Procedure::As] {
+                        let opts = CheckOptions {
+                            mode,
+                            choice: Choice::Force(p),
+                            ..CheckOptions::default()
+                        };
+                        let (v, _) = engine.check_multitrace(&mut scratch, &mt, &opts).unwrap();
+                        assert_eq!(v.kind, *expected, "{} {mode:?} {p:?}", path.display());
+                        automata_checked += 1;
+                    }
+                }
             }
         }
     }
     assert!(checked > 0);
+    assert!(automata_checked > 50, "{automata_checked}");
 }
 
 /// The HIBOU benchmark sample (seed 001 Sec. 6), when `../shared/data` is present.
@@ -133,8 +154,11 @@ fn lfrem_sample_verdicts_are_exact_and_stable() {
         return;
     };
     let mut checked = 0;
+    let (mut local_errors, mut inter_errors) = (0, 0);
     for i in 0..10 {
         let model = read_interaction(&root.join(format!("i{i}.hif")), None).unwrap();
+        let engine = Engine::new(compile_interaction(&model, &CompileOptions::default()).unwrap());
+        let mut scratch = engine.scratch();
         for kind in ["accepted", "slices", "noise", "swap_act", "swap_comp"] {
             let dir = root.join(format!("i{i}_{kind}"));
             for path in htf_files(&dir) {
@@ -177,12 +201,86 @@ fn lfrem_sample_verdicts_are_exact_and_stable() {
                             assert_eq!(w, v, "{} {off:?}", path.display());
                         }
                     }
+                    // AC and AS on the compiled model agree with term exploration, and AS
+                    // reasons are consistent.
+                    if engine.model().automata().is_some() {
+                        for p in [Procedure::Ac, Procedure::As] {
+                            let opts = CheckOptions {
+                                mode,
+                                choice: Choice::Force(p),
+                                ..CheckOptions::default()
+                            };
+                            let (w, _) = engine.check_multitrace(&mut scratch, &mt, &opts).unwrap();
+                            assert_eq!(w.kind, v, "{} {mode:?} {p:?}", path.display());
+                            if let Some(Reason::LocalError { location, .. }) = &w.reason {
+                                assert_local_trace_rejected(
+                                    &model,
+                                    &mt,
+                                    engine.model(),
+                                    location.index(),
+                                    mode,
+                                );
+                                local_errors += 1;
+                            }
+                            if w.reason == Some(Reason::InterError) {
+                                inter_errors += 1;
+                            }
+                        }
+                    }
                     checked += 1;
                 }
             }
         }
     }
     assert!(checked > 10_000);
+    assert!(
+        local_errors > 100 && inter_errors > 0,
+        "{local_errors} {inter_errors}"
+    );
+}
+
+/// A LocalError(i) is real: the trace of location i alone is rejected by the interaction
+/// restricted to i's lifelines (seed 001 Th. 1), checked by term exploration.
+fn assert_local_trace_rejected(
+    model: &InteractionModel,
+    mt: &Multitrace,
+    compiled: &multitrace_runtime::model::CompiledModel,
+    k: usize,
+    mode: Mode,
+) {
+    let letters = compiled.letter_traces(mt).unwrap();
+    let lifelines = match &compiled.origin {
+        multitrace_runtime::model::Origin::Interaction {
+            location_lifelines, ..
+        } => location_lifelines[k],
+        _ => unreachable!(),
+    };
+    let comp = mt
+        .components
+        .iter()
+        .find(|c| c.lifelines == lifelines)
+        .cloned()
+        .unwrap_or(multitrace_runtime::multitrace::Component {
+            lifelines,
+            trace: Vec::new(),
+        });
+    assert_eq!(comp.trace.len(), letters[k].len());
+    let mut store = model.store.clone();
+    let others = model.signature.all_lifelines().minus(lifelines);
+    let local = store.remove(model.root, others);
+    let alone = Multitrace {
+        components: vec![comp],
+    };
+    let opts = ExploreOptions {
+        mode,
+        ..ExploreOptions::default()
+    };
+    let v = explore(&mut store, local, &alone, &opts).kind;
+    assert_eq!(
+        v,
+        VerdictKind::Fail,
+        "LocalError({k}) but the local trace is accepted"
+    );
 }
 
 // ------------------------------------------------------------ seed 004's running example
@@ -637,6 +735,104 @@ mod differential {
                     }
                 }
             }
+        }
+    }
+}
+
+// ------------------------------------------------------------ artifacts
+
+mod artifacts {
+    use super::fixtures_dir;
+    use multitrace_compiler::compile::{compile_interaction, CompileOptions};
+    use multitrace_compiler::syntax::read_interaction;
+    use multitrace_runtime::artifact::{decode, encode, LoadError, FORMAT_VERSION};
+    use multitrace_runtime::model::CompiledModel;
+
+    /// A fixture compiled with its variable facts (compile time) zeroed, for byte comparisons.
+    fn compiled(name: &str) -> CompiledModel {
+        let dir = fixtures_dir().join(name);
+        let model = read_interaction(&dir.join("model.hif"), None).unwrap();
+        let mut m = compile_interaction(&model, &CompileOptions::default()).unwrap();
+        m.stats.compile_time_us = 0;
+        m.stats.source = format!("fixtures/{name}/model.hif");
+        m
+    }
+
+    #[test]
+    fn round_trip_preserves_the_model() {
+        for name in ["seed004-mqtt", "loopP", "seed001-fig1"] {
+            let m = compiled(name);
+            let back = decode(&encode(&m)).unwrap();
+            assert_eq!(back, m, "{name}");
+        }
+    }
+
+    /// Golden artifacts catch format drift: the bytes of today's compiler must be those
+    /// committed in `fixtures/golden`. After an intended format change, bump FORMAT_VERSION and
+    /// regenerate them with `MULTITRACE_BLESS=1 cargo test -p multitrace-compiler golden`.
+    #[test]
+    fn golden_artifacts_are_stable() {
+        let golden = fixtures_dir().join("golden");
+        for (name, kind) in [("seed004-mqtt", "automata"), ("loopP", "term-only")] {
+            let m = compiled(name);
+            assert_eq!(m.kind_name(), kind);
+            let bytes = encode(&m);
+            let path = golden.join(format!("{name}.v{FORMAT_VERSION}.mtm"));
+            if std::env::var_os("MULTITRACE_BLESS").is_some() {
+                std::fs::create_dir_all(&golden).unwrap();
+                std::fs::write(&path, &bytes).unwrap();
+            }
+            let stored = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert!(
+                stored == bytes,
+                "{} differs from what the compiler writes now",
+                path.display()
+            );
+            assert_eq!(decode(&stored).unwrap(), m);
+        }
+    }
+
+    #[test]
+    fn every_truncation_and_bit_flip_is_an_error() {
+        let bytes = encode(&compiled("seed004-mqtt"));
+        for len in 0..bytes.len() {
+            let err = decode(&bytes[..len]).unwrap_err();
+            assert!(
+                matches!(err, LoadError::Truncated { .. } | LoadError::BadMagic),
+                "{len}: {err:?}"
+            );
+        }
+        for i in 0..bytes.len() {
+            for bit in [0, 3, 7] {
+                let mut b = bytes.clone();
+                b[i] ^= 1 << bit;
+                assert!(decode(&b).is_err(), "flip at byte {i} bit {bit} accepted");
+            }
+        }
+        let mut wrong_version = bytes.clone();
+        wrong_version[8] = 99;
+        assert_eq!(
+            decode(&wrong_version).unwrap_err(),
+            LoadError::Version { found: 99 }
+        );
+        assert_eq!(
+            decode(b"not a model at all, definitely").unwrap_err(),
+            LoadError::BadMagic
+        );
+    }
+
+    #[test]
+    fn a_payload_with_a_valid_checksum_but_bad_ids_is_rejected() {
+        // Re-frame a payload whose NFA names a state out of range: the checksum is right, the
+        // validation after decoding must catch it.
+        let mut m = compiled("seed004-mqtt");
+        if let multitrace_runtime::model::ModelKind::Automata(a) = &mut m.kind {
+            a.projections[0].init_area = multitrace_runtime::project::AreaId(9_999);
+        }
+        let bytes = encode(&m);
+        match decode(&bytes) {
+            Err(LoadError::Invalid(msg)) => assert!(msg.contains("area"), "{msg}"),
+            other => panic!("{other:?}"),
         }
     }
 }
