@@ -76,8 +76,34 @@ pub fn compile(args: CompileArgs) -> Result<u8> {
     Ok(0)
 }
 
+/// Loads a model to look at: a Timbuk file without `Systems` and without location options is
+/// shown with one location holding every letter.
+fn load_for_viewing(path: &Path, args: &ModelArgs) -> Result<CompiledModel> {
+    let unpartitioned = args.locations.is_none()
+        && args.random_locations.is_none()
+        && matches!(
+            read_source(path, args.signature.as_deref()),
+            Ok(multitrace_compiler::source::Source::Automaton { ref aut, .. }) if aut.systems.is_none()
+        );
+    if unpartitioned {
+        eprintln!(
+            "multitrace: note: {} has no `Systems` block and no --locations: shown with one location",
+            path.display()
+        );
+        let opts = CompileOptions {
+            locations: LocationChoice::Single,
+            ..compile_options(args, AutomataPolicy::Auto)?
+        };
+        return Ok(compile_source(
+            &read_source(path, args.signature.as_deref())?,
+            &opts,
+        )?);
+    }
+    load(path, args)
+}
+
 pub fn inspect(args: InspectArgs) -> Result<u8> {
-    let model = load(&args.model, &args.model_args)?;
+    let model = load_for_viewing(&args.model, &args.model_args)?;
     print!("{}", describe(&model));
     Ok(0)
 }
@@ -155,7 +181,7 @@ fn esc(s: &str) -> String {
 }
 
 pub fn draw(args: DrawArgs) -> Result<u8> {
-    let m = load(&args.model, &args.model_args)?;
+    let m = load_for_viewing(&args.model, &args.model_args)?;
     let Some(a) = m.automata() else {
         bail!("this model is term-only: it has no automata to draw");
     };

@@ -149,3 +149,260 @@ fn bad_model_gives_status_2_and_a_positioned_message() {
     let usage = run(&["check"]);
     assert_eq!(usage.status.code(), Some(2));
 }
+
+#[test]
+fn compile_inspect_and_check_a_compiled_model() {
+    let d = scratch("compile");
+    let mtm = d.join("mqtt.mtm");
+    let o = run(&[
+        "compile",
+        "fixtures/seed004-mqtt/model.hif",
+        "-o",
+        mtm.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let i = run(&["inspect", mtm.to_str().unwrap()]);
+    let text = stdout(&i);
+    assert!(text.contains("kind: automata"), "{text}");
+    assert!(text.contains("NFA: 12 states, 15 transitions"), "{text}");
+    assert!(text.contains("clt1: 8 letters; DFA"), "{text}");
+    // The same verdicts from the .mtm with AC, AS and term exploration, and from the .hif
+    // (multitraces whose components are the compiled locations; the co-localized ones need
+    // term exploration, see below).
+    let traces: Vec<String> = std::fs::read_dir(root().join("fixtures/seed004-mqtt/traces"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            !p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("coloc")
+        })
+        .map(|p| p.display().to_string())
+        .collect();
+    let mut outputs = Vec::new();
+    for (model, p) in [
+        (mtm.to_str().unwrap(), "ac"),
+        (mtm.to_str().unwrap(), "as"),
+        (mtm.to_str().unwrap(), "term"),
+        ("fixtures/seed004-mqtt/model.hif", "auto"),
+    ] {
+        let mut args = vec!["check", model, "--procedure", p, "--format", "jsonl"];
+        args.extend(traces.iter().map(String::as_str));
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let verdicts: Vec<String> = stdout(&o)
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                let proc_ = v["procedure"].as_str().unwrap().to_string();
+                assert!(
+                    p == "auto" || proc_ == p || proc_ == "term",
+                    "{p} ran {proc_}"
+                );
+                v["verdict"].as_str().unwrap().to_string()
+            })
+            .collect();
+        assert_eq!(verdicts.len(), 8);
+        outputs.push(verdicts);
+    }
+    assert!(outputs.windows(2).all(|w| w[0] == w[1]), "{outputs:?}");
+    // A co-localized multitrace: AS cannot read it on singleton locations (exit 2, saying
+    // why); auto falls back to term exploration.
+    let coloc = "fixtures/seed004-mqtt/traces/coloc_example1_interleaving.htf";
+    let o = run(&["check", mtm.to_str().unwrap(), coloc, "--procedure", "as"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("compile with matching --locations"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["check", mtm.to_str().unwrap(), coloc, "--format", "jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\"procedure\":\"term\""));
+    // Compiled with the matching location, AS reads it.
+    let grouped = d.join("grouped.mtm");
+    let o = run(&[
+        "compile",
+        "fixtures/seed004-mqtt/model.hif",
+        "--locations",
+        "clt1,brok;clt2",
+        "-o",
+        grouped.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(&[
+        "check",
+        grouped.to_str().unwrap(),
+        coloc,
+        "--procedure",
+        "as",
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\"procedure\":\"as\""));
+}
+
+#[test]
+fn as_reports_local_inter_and_central_errors_on_the_running_example() {
+    let o = run(&[
+        "check",
+        "fixtures/seed004-fig3/model.timbuk",
+        "fixtures/seed004-fig3/traces",
+        "--mode",
+        "complete",
+        "--format",
+        "jsonl",
+        "--procedure",
+        "as",
+    ]);
+    let out = stdout(&o);
+    let by_name = |n: &str| -> serde_json::Value {
+        let line = out.lines().find(|l| l.contains(n)).unwrap();
+        serde_json::from_str(line).unwrap()
+    };
+    let local = by_name("local_error_l2.mtf");
+    assert_eq!(
+        (local["reason"].as_str(), local["location"].as_str()),
+        (Some("LocalError"), Some("l2"))
+    );
+    assert_eq!(by_name("inter_error.mtf")["reason"], "InterError");
+    assert_eq!(by_name("central_error.mtf")["reason"], "CentralError");
+    assert_eq!(by_name("pass.mtf")["verdict"], "Pass");
+}
+
+#[test]
+fn a_term_only_model_refuses_automata_procedures() {
+    let d = scratch("termonly");
+    let mtm = d.join("loop.mtm");
+    let o = run(&[
+        "compile",
+        "fixtures/loopP/model.hif",
+        "-o",
+        mtm.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("term-only"), "{}", stderr(&o));
+    let forced = run(&[
+        "compile",
+        "fixtures/loopP/model.hif",
+        "--automata",
+        "-o",
+        mtm.to_str().unwrap(),
+    ]);
+    assert_eq!(forced.status.code(), Some(2));
+    assert!(stderr(&forced).contains("loopP"), "{}", stderr(&forced));
+    let o = run(&[
+        "check",
+        mtm.to_str().unwrap(),
+        "fixtures/loopP/traces",
+        "--procedure",
+        "as",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("term-only"), "{}", stderr(&o));
+    let o = run(&[
+        "check",
+        mtm.to_str().unwrap(),
+        "fixtures/loopP/traces/k20.htf",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn corrupted_and_truncated_artifacts_give_status_2() {
+    let d = scratch("corrupt");
+    let mtm = d.join("m.mtm");
+    assert_eq!(
+        run(&[
+            "compile",
+            "fixtures/seed004-mqtt/model.hif",
+            "-o",
+            mtm.to_str().unwrap()
+        ])
+        .status
+        .code(),
+        Some(0)
+    );
+    let bytes = std::fs::read(&mtm).unwrap();
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (bytes[..bytes.len() / 2].to_vec(), "truncated"),
+        (
+            {
+                let mut b = bytes.clone();
+                b[40] ^= 4;
+                b
+            },
+            "corrupted",
+        ),
+        (
+            {
+                let mut b = bytes.clone();
+                b[0] = b'X';
+                b
+            },
+            "wrong magic",
+        ),
+        (
+            {
+                let mut b = bytes.clone();
+                b[8] = 7;
+                b
+            },
+            "version 7",
+        ),
+    ];
+    for (b, fragment) in cases {
+        let f = d.join("bad.mtm");
+        std::fs::write(&f, b).unwrap();
+        let o = run(&["check", f.to_str().unwrap(), "fixtures/seed004-mqtt/traces"]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains(fragment), "{}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"));
+    }
+}
+
+#[test]
+fn draw_writes_graphviz() {
+    let d = scratch("draw");
+    let nfa = d.join("nfa.dot");
+    let o = run(&[
+        "draw",
+        "fixtures/seed004-fig3/model.timbuk",
+        "--nfa",
+        "-o",
+        nfa.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&nfa).unwrap();
+    assert!(
+        text.starts_with("digraph nfa") && text.contains("[label=\"b\"]"),
+        "{text}"
+    );
+    let dfa = d.join("dfa.dot");
+    let o = run(&[
+        "draw",
+        "fixtures/seed004-fig3/model.timbuk",
+        "--dfa",
+        "l2",
+        "-o",
+        dfa.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&dfa).unwrap();
+    assert!(
+        text.contains("{q0,q1,q3}") && text.contains("{q1,q4}"),
+        "{text}"
+    );
+    let o = run(&[
+        "draw",
+        "fixtures/seed004-fig3/model.timbuk",
+        "--dfa",
+        "nowhere",
+        "-o",
+        dfa.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -35,6 +35,8 @@ pub enum LocationChoice {
     Default,
     /// Groups of lifelines (interactions) or letters (Timbuk) by name.
     Groups(Vec<Vec<String>>),
+    /// One location holding everything (for looking at a model with no partition).
+    Single,
     /// A random partition into `count` locations, deterministic for `seed`.
     Random {
         /// Number of locations.
@@ -98,6 +100,7 @@ fn interaction_groups(
     let mut groups: Vec<LifelineSet> = Vec::new();
     match choice {
         LocationChoice::Default => {}
+        LocationChoice::Single => groups.push(sig.all_lifelines()),
         LocationChoice::Groups(names) => {
             let mut seen = LifelineSet::EMPTY;
             for g in names {
@@ -292,6 +295,7 @@ pub fn compile_automaton(
                 )))
             }
         },
+        LocationChoice::Single => (vec![0; nl], vec!["all".to_string()]),
         LocationChoice::Groups(groups) => {
             let mut assign = vec![usize::MAX; nl];
             for (k, g) in groups.iter().enumerate() {

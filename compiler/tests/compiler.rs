@@ -52,6 +52,20 @@ fn variants(mode: Mode) -> Vec<ExploreOptions> {
 /// One fixture: (model, [(trace path, complete verdict, prefix verdict)]).
 fn load_fixture(dir: &Path) -> (InteractionModel, Vec<(PathBuf, VerdictKind, VerdictKind)>) {
     let model = read_interaction(&dir.join("model.hif"), None).unwrap_or_else(|e| panic!("{e}"));
+    (model, expected_verdicts(dir))
+}
+
+fn fixture_dirs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("expected.txt").is_file() && p.join("model.hif").is_file())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn expected_verdicts(dir: &Path) -> Vec<(PathBuf, VerdictKind, VerdictKind)> {
     let expected = std::fs::read_to_string(dir.join("expected.txt")).unwrap();
     let mut cases = Vec::new();
     for line in expected.lines() {
@@ -67,17 +81,49 @@ fn load_fixture(dir: &Path) -> (InteractionModel, Vec<(PathBuf, VerdictKind, Ver
             verdict_named(f[2]),
         ));
     }
-    (model, cases)
+    cases
 }
 
-fn fixture_dirs() -> Vec<PathBuf> {
+/// Raw-automaton fixtures (`model.timbuk` with `.mtf` traces): AC and AS.
+#[test]
+fn automaton_fixtures_give_expected_verdicts_with_ac_and_as() {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.join("expected.txt").is_file())
+        .filter(|p| p.join("model.timbuk").is_file())
         .collect();
     dirs.sort();
-    dirs
+    assert!(!dirs.is_empty());
+    for dir in dirs {
+        let model = multitrace_compiler::source::load_model(
+            &dir.join("model.timbuk"),
+            None,
+            &CompileOptions::default(),
+        )
+        .unwrap();
+        let engine = Engine::new(model);
+        let mut scratch = engine.scratch();
+        for (path, complete, prefix) in expected_verdicts(&dir) {
+            let text = read_text(&path).unwrap();
+            let traces = multitrace_runtime::syntax::parse_mtf(
+                &path.display().to_string(),
+                &text,
+                &engine.model().alphabet,
+            )
+            .unwrap();
+            for (mode, expected) in [(Mode::Complete, complete), (Mode::Prefix, prefix)] {
+                for p in [Procedure::Ac, Procedure::As] {
+                    let opts = CheckOptions {
+                        mode,
+                        choice: Choice::Force(p),
+                        ..CheckOptions::default()
+                    };
+                    let (v, _) = engine.check_letters(&mut scratch, &traces, &opts).unwrap();
+                    assert_eq!(v.kind, expected, "{} {mode:?} {p:?}", path.display());
+                }
+            }
+        }
+    }
 }
 
 #[test]
