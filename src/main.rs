@@ -5,6 +5,7 @@
 //! input errors, 3 when none failed but some are Inconclusive.
 
 mod batch;
+mod gen_cmd;
 mod model_cmd;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -32,6 +33,10 @@ enum Command {
     Inspect(InspectArgs),
     /// Draw a model's NFA or one location's local verifier as Graphviz.
     Draw(DrawArgs),
+    /// Generate multitraces of a verdict category (checked, labelled, reproducible).
+    Gen(gen_cmd::GenArgs),
+    /// Compare AC and AS (and term exploration) on sets of multitraces.
+    Compare(gen_cmd::CompareArgs),
 }
 
 /// Membership question.
@@ -189,6 +194,8 @@ fn main() -> ExitCode {
             Command::Compile(args) => model_cmd::compile(args),
             Command::Inspect(args) => model_cmd::inspect(args),
             Command::Draw(args) => model_cmd::draw(args),
+            Command::Gen(args) => gen_cmd::gen(args),
+            Command::Compare(args) => gen_cmd::compare(args),
         });
     let result = match worker.map(|h| h.join()) {
         Ok(Ok(r)) => r,
