@@ -1,5 +1,10 @@
-//! `multitrace check`: loads (or compiles) the model once, then checks every multitrace file in
+//! `multitrace check`: loads (or compiles) the model once, then checks every multitrace in
 //! parallel and prints the results in input order.
+//!
+//! Inputs are streamed: files are listed first (paths only), JSON Lines are read one line at
+//! a time (files or standard input). Workers take the next input from a shared source but never
+//! run more than a fixed window ahead of the printer, so memory does not grow with the number
+//! of multitraces.
 
 use crate::{CheckArgs, FormatArg, ModeArg, ProcedureArg};
 use anyhow::{bail, Context, Result};
@@ -7,29 +12,105 @@ use multitrace_compiler::syntax::read_text;
 use multitrace_runtime::check::explore::{Budget, ExploreOptions, CHECK_STACK_SIZE};
 use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure, Scratch};
 use multitrace_runtime::model::CompiledModel;
-use multitrace_runtime::syntax::{parse_htf, parse_mtf};
+use multitrace_runtime::syntax::{parse_htf, parse_jsonl_line, parse_mtf, NameIndex};
 use multitrace_runtime::verdict::{Mode, Reason, Sym, Verdict, VerdictKind};
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// A checked multitrace: verdict, procedure, names of its components.
 type Checked = (Verdict, Procedure, Vec<String>);
 
-/// The result for one multitrace file.
+/// One input: a file, or one line of a JSON Lines stream.
+enum Input {
+    File(PathBuf),
+    Line {
+        file: String,
+        line: usize,
+        text: String,
+    },
+}
+
+/// The result for one multitrace.
 struct Record {
-    path: PathBuf,
+    name: String,
     outcome: std::result::Result<Checked, String>,
     time: Duration,
+}
+
+/// Inputs in order: trace files, JSON Lines files and standard input, read lazily.
+struct Source {
+    files: std::vec::IntoIter<PathBuf>,
+    lines: Option<(String, Box<dyn BufRead + Send>, usize)>,
+    next_index: usize,
+    failed: Option<String>,
+}
+
+impl Source {
+    fn next(&mut self) -> Option<(usize, Input)> {
+        loop {
+            if let Some((file, reader, line)) = &mut self.lines {
+                let mut text = String::new();
+                match reader.read_line(&mut text) {
+                    Ok(0) => self.lines = None,
+                    Ok(_) => {
+                        *line += 1;
+                        if text.trim().is_empty() {
+                            continue;
+                        }
+                        let i = self.next_index;
+                        self.next_index += 1;
+                        return Some((
+                            i,
+                            Input::Line {
+                                file: file.clone(),
+                                line: *line,
+                                text,
+                            },
+                        ));
+                    }
+                    Err(e) => {
+                        self.failed = Some(format!("{file}: cannot read: {e}"));
+                        self.lines = None;
+                    }
+                }
+                continue;
+            }
+            let path = self.files.next()?;
+            if path.as_os_str() == "-" || path.extension().is_some_and(|e| e == "jsonl") {
+                let (name, reader): (String, Box<dyn BufRead + Send>) = if path.as_os_str() == "-" {
+                    (
+                        "<stdin>".into(),
+                        Box::new(std::io::BufReader::new(std::io::stdin())),
+                    )
+                } else {
+                    match std::fs::File::open(&path) {
+                        Ok(f) => (
+                            path.display().to_string(),
+                            Box::new(std::io::BufReader::new(f)),
+                        ),
+                        Err(e) => {
+                            self.failed = Some(format!("{}: cannot read: {e}", path.display()));
+                            continue;
+                        }
+                    }
+                };
+                self.lines = Some((name, reader, 0));
+                continue;
+            }
+            let i = self.next_index;
+            self.next_index += 1;
+            return Some((i, Input::File(path)));
+        }
+    }
 }
 
 /// Runs `check`; returns the exit status.
 pub fn check(args: CheckArgs) -> Result<u8> {
     let model = crate::model_cmd::load(&args.model, &args.model_args)?;
-    if let Some(false) = model.signature().map(|_| has_signature_file(&args)) {
+    if model.signature().is_some() && !has_signature_file(&args) {
         eprintln!(
             "multitrace: note: no signature file found for {}; lifelines and messages inferred from the interaction",
             args.model.display()
@@ -58,8 +139,10 @@ pub fn check(args: CheckArgs) -> Result<u8> {
             loc: !args.no_loc,
             memo: !args.no_memo,
             budget,
+            witness: args.witness,
         },
         budget,
+        witness: args.witness,
     };
     let engine = Engine::new(model);
     // A procedure that cannot run on this model is a usage error, before any trace is read.
@@ -74,13 +157,44 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .clamp(1, 256);
+    let total_files = files.len();
+    let streaming = files
+        .iter()
+        .any(|p| p.as_os_str() == "-" || p.extension().is_some_and(|e| e == "jsonl"));
+    let source = Mutex::new(Source {
+        files: files.into_iter(),
+        lines: None,
+        next_index: 0,
+        failed: None,
+    });
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut summary = Summary::default();
-    run_parallel(&engine, &files, &opts, jobs, |rec| {
+    let mut progress = (!args.no_progress && std::io::stderr().is_terminal()).then(|| Progress {
+        total: (!streaming).then_some(total_files),
+        last: Instant::now(),
+        shown: false,
+    });
+    let names = NameIndex::new(&engine.model().alphabet);
+    run_parallel(&engine, &names, &source, &opts, jobs, |rec| {
         summary.add(&rec);
+        if let Some(p) = &mut progress {
+            p.tick(summary.count());
+        }
         print_record(&mut out, &rec, engine.model(), args.format)
     })?;
+    if let Some(p) = &mut progress {
+        p.clear();
+    }
+    if let Some(e) = source
+        .lock()
+        .map_err(|_| anyhow::anyhow!("input lock"))?
+        .failed
+        .take()
+    {
+        eprintln!("multitrace: {e}");
+        summary.errors += 1;
+    }
     if args.format == FormatArg::Text {
         summary.print(&mut out)?;
     }
@@ -94,12 +208,14 @@ fn has_signature_file(args: &CheckArgs) -> bool {
         || multitrace_compiler::syntax::find_signature(&args.model).is_some()
 }
 
-/// Trace files: files as given, directories searched recursively for `*.htf` and `*.mtf`
-/// (sorted).
+/// Trace files: files as given (and `-`), directories searched recursively for `*.htf`,
+/// `*.mtf` and `*.jsonl` (sorted).
 fn collect_traces(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for p in paths {
-        if p.is_dir() {
+        if p.as_os_str() == "-" {
+            files.push(p.clone());
+        } else if p.is_dir() {
             let mut found = Vec::new();
             walk(p, &mut found)?;
             found.sort();
@@ -120,37 +236,65 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
         let path = entry?.path();
         if path.is_dir() {
             walk(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "htf" || e == "mtf") {
+        } else if path
+            .extension()
+            .is_some_and(|e| e == "htf" || e == "mtf" || e == "jsonl")
+        {
             out.push(path);
         }
     }
     Ok(())
 }
 
-/// Checks `files` on `jobs` threads, each with its own scratch state, and hands the records to
-/// `sink` in input order.
+/// Order-preserving window: workers wait while they are this far ahead of the printer.
+struct Window {
+    printed: Mutex<usize>,
+    moved: Condvar,
+    size: usize,
+}
+
+impl Window {
+    fn wait_for(&self, i: usize) {
+        let mut printed = self.printed.lock().unwrap_or_else(|e| e.into_inner());
+        while i >= *printed + self.size {
+            printed = self.moved.wait(printed).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+    fn advance(&self, to: usize) {
+        *self.printed.lock().unwrap_or_else(|e| e.into_inner()) = to;
+        self.moved.notify_all();
+    }
+}
+
+/// Checks the inputs on `jobs` threads, each with its own scratch state, and hands the
+/// records to `sink` in input order.
 fn run_parallel(
     engine: &Engine,
-    files: &[PathBuf],
+    names: &NameIndex,
+    source: &Mutex<Source>,
     opts: &CheckOptions,
     jobs: usize,
     mut sink: impl FnMut(Record) -> std::io::Result<()>,
 ) -> Result<()> {
-    let next = AtomicUsize::new(0);
-    // Bounded so that a slow consumer holds back the workers instead of buffering results.
-    let (tx, rx) = mpsc::sync_channel::<(usize, Record)>(jobs * 16);
+    let window = Window {
+        printed: Mutex::new(0),
+        moved: Condvar::new(),
+        size: jobs * 64,
+    };
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Record)>();
     std::thread::scope(|scope| -> Result<()> {
-        for _ in 0..jobs.min(files.len().max(1)) {
+        for _ in 0..jobs {
             let tx = tx.clone();
-            let next = &next;
+            let window = &window;
             std::thread::Builder::new()
                 .stack_size(CHECK_STACK_SIZE)
                 .spawn_scoped(scope, move || {
                     let mut scratch = engine.scratch();
                     loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(path) = files.get(i) else { break };
-                        let rec = check_one(engine, &mut scratch, path, opts);
+                        let next = source.lock().ok().and_then(|mut s| s.next());
+                        let Some((i, input)) = next else { break };
+                        window.wait_for(i);
+                        let rec = check_one(engine, names, &mut scratch, input, opts);
                         if tx.send((i, rec)).is_err() {
                             break;
                         }
@@ -161,22 +305,52 @@ fn run_parallel(
         drop(tx);
         let mut pending = BTreeMap::new();
         let mut expected = 0;
+        let mut result = Ok(());
         for (i, rec) in rx {
             pending.insert(i, rec);
             while let Some(rec) = pending.remove(&expected) {
-                sink(rec)?;
+                if result.is_ok() {
+                    result = sink(rec);
+                }
                 expected += 1;
             }
+            window.advance(expected);
         }
+        window.advance(usize::MAX / 2);
+        result?;
         Ok(())
     })
 }
 
-fn check_one(engine: &Engine, scratch: &mut Scratch, path: &Path, opts: &CheckOptions) -> Record {
+fn check_one(
+    engine: &Engine,
+    names: &NameIndex,
+    scratch: &mut Scratch,
+    input: Input,
+    opts: &CheckOptions,
+) -> Record {
     let start = Instant::now();
-    let outcome = check_file(engine, scratch, path, opts);
+    let (name, outcome) = match input {
+        Input::File(path) => (
+            path.display().to_string(),
+            check_file(engine, scratch, &path, opts),
+        ),
+        Input::Line { file, line, text } => {
+            let model = engine.model();
+            match parse_jsonl_line(&file, line, text.trim_end(), &model.alphabet, names) {
+                Ok((id, traces)) => {
+                    let r = engine
+                        .check_letters(scratch, &traces, opts)
+                        .map(|(v, p)| (v, p, model.alphabet.location_names().to_vec()))
+                        .map_err(|e| format!("{file}:{line}: {e}"));
+                    (id, r)
+                }
+                Err(e) => (format!("{file}:{line}"), Err(e.to_string())),
+            }
+        }
+    };
     Record {
-        path: path.to_path_buf(),
+        name,
         outcome,
         time: start.elapsed(),
     }
@@ -201,7 +375,7 @@ fn check_file(
     }
     let Some(sig) = model.signature() else {
         return Err(format!(
-            "{file}: this model is a raw automaton; give its multitraces as .mtf files"
+            "{file}: this model is a raw automaton; give its multitraces as .mtf or JSON Lines"
         ));
     };
     let (mt, htf_names) = parse_htf(&file, &text, sig).map_err(|e| e.to_string())?;
@@ -234,8 +408,12 @@ fn print_record(
     model: &CompiledModel,
     format: FormatArg,
 ) -> std::io::Result<()> {
-    let path = rec.path.display().to_string();
     let render = render(model);
+    let witness = |v: &Verdict| {
+        v.witness
+            .as_ref()
+            .map(|w| w.iter().map(|&(_, s)| render(s)).collect::<Vec<_>>())
+    };
     match (&rec.outcome, format) {
         (Err(e), _) => {
             eprintln!("multitrace: {e}");
@@ -244,14 +422,18 @@ fn print_record(
         (Ok((v, _, names)), FormatArg::Text) => {
             let why = v.explain(&render, names);
             if why.is_empty() {
-                writeln!(out, "{path}: {}", v.kind)
+                writeln!(out, "{}: {}", rec.name, v.kind)?;
             } else {
-                writeln!(out, "{path}: {} ({why})", v.kind)
+                writeln!(out, "{}: {} ({why})", rec.name, v.kind)?;
             }
+            if let Some(w) = witness(v) {
+                writeln!(out, "  witness: {}", w.join(" "))?;
+            }
+            Ok(())
         }
         (Ok((v, p, names)), FormatArg::Jsonl) => {
             let mut obj = serde_json::Map::new();
-            obj.insert("trace".into(), path.into());
+            obj.insert("trace".into(), rec.name.clone().into());
             obj.insert("verdict".into(), v.kind.name().into());
             obj.insert("procedure".into(), p.name().into());
             let reason = v.reason.as_ref().map(Reason::name);
@@ -274,6 +456,9 @@ fn print_record(
                 let e: Vec<String> = f.expected.iter().map(|&s| render(s)).collect();
                 obj.insert("expected".into(), e.into());
             }
+            if let Some(w) = witness(v) {
+                obj.insert("witness".into(), w.into());
+            }
             obj.insert("vertices".into(), v.vertices.into());
             obj.insert("time_us".into(), (rec.time.as_micros() as u64).into());
             writeln!(out, "{}", serde_json::Value::Object(obj))
@@ -281,18 +466,62 @@ fn print_record(
     }
 }
 
-/// Counts per verdict and timing.
+/// A progress line on standard error (terminal only).
+struct Progress {
+    total: Option<usize>,
+    last: Instant,
+    shown: bool,
+}
+
+impl Progress {
+    fn tick(&mut self, done: usize) {
+        if self.last.elapsed() < Duration::from_millis(100) {
+            return;
+        }
+        self.last = Instant::now();
+        self.shown = true;
+        let line = match self.total {
+            Some(t) if t > 0 => {
+                let filled = done * 30 / t;
+                format!(
+                    "[{}{}] {done}/{t}",
+                    "=".repeat(filled),
+                    " ".repeat(30 - filled.min(30))
+                )
+            }
+            _ => format!("{done} checked"),
+        };
+        eprint!("\r{line}");
+    }
+    fn clear(&mut self) {
+        if self.shown {
+            eprint!("\r{}\r", " ".repeat(60));
+        }
+    }
+}
+
+/// Counts per verdict and reason, and timing.
 #[derive(Default)]
 struct Summary {
     counts: BTreeMap<VerdictKind, usize>,
+    reasons: BTreeMap<(VerdictKind, &'static str), usize>,
     errors: usize,
     times: Vec<Duration>,
 }
 
 impl Summary {
+    fn count(&self) -> usize {
+        self.times.len()
+    }
+
     fn add(&mut self, rec: &Record) {
         match &rec.outcome {
-            Ok((v, _, _)) => *self.counts.entry(v.kind).or_default() += 1,
+            Ok((v, _, _)) => {
+                *self.counts.entry(v.kind).or_default() += 1;
+                if let Some(r) = &v.reason {
+                    *self.reasons.entry((v.kind, r.name())).or_default() += 1;
+                }
+            }
             Err(_) => self.errors += 1,
         }
         self.times.push(rec.time);
@@ -306,11 +535,20 @@ impl Summary {
             .get(self.times.len() / 2)
             .copied()
             .unwrap_or_default();
-        let mut parts: Vec<String> = self
-            .counts
-            .iter()
-            .map(|(k, n)| format!("{n} {k}"))
-            .collect();
+        let mut parts: Vec<String> = Vec::new();
+        for (k, n) in &self.counts {
+            let reasons: Vec<String> = self
+                .reasons
+                .iter()
+                .filter(|((kind, _), _)| kind == k)
+                .map(|((_, r), m)| format!("{m} {r}"))
+                .collect();
+            if reasons.is_empty() {
+                parts.push(format!("{n} {k}"));
+            } else {
+                parts.push(format!("{n} {k} ({})", reasons.join(", ")));
+            }
+        }
         if self.errors > 0 {
             parts.push(format!("{} input errors", self.errors));
         }

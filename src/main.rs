@@ -100,7 +100,8 @@ struct ModelArgs {
 struct CheckArgs {
     /// The model: an interaction (.hif), a Timbuk automaton (.timbuk) or a compiled model (.mtm).
     model: PathBuf,
-    /// Multitrace files (.htf, .mtf) or directories searched recursively for them.
+    /// Multitrace files (.htf, .mtf, .jsonl) or directories searched recursively for them;
+    /// `-` reads JSON Lines from standard input.
     #[arg(required = true)]
     traces: Vec<PathBuf>,
     #[command(flatten)]
@@ -134,6 +135,12 @@ struct CheckArgs {
     /// Worker threads (default: the number of cores).
     #[arg(long)]
     jobs: Option<usize>,
+    /// For a Pass, print one accepted global interleaving.
+    #[arg(long)]
+    witness: bool,
+    /// Never show the progress line (shown on a terminal by default).
+    #[arg(long)]
+    no_progress: bool,
 }
 
 #[derive(Args)]

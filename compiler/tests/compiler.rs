@@ -44,6 +44,7 @@ fn variants(mode: Mode) -> Vec<ExploreOptions> {
                 max_vertices: Some(5_000_000),
                 timeout: None,
             },
+            witness: false,
         });
     }
     v

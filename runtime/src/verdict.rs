@@ -113,6 +113,9 @@ pub struct Verdict {
     pub furthest: Option<Furthest>,
     /// Search vertices visited.
     pub vertices: u64,
+    /// When asked for, for a Pass: one accepted global interleaving of the local traces, as
+    /// (component, action or letter) in global order.
+    pub witness: Option<Vec<(usize, Sym)>>,
 }
 
 /// Renders a [`Sym`] of an interaction model whose letters are not known (term exploration).
@@ -131,6 +134,7 @@ impl Verdict {
             reason: None,
             furthest: None,
             vertices: 0,
+            witness: None,
         }
     }
 

@@ -25,6 +25,7 @@ fn all_options(mode: Mode) -> Vec<ExploreOptions> {
                         max_vertices: Some(2_000_000),
                         timeout: None,
                     },
+                    witness: false,
                 });
             }
         }
@@ -129,6 +130,7 @@ fn budget_exhaustion_is_inconclusive() {
             max_vertices: Some(10),
             timeout: None,
         },
+        witness: false,
     };
     let mt = mt2(vec![a; 30], vec![b; 30]);
     let v = explore(&mut store, root, &mt, &opts);

@@ -63,6 +63,8 @@ pub struct ExploreOptions {
     pub memo: bool,
     /// Limits.
     pub budget: Budget,
+    /// Record one accepted interleaving for a Pass.
+    pub witness: bool,
 }
 
 impl Default for ExploreOptions {
@@ -73,6 +75,7 @@ impl Default for ExploreOptions {
             loc: true,
             memo: true,
             budget: Budget::default(),
+            witness: false,
         }
     }
 }
@@ -136,6 +139,17 @@ pub fn explore(
         },
     };
     verdict.vertices = search.vertices;
+    if verdict.kind == VerdictKind::Pass {
+        if let Some(ks) = search.path.take() {
+            let mut pos = vec![0usize; mt.components.len()];
+            let mut w = Vec::with_capacity(ks.len());
+            for k in ks {
+                w.push((k, Sym::Action(mt.components[k].trace[pos[k]])));
+                pos[k] += 1;
+            }
+            verdict.witness = Some(w);
+        }
+    }
     verdict
 }
 
@@ -171,6 +185,8 @@ struct Search<'a> {
     root_cut: Option<(usize, u32, TermId)>,
     /// Furthest point of the last failed local analysis.
     last_local: (u32, TermId),
+    /// Components executed, in order, on the path of the last success (with `witness`).
+    path: Option<Vec<usize>>,
 }
 
 type Vertex = (TermId, Box<[u32]>);
@@ -189,6 +205,7 @@ impl<'a> Search<'a> {
             best: None,
             root_cut: None,
             last_local: (0, TermId::EMPTY),
+            path: None,
         }
     }
 
@@ -236,9 +253,16 @@ impl<'a> Search<'a> {
         if self.opts.memo {
             visited.insert(start.clone());
         }
-        let mut stack = vec![start];
-        let mut succ: Vec<Vertex> = Vec::new();
-        while let Some((mut t, pos)) = stack.pop() {
+        // Each stack entry knows its node in `trail` (parent node, component executed), so a
+        // success can be turned into a witness.
+        let mut trail: Vec<(u32, u32)> = Vec::new();
+        let track = self.opts.witness;
+        if track {
+            trail.push((u32::MAX, u32::MAX));
+        }
+        let mut stack: Vec<(Vertex, u32)> = vec![(start, 0)];
+        let mut succ: Vec<(Vertex, u32)> = Vec::new();
+        while let Some(((mut t, pos), node)) = stack.pop() {
             if let Err(limit) = self.tick(t) {
                 return Outcome::Exhausted(limit);
             }
@@ -248,6 +272,16 @@ impl<'a> Search<'a> {
             }
             if (0..n).all(|k| pos[k] == self.len(k)) {
                 if removal || self.store.terminates(t) {
+                    if track {
+                        let mut ks = Vec::new();
+                        let mut at = node;
+                        while trail[at as usize].0 != u32::MAX {
+                            ks.push(trail[at as usize].1 as usize);
+                            at = trail[at as usize].0;
+                        }
+                        ks.reverse();
+                        self.path = Some(ks);
+                    }
                     return Outcome::Found;
                 }
                 continue;
@@ -289,10 +323,10 @@ impl<'a> Search<'a> {
                     let only = nexts[0];
                     if self.one_unambiguous(t, a) {
                         succ.clear();
-                        succ.push((only, next_pos));
+                        succ.push(((only, next_pos), k as u32));
                         break;
                     }
-                    succ.push((only, next_pos));
+                    succ.push(((only, next_pos), k as u32));
                     continue;
                 }
                 let nexts = self.store.exec(t, a).to_vec();
@@ -300,12 +334,18 @@ impl<'a> Search<'a> {
                     if nexts[..j].contains(&nt) {
                         continue;
                     }
-                    succ.push((nt, next_pos.clone()));
+                    succ.push(((nt, next_pos.clone()), k as u32));
                 }
             }
-            for v in succ.drain(..).rev() {
+            for (v, k) in succ.drain(..).rev() {
                 if !self.opts.memo || visited.insert(v.clone()) {
-                    stack.push(v);
+                    let child = if track {
+                        trail.push((node, k));
+                        trail.len() as u32 - 1
+                    } else {
+                        0
+                    };
+                    stack.push((v, child));
                 }
             }
         }

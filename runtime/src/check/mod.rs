@@ -78,6 +78,8 @@ pub struct CheckOptions {
     pub explore: ExploreOptions,
     /// Limits for every procedure.
     pub budget: Budget,
+    /// Rebuild one accepted interleaving for a Pass.
+    pub witness: bool,
 }
 
 /// A loaded model ready to check multitraces.
@@ -95,7 +97,9 @@ pub struct Scratch {
 impl Engine {
     /// Prepares a model.
     pub fn new(model: CompiledModel) -> Self {
-        let tables = model.automata().map(|a| AcTables::new(&a.nfa));
+        let tables = model
+            .automata()
+            .map(|a| AcTables::new(&a.nfa, model.alphabet.len()));
         let term = model.term();
         Engine {
             model,
@@ -159,10 +163,19 @@ impl Engine {
                         None,
                         opts.mode,
                         &opts.budget,
+                        opts.witness,
                     )
                     .verdict
                 }
-                _ => check_as(a, t, &self.model.alphabet, traces, opts.mode, &opts.budget),
+                _ => check_as(
+                    a,
+                    t,
+                    &self.model.alphabet,
+                    traces,
+                    opts.mode,
+                    &opts.budget,
+                    opts.witness,
+                ),
             }
         };
         match p {
@@ -205,6 +218,7 @@ impl Engine {
         let eo = ExploreOptions {
             mode: opts.mode,
             budget: opts.budget,
+            witness: opts.witness,
             ..opts.explore
         };
         explore(store, *root, mt, &eo)

@@ -129,6 +129,7 @@ pub fn check_as(
     traces: &[Vec<LetterId>],
     mode: Mode,
     budget: &Budget,
+    witness: bool,
 ) -> Verdict {
     let words = automata.areas.words();
     let mut inter = vec![!0u64; words];
@@ -162,6 +163,7 @@ pub fn check_as(
         Some(&inter),
         mode,
         budget,
+        witness,
     )
     .verdict
 }

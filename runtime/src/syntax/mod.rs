@@ -1,4 +1,4 @@
-//! Readers of multitrace files (`.htf`).
+//! Readers of multitraces: `.htf` (HIBOU), `.mtf` (seed 004) and JSON Lines.
 //!
 //! [`parse_htf`] reads a multitrace, one local trace per group of lifelines, over the names
 //! of a [`Signature`](crate::signature::Signature). Every reader returns a [`ParseError`]
@@ -6,8 +6,10 @@
 
 mod error;
 mod htf;
+mod jsonl;
 mod mtf;
 
 pub use error::{line_column, ParseError};
 pub use htf::parse_htf;
+pub use jsonl::{parse_jsonl_line, NameIndex};
 pub use mtf::{parse_mtf, write_mtf};

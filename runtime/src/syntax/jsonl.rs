@@ -1,0 +1,171 @@
+//! JSON Lines multitraces: one multitrace per line,
+//! `{"id": "...", "traces": {"l1": ["l1!m1", "l1?m2"], "l2": []}}`.
+//!
+//! Keys of `traces` are location names of the model's alphabet, values its letter names (for
+//! interactions, actions such as `l1!m1`). Locations not listed have an empty local trace. The
+//! `id` is optional (the line number stands in).
+
+use super::error::ParseError;
+use crate::nfa::{Alphabet, LetterId};
+use rustc_hash::FxHashMap;
+use serde::Deserialize;
+
+/// Looks up letter and location names of an alphabet (built once per batch).
+pub struct NameIndex {
+    letters: FxHashMap<String, LetterId>,
+    locations: FxHashMap<String, usize>,
+}
+
+impl NameIndex {
+    /// Indexes an alphabet's names.
+    pub fn new(alphabet: &Alphabet) -> Self {
+        NameIndex {
+            letters: alphabet
+                .names()
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.clone(), LetterId(i as u32)))
+                .collect(),
+            locations: alphabet
+                .location_names()
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.clone(), i))
+                .collect(),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    #[serde(default)]
+    id: Option<serde_json::Value>,
+    traces: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Parses one line (`line_no` from 1) into its id and one local trace per location.
+pub fn parse_jsonl_line(
+    file: &str,
+    line_no: usize,
+    text: &str,
+    alphabet: &Alphabet,
+    names: &NameIndex,
+) -> Result<(String, Vec<Vec<LetterId>>), ParseError> {
+    let err = |column: usize, message: String| ParseError {
+        file: file.to_string(),
+        line: line_no as u32,
+        column: column as u32,
+        message,
+    };
+    let parsed: Line = serde_json::from_str(text).map_err(|e| {
+        err(
+            e.column().max(1),
+            format!(
+                "{e}; expected {{\"id\": \"...\", \"traces\": {{\"LOCATION\": [\"LETTER\", ...]}}}}"
+            ),
+        )
+    })?;
+    // Columns of keys, for precise messages (first occurrence of the quoted key).
+    let col_of = |needle: &str| {
+        text.find(&format!("\"{needle}\""))
+            .map_or(1, |i| text[..i].chars().count() + 1)
+    };
+    let mut traces = vec![Vec::new(); alphabet.locations()];
+    let mut seen = vec![false; alphabet.locations()];
+    for (loc, value) in &parsed.traces {
+        let Some(&k) = names.locations.get(loc) else {
+            return Err(err(
+                col_of(loc),
+                format!(
+                    "unknown location `{loc}`; locations are {}",
+                    alphabet.location_names().join(" ")
+                ),
+            ));
+        };
+        if seen[k] {
+            return Err(err(col_of(loc), format!("location `{loc}` listed twice")));
+        }
+        seen[k] = true;
+        let Some(items) = value.as_array() else {
+            return Err(err(
+                col_of(loc),
+                format!("the trace of `{loc}` must be an array of letter names"),
+            ));
+        };
+        for item in items {
+            let Some(name) = item.as_str() else {
+                return Err(err(
+                    col_of(loc),
+                    format!("the trace of `{loc}` must hold strings"),
+                ));
+            };
+            let Some(&letter) = names.letters.get(name) else {
+                return Err(err(col_of(name), format!("unknown letter `{name}`")));
+            };
+            if alphabet.location(letter).index() != k {
+                return Err(err(
+                    col_of(name),
+                    format!(
+                        "letter `{name}` belongs to location {}, not {loc}",
+                        alphabet.location_name(alphabet.location(letter))
+                    ),
+                ));
+            }
+            traces[k].push(letter);
+        }
+    }
+    let id = match parsed.id {
+        Some(serde_json::Value::String(s)) => s,
+        Some(v) => v.to_string(),
+        None => format!("{file}:{line_no}"),
+    };
+    Ok((id, traces))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nfa::LocationId;
+
+    fn alphabet() -> Alphabet {
+        Alphabet::new(
+            vec!["a".into(), "b".into(), "c".into()],
+            vec![LocationId(0), LocationId(0), LocationId(1)],
+            vec!["l1".into(), "l2".into()],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn reads_lines_and_reports_positions() {
+        let a = alphabet();
+        let n = NameIndex::new(&a);
+        let (id, t) = parse_jsonl_line(
+            "-",
+            3,
+            r#"{"id": "x", "traces": {"l1": ["a", "b"], "l2": []}}"#,
+            &a,
+            &n,
+        )
+        .unwrap();
+        assert_eq!(id, "x");
+        assert_eq!(t, vec![vec![LetterId(0), LetterId(1)], vec![]]);
+        let (id, t) = parse_jsonl_line("-", 4, r#"{"traces": {"l2": ["c"]}}"#, &a, &n).unwrap();
+        assert_eq!(id, "-:4");
+        assert_eq!(t, vec![vec![], vec![LetterId(2)]]);
+        let e = parse_jsonl_line("-", 5, r#"{"traces": {"l1": ["c"]}}"#, &a, &n).unwrap_err();
+        assert_eq!((e.line, e.column), (5, 20));
+        assert!(
+            e.message.contains("belongs to location l2"),
+            "{}",
+            e.message
+        );
+        let e = parse_jsonl_line("-", 6, r#"{"traces": {"zz": []}}"#, &a, &n).unwrap_err();
+        assert!(e.message.contains("unknown location `zz`"));
+        let e = parse_jsonl_line("-", 7, r#"{"traces": "#, &a, &n).unwrap_err();
+        assert_eq!(e.line, 7);
+        let e = parse_jsonl_line("-", 8, r#"{"traces": {}, "extra": 1}"#, &a, &n).unwrap_err();
+        assert!(e.message.contains("unknown field"), "{}", e.message);
+    }
+}
