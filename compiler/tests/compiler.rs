@@ -499,15 +499,25 @@ mod running_example {
     fn verdicts_of_the_running_example() {
         let m = model();
         let a = automata(&m);
-        let tables = AcTables::new(&a.nfa);
+        let tables = AcTables::new(&a.nfa, m.alphabet.len());
         let budget = Budget::default();
         let mt = |e: &str, cd: &str, b: &str| vec![word(&m, e), word(&m, cd), word(&m, b)];
-        let run_as =
-            |t: &[Vec<LetterId>]| check_as(a, &tables, &m.alphabet, t, Mode::Complete, &budget);
+        let run_as = |t: &[Vec<LetterId>]| {
+            check_as(a, &tables, &m.alphabet, t, Mode::Complete, &budget, false)
+        };
         let run_ac = |t: &[Vec<LetterId>]| {
-            check_ac(a, &tables, &m.alphabet, t, None, Mode::Complete, &budget)
-                .verdict
-                .kind
+            check_ac(
+                a,
+                &tables,
+                &m.alphabet,
+                t,
+                None,
+                Mode::Complete,
+                &budget,
+                false,
+            )
+            .verdict
+            .kind
         };
         // LocalError(l2) for (e, cd, bbbb).
         let v = run_as(&mt("e", "cd", "bbbb"));
@@ -761,7 +771,7 @@ mod differential {
             let (m, c) = compile(&a, colocated);
             let groups = groups_of(&c);
             let budget = Budget { max_vertices: Some(2_000_000), timeout: None };
-            let tables = c.automata().map(|aut| AcTables::new(&aut.nfa));
+            let tables = c.automata().map(|aut| AcTables::new(&aut.nfa, c.alphabet.len()));
             for mu in candidates(&a, &groups, seed) {
                 let mt = multitrace(&groups, &mu);
                 let letters = c.letter_traces(&mt).unwrap();
@@ -774,8 +784,8 @@ mod differential {
                         prop_assert_eq!(term, expected, "{:?} {:?} {:?}", a, mu, mode);
                     }
                     if let (Some(aut), Some(tables)) = (c.automata(), &tables) {
-                        let ac = check_ac(aut, tables, &c.alphabet, &letters, None, mode, &budget).verdict.kind;
-                        let as_ = check_as(aut, tables, &c.alphabet, &letters, mode, &budget).kind;
+                        let ac = check_ac(aut, tables, &c.alphabet, &letters, None, mode, &budget, false).verdict.kind;
+                        let as_ = check_as(aut, tables, &c.alphabet, &letters, mode, &budget, false).kind;
                         prop_assert_eq!(ac, term, "AC {:?} {:?} {:?}", a, mu, mode);
                         prop_assert_eq!(as_, term, "AS {:?} {:?} {:?}", a, mu, mode);
                         prop_assert_ne!(term, VerdictKind::Inconclusive);

@@ -12,6 +12,9 @@
 //! two sets: `strict` (no silent move: decides Pass) and `loose` (with silent moves: decides
 //! WeakPass).
 
+// Index loops over locations keep positions, traces and strides visibly in step.
+#![allow(clippy::needless_range_loop)]
+
 use crate::check::explore::Budget;
 use crate::model::Automata;
 use crate::nfa::{Alphabet, LetterId, Nfa, StateId};
