@@ -5,6 +5,7 @@
 //! input errors, 3 when none failed but some are Inconclusive.
 
 mod batch;
+mod distributed;
 mod gen_cmd;
 mod model_cmd;
 
@@ -33,6 +34,10 @@ enum Command {
     Inspect(InspectArgs),
     /// Draw a model's NFA or one location's local verifier as Graphviz.
     Draw(DrawArgs),
+    /// Distributed AS, local step: check one location's trace, write its summary.
+    Local(distributed::LocalArgs),
+    /// Distributed AS, central step: combine the local summaries into a verdict.
+    Central(distributed::CentralArgs),
     /// Generate multitraces of a verdict category (checked, labelled, reproducible).
     Gen(gen_cmd::GenArgs),
     /// Compare AC and AS (and term exploration) on sets of multitraces.
@@ -41,7 +46,7 @@ enum Command {
 
 /// Membership question.
 #[derive(Clone, Copy, ValueEnum)]
-enum ModeArg {
+pub enum ModeArg {
     /// Is the multitrace accepted? (Pass or Fail)
     Complete,
     /// Is it a multi-prefix of an accepted multitrace? (Pass, WeakPass or Fail)
@@ -63,7 +68,7 @@ enum ProcedureArg {
 
 /// Output format.
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-enum FormatArg {
+pub enum FormatArg {
     /// One line per multitrace and a summary.
     Text,
     /// One JSON object per multitrace.
@@ -72,7 +77,7 @@ enum FormatArg {
 
 /// How a source model is compiled.
 #[derive(Args, Clone)]
-struct ModelArgs {
+pub struct ModelArgs {
     /// Signature file (.hsf); default: `<stem>.hsf` or signature.hsf beside the model, or
     /// signature.hsf in its parent directory, else names are inferred from the interaction.
     #[arg(long)]
@@ -201,6 +206,8 @@ fn main() -> ExitCode {
             Command::Compile(args) => model_cmd::compile(args),
             Command::Inspect(args) => model_cmd::inspect(args),
             Command::Draw(args) => model_cmd::draw(args),
+            Command::Local(args) => distributed::local(args),
+            Command::Central(args) => distributed::central(args),
             Command::Gen(args) => gen_cmd::gen(args),
             Command::Compare(args) => gen_cmd::compare(args),
         });

@@ -406,3 +406,120 @@ fn draw_writes_graphviz() {
     ]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn local_and_central_reproduce_check_as() {
+    let d = scratch("distributed");
+    let model = "fixtures/seed004-fig3/model.timbuk";
+    let verdict = |o: &Output| -> (String, String, String) {
+        let v: serde_json::Value = serde_json::from_str(stdout(o).lines().next().unwrap()).unwrap();
+        (
+            v["verdict"].to_string(),
+            v["reason"].to_string(),
+            v["location"].to_string(),
+        )
+    };
+    let mut compared = 0;
+    for mode in ["complete", "prefix"] {
+        for entry in std::fs::read_dir(root().join("fixtures/seed004-fig3/traces")).unwrap() {
+            let trace = entry.unwrap().path();
+            let t = trace.to_str().unwrap();
+            let mut summaries = Vec::new();
+            for l in ["l1", "l2", "l3"] {
+                let out = d.join(format!("{l}.json"));
+                let o = run(&[
+                    "local",
+                    model,
+                    "--location",
+                    l,
+                    t,
+                    "--mode",
+                    mode,
+                    "-o",
+                    out.to_str().unwrap(),
+                ]);
+                assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+                summaries.push(out.to_str().unwrap().to_string());
+            }
+            let mut args = vec!["central", model, "--format", "jsonl"];
+            args.extend(summaries.iter().map(String::as_str));
+            let central = run(&args);
+            let check = run(&[
+                "check",
+                model,
+                t,
+                "--procedure",
+                "as",
+                "--mode",
+                mode,
+                "--format",
+                "jsonl",
+            ]);
+            assert_eq!(central.status.code(), check.status.code());
+            assert_eq!(verdict(&central), verdict(&check), "{t} {mode}");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 16);
+    // A missing location is an error, not a verdict.
+    let o = run(&["central", model, d.join("l1.json").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no summary for location(s) l2, l3"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn json_lines_on_standard_input_and_witnesses() {
+    use std::io::Write as _;
+    let mut child = bin()
+        .current_dir(root())
+        .args([
+            "check",
+            "fixtures/seed004-fig3/model.timbuk",
+            "-",
+            "--format",
+            "jsonl",
+            "--witness",
+            "--mode",
+            "complete",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = "{\"id\": \"ok\", \"traces\": {\"l1\": [\"e\"], \"l2\": [\"d\", \"d\", \"c\"], \"l3\": [\"b\", \"b\"]}}\n\n{\"id\": \"bad\", \"traces\": {\"l2\": [\"c\", \"d\"]}}\n";
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["trace"], "ok");
+    assert_eq!(lines[0]["verdict"], "Pass");
+    assert_eq!(
+        lines[0]["witness"],
+        serde_json::json!(["b", "d", "b", "d", "c", "e"])
+    );
+    assert_eq!(lines[1]["reason"], "LocalError");
+    // Term exploration gives a witness too.
+    let o = run(&[
+        "check",
+        "fixtures/seed004-mqtt/model.hif",
+        "fixtures/seed004-mqtt/traces/example1.htf",
+        "--witness",
+        "--procedure",
+        "term",
+    ]);
+    assert!(stdout(&o).contains("witness: clt1!begin"), "{}", stdout(&o));
+}

@@ -6,6 +6,40 @@
 //! the compiled model ([`model`]) and its file format ([`artifact`]), the check procedures
 //! ([`check`]) and their results ([`verdict`]).
 //!
+//! # Example: load a compiled model and check a multitrace
+//!
+//! ```
+//! use multitrace_runtime::artifact::decode;
+//! use multitrace_runtime::check::{CheckOptions, Engine, Procedure};
+//! use multitrace_runtime::syntax::parse_htf;
+//! use multitrace_runtime::verdict::{Mode, Reason, VerdictKind};
+//!
+//! // A model compiled once by `multitrace compile` (seed 004's MQTT-like protocol).
+//! let bytes = include_bytes!("../../fixtures/golden/seed004-mqtt.v1.mtm");
+//! let engine = Engine::new(decode(bytes)?);
+//! let mut scratch = engine.scratch(); // one per thread
+//! let signature = engine.model().signature().expect("an interaction model");
+//!
+//! // Example 1 of seed 004: accepted.
+//! let text = "{ [clt1] clt1!begin.clt1!pub.clt1!end; \
+//!               [brok] brok?begin.brok?pub.brok?end; [clt2] }";
+//! let (mt, _) = parse_htf("example1.htf", text, signature)?;
+//! let opts = CheckOptions { mode: Mode::Complete, ..CheckOptions::default() };
+//! let (verdict, procedure) = engine.check_multitrace(&mut scratch, &mt, &opts)?;
+//! assert_eq!((verdict.kind, procedure), (VerdictKind::Pass, Procedure::As));
+//!
+//! // Partial observation: the logs stopped early, yet the broker received a publication
+//! // before the topic began. A Fail is a value, not an error, and says where the error is.
+//! let text = "{ [clt1] clt1!begin; [brok] brok?pub; [clt2] }";
+//! let (mt, _) = parse_htf("bad.htf", text, signature)?;
+//! let prefix = CheckOptions { mode: Mode::Prefix, ..CheckOptions::default() };
+//! let (verdict, _) = engine.check_multitrace(&mut scratch, &mt, &prefix)?;
+//! assert_eq!(verdict.kind, VerdictKind::Fail);
+//! let Some(Reason::LocalError { location, position, .. }) = verdict.reason else { panic!() };
+//! assert_eq!((engine.model().alphabet.location_name(location), position), ("brok", 0));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! Invariants kept across the crate: ids are small `u32` newtypes that index the table that
 //! issued them; a loaded model is validated and then immutable (`Send + Sync`); a verdict is
 //! never a guess (a budget that runs out gives [`verdict::VerdictKind::Inconclusive`]); readers

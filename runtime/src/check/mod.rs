@@ -113,6 +113,11 @@ impl Engine {
         &self.model
     }
 
+    /// AC's tables (automata models).
+    pub fn tables(&self) -> Option<&AcTables> {
+        self.tables.as_ref()
+    }
+
     /// Fresh scratch state for one thread.
     pub fn scratch(&self) -> Scratch {
         Scratch {
