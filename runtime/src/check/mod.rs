@@ -252,3 +252,15 @@ impl Engine {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    fn send_sync<T: Send + Sync>() {}
+
+    /// One engine serves every thread of a batch.
+    #[test]
+    fn engine_and_model_are_send_and_sync() {
+        send_sync::<super::Engine>();
+        send_sync::<crate::model::CompiledModel>();
+    }
+}
