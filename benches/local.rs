@@ -20,10 +20,9 @@ use std::path::Path;
 fn walk(m: &CompiledModel, steps: usize, seed: u64) -> Vec<LetterId> {
     let nfa = &m.automata().unwrap().nfa;
     let n = nfa.states();
-    let mut live = vec![false; n];
-    for s in 0..n {
-        live[s] = nfa.is_accepting(StateId(s as u32));
-    }
+    let mut live: Vec<bool> = (0..n)
+        .map(|s| nfa.is_accepting(StateId(s as u32)))
+        .collect();
     loop {
         let mut changed = false;
         for t in nfa.transitions() {
