@@ -36,8 +36,11 @@ pub enum KindArg {
     LocalError,
     /// Local traces mixed from correct multitraces (AS: InterError, complete mode).
     InterError,
-    /// A cycle iterated a different number of times per location (AS: CentralError).
+    /// A cycle iterated a different number of times per location (AS: CentralError, complete
+    /// mode).
     CentralError,
+    /// Local traces mixed from correct multitraces (AS: CentralError, complete mode).
+    CentralErrorMixed,
     /// A multi-prefix of an accepted multitrace (WeakPass, prefix mode).
     Prefix,
     /// A multi-prefix with a random action inserted (any verdict, prefix mode).
@@ -55,6 +58,7 @@ impl KindArg {
             KindArg::LocalError => Kind::LocalError,
             KindArg::InterError => Kind::InterError,
             KindArg::CentralError => Kind::CentralError,
+            KindArg::CentralErrorMixed => Kind::CentralErrorMixed,
             KindArg::Prefix => Kind::Prefix,
             KindArg::Noise => Kind::Noise,
             KindArg::SwapActions => Kind::SwapActions,
@@ -76,6 +80,9 @@ pub enum GenFormat {
 
 /// Arguments of `gen`.
 #[derive(Args)]
+#[command(
+    after_help = "--seed S seeds the generation as well as --random-locations. The same model, options and seed give byte-identical files."
+)]
 pub struct GenArgs {
     /// The model: an interaction (.hif), a Timbuk automaton (.timbuk) or a compiled model (.mtm).
     model: PathBuf,
@@ -452,6 +459,8 @@ fn read_sets(reader: &mut Reader, dir: &Path, mode: Option<Mode>) -> Result<Vec<
                 }),
             }
         }
+        // Categories in the order of `Kind::ALL` (seed 004's first), others after.
+        sets.sort_by_key(|s| Kind::from_name(&s.category).map_or(usize::MAX, |k| k as usize));
         return Ok(sets);
     }
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -749,8 +758,17 @@ fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     }
 }
 
+/// `x` with 4 significant digits, in plain decimal notation.
+fn sig4(x: f64) -> String {
+    if x <= 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let decimals = (3 - x.log10().floor() as i32).clamp(0, 12) as usize;
+    format!("{x:.decimals$}")
+}
+
 fn secs(x: Option<f64>) -> String {
-    x.map_or_else(|| "-".into(), |x| format!("{x:.6}"))
+    x.map_or_else(|| "-".into(), sig4)
 }
 
 /// The Markdown table of `compare` and a line per set with the verdicts.
@@ -771,15 +789,24 @@ fn text_table(model: &str, rows: &[Row], setup: f64, with_term: bool, runs: usiz
         };
         let _ = writeln!(
             s,
-            "| {model} | {} | [{}-{}] | {} | {} | {} |{term} {:.6} | {} |",
+            "| {model} | {} | [{}-{}] | {} | {} | {} |{term} {} | {} |",
             r.category,
             r.len_min,
             r.len_max,
             r.count,
             secs(r.total[0]),
             secs(r.total[1]),
-            setup,
-            ratio(r.total[1], r.total[0]).map_or_else(|| "-".into(), |x| format!("{x:.2}")),
+            sig4(setup),
+            ratio(r.total[1], r.total[0]).map_or_else(
+                || "-".into(),
+                |x| {
+                    if x >= 0.1 {
+                        format!("{x:.2}")
+                    } else {
+                        sig4(x)
+                    }
+                }
+            ),
         );
     }
     let _ = writeln!(
@@ -941,6 +968,37 @@ mod tests {
                 let _ = std::fs::remove_dir_all(d);
             }
         }
+    }
+
+    #[test]
+    fn compare_flags_a_verdict_that_contradicts_the_manifest() {
+        let dir = scratch("mismatch");
+        gen_into(
+            "fixtures/seed004-fig3/model.timbuk",
+            &dir,
+            "pass",
+            "mtf",
+            "3",
+        );
+        let model = root().join("fixtures/seed004-fig3/model.timbuk");
+        let args = [
+            "compare",
+            model.to_str().unwrap(),
+            dir.to_str().unwrap(),
+            "--runs",
+            "2",
+            "--format",
+            "json",
+        ];
+        assert_eq!(run(&args).unwrap(), 0);
+        let manifest = dir.join(MANIFEST);
+        let text = std::fs::read_to_string(&manifest).unwrap();
+        std::fs::write(&manifest, text.replacen("\tPass\t", "\tFail\t", 1)).unwrap();
+        assert_eq!(run(&args).unwrap(), 1);
+        // Without a manifest the directory is one set named after it, checked in complete mode.
+        std::fs::remove_file(&manifest).unwrap();
+        assert_eq!(run(&args).unwrap(), 0);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

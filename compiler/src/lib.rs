@@ -10,6 +10,8 @@
 //! - [`project`]: the local verifiers `Proj(A, Σi)` with their areas;
 //! - [`compile`]: the pipeline producing a [`multitrace_runtime::model::CompiledModel`];
 //! - [`source`]: models named by path (`.hif`, `.timbuk`, `.mtm`), read and compiled as needed.
+//! - [`generate`]: reproducible multitraces of a verdict category (seed 004 Sec. 5, seed 001
+//!   Sec. 6), each checked before it is labelled.
 //!
 //! Like the runtime's readers, the front ends never panic on bad input: they return a
 //! [`syntax::ParseError`] with file, line and column, or a [`syntax::ModelError`] when a file
@@ -18,6 +20,7 @@
 #![forbid(unsafe_code)]
 
 pub mod compile;
+pub mod generate;
 pub mod nfa;
 pub mod project;
 pub mod rewrite;
