@@ -89,7 +89,7 @@ pub struct ModelArgs {
     /// A random partition into N locations (with --seed).
     #[arg(long, value_name = "N", conflicts_with = "locations")]
     random_locations: Option<usize>,
-    /// Seed of --random-locations.
+    /// Seed of --random-locations (and of `gen`).
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Largest NFA synthesized from an interaction; above it the model is term-only.
