@@ -1,16 +1,17 @@
 //! AC, the centralized procedure (seed 004 Algorithm 1): search `Central(A, μ)`, the product of
 //! `A` with the positions reached in each local trace, for an accepting state.
 //!
-//! Every step consumes one action, so the search goes layer by layer (layer `k`: position
-//! vectors with `k` consumed actions), each vector carrying the set of `A`'s states reachable
-//! there as a bitset; only two layers are in memory (all of them when a witness is asked
-//! for), and an empty layer ends the search early.
+//! The product is searched depth first over position vectors (packed in one `u64`, mixed
+//! radix), each carrying a bitset of `A`'s states; a vector reached again only propagates the
+//! states new to it, so each (vector, state) pair is expanded at most once (the layered
+//! breadth-first order of the paper builds every layer completely, which costs milliseconds
+//! per accepted multitrace of 250 actions on the automatark models; depth first stops at the
+//! first accepting path).
 //!
 //! Partial observation (prefix mode): a location whose trace is fully consumed may still take
 //! its own transitions silently (they happened after its observation stopped), and the end
-//! condition becomes "a state that can still reach an accepting state". A vector then carries
-//! two sets: `strict` (no silent move: decides Pass) and `loose` (with silent moves: decides
-//! WeakPass).
+//! condition becomes "a state that can still reach an accepting state". A search with silent
+//! moves decides multi-prefix membership; a search without them then tells Pass from WeakPass.
 
 // Index loops over locations keep positions, traces and strides visibly in step.
 #![allow(clippy::needless_range_loop)]
@@ -139,29 +140,41 @@ fn close(nfa: &Nfa, alphabet: &Alphabet, set: &mut [u64], silent: &[bool], mask:
     }
 }
 
-/// Position vectors as one `u64` in mixed radix (`pos[j]` weighs `Π_{i<j} (len_i + 1)`).
+/// Position vectors as one `u64`: location `j`'s position in a bit field of its own
+/// (`pos_j << shift_j`), wide enough for its trace length, so that moving on is an addition
+/// and reading a position a shift and a mask (no division in the hot loop).
 struct Radix {
     strides: Vec<u64>,
+    shifts: Vec<u32>,
+    masks: Vec<u64>,
     lens: Vec<u64>,
 }
 
 impl Radix {
-    /// `None` when the vectors do not fit in 64 bits.
+    /// `None` when the fields do not fit in 64 bits.
     fn new(traces: &[Vec<LetterId>]) -> Option<Self> {
-        let mut strides = Vec::with_capacity(traces.len());
-        let mut acc: u64 = 1;
+        let mut shift = 0u32;
+        let (mut strides, mut shifts, mut masks) = (Vec::new(), Vec::new(), Vec::new());
         for t in traces {
-            strides.push(acc);
-            acc = acc.checked_mul(t.len() as u64 + 1)?;
+            let width = 64 - (t.len() as u64).leading_zeros();
+            if shift + width > 64 {
+                return None;
+            }
+            strides.push(if width == 0 { 0 } else { 1u64 << shift });
+            shifts.push(shift);
+            masks.push(if width == 0 { 0 } else { (1u64 << width) - 1 });
+            shift += width;
         }
         Some(Radix {
             strides,
+            shifts,
+            masks,
             lens: traces.iter().map(|t| t.len() as u64).collect(),
         })
     }
     #[inline]
     fn pos(&self, key: u64, j: usize) -> u64 {
-        (key / self.strides[j]) % (self.lens[j] + 1)
+        (key >> self.shifts[j]) & self.masks[j]
     }
     fn unpack(&self, key: u64) -> Vec<usize> {
         (0..self.strides.len())
@@ -170,20 +183,21 @@ impl Radix {
     }
 }
 
-/// One layer: position vectors (keys) and their state sets (strict, then loose), flat.
-#[derive(Default, Clone)]
-struct Layer {
+/// Every position vector reached, with the set of `A`'s states reached there.
+#[derive(Default)]
+struct Reached {
     index: FxHashMap<u64, u32>,
     keys: Vec<u64>,
     sets: Vec<u64>,
 }
 
-impl Layer {
+impl Reached {
     fn clear(&mut self) {
         self.index.clear();
         self.keys.clear();
         self.sets.clear();
     }
+    /// The slot of `key`, created empty if new.
     fn slot(&mut self, key: u64, w: usize) -> usize {
         match self.index.get(&key) {
             Some(&i) => i as usize,
@@ -191,18 +205,73 @@ impl Layer {
                 let i = self.keys.len();
                 self.index.insert(key, i as u32);
                 self.keys.push(key);
-                self.sets.resize(self.sets.len() + 2 * w, 0);
+                self.sets.resize(self.sets.len() + w, 0);
                 i
             }
         }
     }
+    fn set(&self, slot: usize, w: usize) -> &[u64] {
+        &self.sets[slot * w..(slot + 1) * w]
+    }
+}
+
+/// Reusable buffers of AC (one per thread): a batch allocates them once.
+#[derive(Default)]
+pub struct AcScratch {
+    reached: Reached,
+    keys: Vec<(u64, u32)>,
+    sets: Vec<u64>,
+    fresh: Vec<u64>,
+    step: Vec<u64>,
+    silent: Vec<bool>,
+}
+
+/// How one search ended.
+enum Search {
+    /// Reached the end in a goal state.
+    Found,
+    NotFound,
+    Exhausted(&'static str),
 }
 
 /// Runs AC on `traces` (one local trace per location), optionally restricted to the
-/// transitions of `mask` (AS runs it on `Inter`); `witness` keeps every layer to rebuild an
-/// accepted interleaving.
+/// transitions of `mask` (AS runs it on `Inter`); with `witness`, a Pass comes with one accepted
+/// interleaving.
+///
+/// The search is depth first over position vectors, each carrying the states reached there;
+/// a vector seen again only propagates the states that are new to it, so each (vector, state)
+/// pair is expanded at most once and an accepted multitrace is usually found after a few
+/// hundred steps. Prefix mode searches with silent moves first (a failure there is a Fail),
+/// then, if needed, without them to tell Pass from WeakPass.
 #[allow(clippy::too_many_arguments)]
 pub fn check_ac(
+    automata: &Automata,
+    tables: &AcTables,
+    alphabet: &Alphabet,
+    traces: &[Vec<LetterId>],
+    mask: Option<&[u64]>,
+    mode: Mode,
+    budget: &Budget,
+    witness: bool,
+) -> AcOutcome {
+    let mut scratch = AcScratch::default();
+    check_ac_in(
+        &mut scratch,
+        automata,
+        tables,
+        alphabet,
+        traces,
+        mask,
+        mode,
+        budget,
+        witness,
+    )
+}
+
+/// [`check_ac`] with reusable buffers.
+#[allow(clippy::too_many_arguments)]
+pub fn check_ac_in(
+    scratch: &mut AcScratch,
     automata: &Automata,
     tables: &AcTables,
     alphabet: &Alphabet,
@@ -215,170 +284,245 @@ pub fn check_ac(
     let Some(radix) = Radix::new(traces) else {
         return inconclusive("size", 0);
     };
-    let nfa = &automata.nfa;
-    let w = tables.words;
-    let n = traces.len();
+    let mut run = Run {
+        automata,
+        tables,
+        alphabet,
+        traces,
+        mask,
+        radix: &radix,
+        budget,
+        started: Instant::now(),
+        vertices: 0,
+        best: (0, 0),
+        s: scratch,
+    };
     let prefix = mode == Mode::Prefix;
-    let started = Instant::now();
-    let total: usize = traces.iter().map(Vec::len).sum();
-    let mut history: Vec<Layer> = Vec::new();
-    let mut layer = Layer::default();
-    let mut next = Layer::default();
-    let mut vertices: u64 = 1;
-    let mut silent = vec![false; n];
-    let mut loose = vec![0u64; w];
-
-    layer.slot(0, w);
-    layer.sets[..w].copy_from_slice(&tables.initial);
-    layer.sets[w..2 * w].copy_from_slice(&tables.initial);
-    if prefix {
-        for (j, t) in traces.iter().enumerate() {
-            silent[j] = t.is_empty();
-        }
-        if silent.iter().any(|&s| s) {
-            close(nfa, alphabet, &mut layer.sets[w..2 * w], &silent, mask);
-        }
-    }
-
-    for _ in 0..total {
-        next.clear();
-        for (slot, &key) in layer.keys.iter().enumerate() {
-            let base = slot * 2 * w;
-            for j in 0..n {
-                let p = radix.pos(key, j) as usize;
-                if p == traces[j].len() {
-                    continue;
+    let first = run.search(prefix);
+    let kind = match first {
+        Search::Exhausted(limit) => return inconclusive(limit, run.vertices),
+        Search::NotFound => return run.fail(),
+        Search::Found if !prefix => VerdictKind::Pass,
+        Search::Found => {
+            // A multi-prefix: is it also accepted?
+            let best = run.best;
+            let vertices = run.vertices;
+            match run.search(false) {
+                Search::Found => VerdictKind::Pass,
+                Search::NotFound => {
+                    run.best = best;
+                    run.vertices += vertices;
+                    VerdictKind::WeakPass
                 }
-                let a = traces[j][p];
-                let nkey = key + radix.strides[j];
-                let (strict_src, loose_src) = (
-                    &layer.sets[base..base + w],
-                    &layer.sets[base + w..base + 2 * w],
-                );
-                let strict_empty = bits::is_empty(strict_src);
-                loose.fill(0);
-                if prefix {
-                    tables.step(nfa, loose_src, a, mask, &mut loose);
-                    if !bits::is_empty(&loose) {
-                        // Locations whose trace is consumed move silently.
-                        for (k, s) in silent.iter_mut().enumerate() {
-                            *s = radix.pos(nkey, k) == radix.lens[k];
-                        }
-                        if silent.iter().any(|&s| s) {
-                            close(nfa, alphabet, &mut loose, &silent, mask);
-                        }
+                Search::Exhausted(limit) => {
+                    let mut out = inconclusive(limit, run.vertices);
+                    if let Some(Reason::Budget { established, .. }) = &mut out.verdict.reason {
+                        *established = Some("accepted as a multi-prefix".into());
                     }
-                }
-                // Write into the next layer only what is reachable.
-                if !strict_empty {
-                    let mut tmp = [0u64; 8];
-                    let mut heap;
-                    let buf: &mut [u64] = if w <= 8 {
-                        &mut tmp[..w]
-                    } else {
-                        heap = vec![0u64; w];
-                        &mut heap
-                    };
-                    tables.step(nfa, strict_src, a, mask, buf);
-                    if !bits::is_empty(buf) {
-                        let s = next.slot(nkey, w);
-                        bits::union_with(&mut next.sets[s * 2 * w..s * 2 * w + w], buf);
-                    }
-                }
-                if prefix && !bits::is_empty(&loose) {
-                    let s = next.slot(nkey, w);
-                    bits::union_with(&mut next.sets[s * 2 * w + w..s * 2 * w + 2 * w], &loose);
+                    return out;
                 }
             }
         }
-        vertices += next.keys.len() as u64;
-        if next.keys.is_empty() {
-            return fail(nfa, &radix, &layer, w, vertices);
-        }
-        if budget.max_vertices.is_some_and(|m| vertices > m) {
-            return inconclusive("vertices", vertices);
-        }
-        if budget.timeout.is_some_and(|t| started.elapsed() > t) {
-            return inconclusive("time", vertices);
-        }
-        if witness {
-            history.push(layer.clone());
-        }
-        std::mem::swap(&mut layer, &mut next);
-    }
-    // One vector left: everything consumed.
-    let strict = &layer.sets[..w];
-    let loose_end = &layer.sets[w..2 * w];
-    let hits = |s: &[u64], t: &[u64]| s.iter().zip(t).any(|(a, b)| a & b != 0);
-    let kind = if hits(strict, &tables.accepting) {
-        VerdictKind::Pass
-    } else if prefix && hits(loose_end, &tables.live) {
-        VerdictKind::WeakPass
-    } else {
-        return fail(nfa, &radix, &layer, w, vertices);
     };
     let mut v = Verdict::new(kind);
-    v.vertices = vertices;
+    v.vertices = run.vertices;
     if witness && kind == VerdictKind::Pass {
-        history.push(layer.clone());
-        let path = rebuild(tables, nfa, &radix, traces, &history, mask, w);
-        v.witness = Some(path.into_iter().map(|(j, a)| (j, Sym::Letter(a))).collect());
+        v.witness = Some(
+            run.rebuild()
+                .into_iter()
+                .map(|(j, a)| (j, Sym::Letter(a)))
+                .collect(),
+        );
     }
     AcOutcome {
         verdict: v,
-        vertices,
+        vertices: run.vertices,
     }
 }
 
-/// Walks the layers back from an accepting state of the last one (strict sets: Pass).
-fn rebuild(
-    tables: &AcTables,
-    nfa: &Nfa,
-    radix: &Radix,
-    traces: &[Vec<LetterId>],
-    history: &[Layer],
-    mask: Option<&[u64]>,
-    w: usize,
-) -> Vec<(usize, LetterId)> {
-    let last = history.last().expect("final layer");
-    let mut key = last.keys[0];
-    let mut state = bits::iter(&last.sets[..w])
-        .find(|&s| bits::get(&tables.accepting, s))
-        .expect("accepting state");
-    let mut out = Vec::new();
-    for k in (0..history.len() - 1).rev() {
-        let prev = &history[k];
-        let mut found = None;
-        'search: for j in 0..traces.len() {
-            let p = radix.pos(key, j) as usize;
-            if p == 0 {
+struct Run<'a, 's> {
+    automata: &'a Automata,
+    tables: &'a AcTables,
+    alphabet: &'a Alphabet,
+    traces: &'a [Vec<LetterId>],
+    mask: Option<&'a [u64]>,
+    radix: &'a Radix,
+    budget: &'a Budget,
+    started: Instant,
+    vertices: u64,
+    /// Furthest vector reached: (actions consumed, key).
+    best: (usize, u64),
+    s: &'s mut AcScratch,
+}
+
+impl Run<'_, '_> {
+    /// Depth-first propagation of state sets; `silent` enables the silent moves of consumed
+    /// locations (prefix mode).
+    fn search(&mut self, silent_moves: bool) -> Search {
+        let nfa = &self.automata.nfa;
+        let w = self.tables.words;
+        let n = self.traces.len();
+        let radix = self.radix;
+        let end: u64 = (0..n).map(|j| radix.lens[j] * radix.strides[j]).sum();
+        let s = &mut *self.s;
+        s.reached.clear();
+        s.keys.clear();
+        s.sets.clear();
+        s.fresh.clear();
+        s.fresh.resize(w, 0);
+        s.step.clear();
+        s.step.resize(w, 0);
+        s.silent.clear();
+        s.silent.resize(n, false);
+        // Stack of (key, actions consumed) with the states to propagate, flat.
+        s.keys.push((0, 0));
+        s.sets.extend_from_slice(&self.tables.initial);
+        while let Some((key, consumed)) = s.keys.pop() {
+            let at = s.sets.len() - w;
+            s.fresh.copy_from_slice(&s.sets[at..]);
+            s.sets.truncate(at);
+            if silent_moves {
+                let mut any = false;
+                for (k, x) in s.silent.iter_mut().enumerate() {
+                    *x = radix.pos(key, k) == radix.lens[k];
+                    any |= *x;
+                }
+                if any {
+                    close(nfa, self.alphabet, &mut s.fresh, &s.silent, self.mask);
+                }
+            }
+            // Keep only the states new at this vector.
+            let slot = s.reached.slot(key, w);
+            let known = &mut s.reached.sets[slot * w..(slot + 1) * w];
+            let mut any = false;
+            for (f, k) in s.fresh.iter_mut().zip(known.iter_mut()) {
+                *f &= !*k;
+                *k |= *f;
+                any |= *f != 0;
+            }
+            if !any {
                 continue;
             }
-            let pkey = key - radix.strides[j];
-            let Some(&slot) = prev.index.get(&pkey) else {
+            self.vertices += 1;
+            if self.budget.max_vertices.is_some_and(|m| self.vertices > m) {
+                return Search::Exhausted("vertices");
+            }
+            if self.vertices.is_multiple_of(1024)
+                && self
+                    .budget
+                    .timeout
+                    .is_some_and(|t| self.started.elapsed() > t)
+            {
+                return Search::Exhausted("time");
+            }
+            if consumed as usize > self.best.0 || self.vertices == 1 {
+                self.best = (consumed as usize, key);
+            }
+            if key == end {
+                let goal = if silent_moves {
+                    &self.tables.live
+                } else {
+                    &self.tables.accepting
+                };
+                if s.fresh.iter().zip(goal).any(|(a, b)| a & b != 0) {
+                    return Search::Found;
+                }
                 continue;
-            };
-            let a = traces[j][p - 1];
-            let set = &prev.sets[slot as usize * 2 * w..slot as usize * 2 * w + w];
-            for s in bits::iter(set) {
-                let (lo, hi) = tables.ranges[s * tables.letters + a.index()];
-                for i in lo as usize..hi as usize {
-                    if nfa.transitions()[i].to.index() == state
-                        && mask.is_none_or(|m| bits::get(m, i))
-                    {
-                        found = Some((j, a, pkey, s));
-                        break 'search;
+            }
+            // Successors, the last location first so that location 0 is explored first.
+            for j in (0..n).rev() {
+                let p = radix.pos(key, j) as usize;
+                if p == self.traces[j].len() {
+                    continue;
+                }
+                s.step.fill(0);
+                self.tables
+                    .step(nfa, &s.fresh, self.traces[j][p], self.mask, &mut s.step);
+                if bits::is_empty(&s.step) {
+                    continue;
+                }
+                s.keys.push((key + radix.strides[j], consumed + 1));
+                s.sets.extend_from_slice(&s.step);
+            }
+        }
+        Search::NotFound
+    }
+
+    /// Walks back from an accepting state at the end (complete-mode sets).
+    fn rebuild(&self) -> Vec<(usize, LetterId)> {
+        let nfa = &self.automata.nfa;
+        let w = self.tables.words;
+        let radix = self.radix;
+        let n = self.traces.len();
+        let end: u64 = (0..n).map(|j| radix.lens[j] * radix.strides[j]).sum();
+        let mut key = end;
+        let slot = self.s.reached.index[&key] as usize;
+        let mut state = bits::iter(self.s.reached.set(slot, w))
+            .find(|&s| bits::get(&self.tables.accepting, s))
+            .expect("an accepting state at the end");
+        let mut out = Vec::new();
+        while key != 0 || !bits::get(&self.tables.initial, state) {
+            let mut found = None;
+            'search: for j in 0..n {
+                let p = radix.pos(key, j) as usize;
+                if p == 0 {
+                    continue;
+                }
+                let pkey = key - radix.strides[j];
+                let Some(&pslot) = self.s.reached.index.get(&pkey) else {
+                    continue;
+                };
+                let a = self.traces[j][p - 1];
+                for s in bits::iter(self.s.reached.set(pslot as usize, w)) {
+                    let (lo, hi) = self.tables.ranges[s * self.tables.letters + a.index()];
+                    for i in lo as usize..hi as usize {
+                        if nfa.transitions()[i].to.index() == state
+                            && self.mask.is_none_or(|m| bits::get(m, i))
+                        {
+                            found = Some((j, a, pkey, s));
+                            break 'search;
+                        }
                     }
                 }
             }
+            let Some((j, a, pkey, s)) = found else { break };
+            out.push((j, a));
+            key = pkey;
+            state = s;
         }
-        let (j, a, pkey, s) = found.expect("a predecessor exists for every reached vector");
-        out.push((j, a));
-        key = pkey;
-        state = s;
+        out.reverse();
+        out
     }
-    out.reverse();
-    out
+
+    /// A CentralError explained by the furthest vector reached: how far each trace was consumed
+    /// and the letters the automaton could read there.
+    fn fail(&self) -> AcOutcome {
+        let nfa = &self.automata.nfa;
+        let w = self.tables.words;
+        let key = self.best.1;
+        let letters: Vec<LetterId> = match self.s.reached.index.get(&key) {
+            Some(&slot) => {
+                let mut v: Vec<LetterId> = bits::iter(self.s.reached.set(slot as usize, w))
+                    .flat_map(|s| nfa.out(StateId(s as u32)).map(|(_, t)| t.letter))
+                    .collect();
+                v.sort();
+                v.dedup();
+                v
+            }
+            None => Vec::new(),
+        };
+        let mut v = Verdict::new(VerdictKind::Fail);
+        v.reason = Some(Reason::CentralError);
+        v.furthest = Some(Furthest {
+            consumed: self.radix.unpack(key),
+            expected: letters.into_iter().map(Sym::Letter).collect(),
+        });
+        v.vertices = self.vertices;
+        AcOutcome {
+            verdict: v,
+            vertices: self.vertices,
+        }
+    }
 }
 
 fn inconclusive(limit: &str, vertices: u64) -> AcOutcome {
@@ -386,39 +530,6 @@ fn inconclusive(limit: &str, vertices: u64) -> AcOutcome {
     v.reason = Some(Reason::Budget {
         limit: limit.into(),
         established: None,
-    });
-    v.vertices = vertices;
-    AcOutcome {
-        verdict: v,
-        vertices,
-    }
-}
-
-/// A CentralError explained by one vector of the last non-empty layer: how far each trace was
-/// consumed and the letters the automaton could read there.
-fn fail(nfa: &Nfa, radix: &Radix, layer: &Layer, w: usize, vertices: u64) -> AcOutcome {
-    let (slot, key) = layer
-        .keys
-        .iter()
-        .enumerate()
-        .min_by_key(|(_, &k)| radix.unpack(k))
-        .map(|(i, &k)| (i, k))
-        .expect("non-empty layer");
-    let mut set = layer.sets[slot * 2 * w..slot * 2 * w + w].to_vec();
-    bits::union_with(
-        &mut set,
-        &layer.sets[slot * 2 * w + w..slot * 2 * w + 2 * w],
-    );
-    let mut letters: Vec<LetterId> = bits::iter(&set)
-        .flat_map(|s| nfa.out(StateId(s as u32)).map(|(_, t)| t.letter))
-        .collect();
-    letters.sort();
-    letters.dedup();
-    let mut v = Verdict::new(VerdictKind::Fail);
-    v.reason = Some(Reason::CentralError);
-    v.furthest = Some(Furthest {
-        consumed: radix.unpack(key),
-        expected: letters.into_iter().map(Sym::Letter).collect(),
     });
     v.vertices = vertices;
     AcOutcome {

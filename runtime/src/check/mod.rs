@@ -17,9 +17,8 @@ use crate::multitrace::Multitrace;
 use crate::nfa::LetterId;
 use crate::term::{TermId, TermStore};
 use crate::verdict::{Mode, Verdict};
-use ac::{check_ac, AcTables};
+use ac::AcTables;
 use explore::{explore, Budget, ExploreOptions};
-use semi::check_as;
 use std::fmt;
 
 /// A check procedure.
@@ -89,9 +88,11 @@ pub struct Engine {
     term: Option<(TermStore, TermId)>,
 }
 
-/// Per-thread scratch state (the term store grows with the terms explored).
+/// Per-thread scratch state: the term store (it grows with the terms explored) and the
+/// buffers of AC and AS, allocated once per thread.
 pub struct Scratch {
     store: Option<TermStore>,
+    automata: semi::AsScratch,
 }
 
 impl Engine {
@@ -122,6 +123,7 @@ impl Engine {
     pub fn scratch(&self) -> Scratch {
         Scratch {
             store: self.term.as_ref().map(|(s, _)| s.clone()),
+            automata: semi::AsScratch::default(),
         }
     }
 
@@ -153,43 +155,41 @@ impl Engine {
             return Err(CheckError("one local trace per location expected".into()));
         }
         let p = self.resolve(opts.choice)?;
-        let run = |p: Procedure| -> Verdict {
-            let (a, t) = (
-                self.model.automata().expect("resolved to automata"),
-                self.tables.as_ref().expect("tables of automata"),
-            );
-            match p {
-                Procedure::Ac => {
-                    check_ac(
-                        a,
-                        t,
-                        &self.model.alphabet,
-                        traces,
-                        None,
-                        opts.mode,
-                        &opts.budget,
-                        opts.witness,
-                    )
-                    .verdict
-                }
-                _ => check_as(
-                    a,
-                    t,
-                    &self.model.alphabet,
-                    traces,
-                    opts.mode,
-                    &opts.budget,
-                    opts.witness,
-                ),
-            }
-        };
-        match p {
-            Procedure::Term => {
-                let mt = self.letters_to_multitrace(traces)?;
-                Ok((self.explore(scratch, &mt, opts), Procedure::Term))
-            }
-            p => Ok((run(p), p)),
+        if p == Procedure::Term {
+            let mt = self.letters_to_multitrace(traces)?;
+            return Ok((self.explore(scratch, &mt, opts), Procedure::Term));
         }
+        let (a, t) = (
+            self.model.automata().expect("resolved to automata"),
+            self.tables.as_ref().expect("tables of automata"),
+        );
+        let alphabet = &self.model.alphabet;
+        let v = if p == Procedure::Ac {
+            ac::check_ac_in(
+                scratch.automata.ac(),
+                a,
+                t,
+                alphabet,
+                traces,
+                None,
+                opts.mode,
+                &opts.budget,
+                opts.witness,
+            )
+            .verdict
+        } else {
+            semi::check_as_in(
+                &mut scratch.automata,
+                a,
+                t,
+                alphabet,
+                traces,
+                opts.mode,
+                &opts.budget,
+                opts.witness,
+            )
+        };
+        Ok((v, p))
     }
 
     /// Checks one multitrace of an interaction model.

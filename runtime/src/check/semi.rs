@@ -10,7 +10,7 @@
 //! Partial observation (prefix mode): a local trace passes when its DFA state is live, and its
 //! area also covers what is reachable after its end (the state's `tail`).
 
-use crate::check::ac::{check_ac, AcTables};
+use crate::check::ac::{check_ac, check_ac_in, AcScratch, AcTables};
 use crate::check::explore::Budget;
 use crate::model::Automata;
 use crate::nfa::{Alphabet, LetterId, LocationId, StateId};
@@ -121,6 +121,22 @@ pub fn has_accepting_path(automata: &Automata, mask: &[u64]) -> bool {
     false
 }
 
+/// Reusable buffers of AS (one per thread).
+#[derive(Default)]
+pub struct AsScratch {
+    ac: AcScratch,
+    inter: Vec<u64>,
+    area: Vec<u64>,
+    seen: Vec<u64>,
+}
+
+impl AsScratch {
+    /// The AC buffers inside.
+    pub fn ac(&mut self) -> &mut AcScratch {
+        &mut self.ac
+    }
+}
+
 /// Runs AS on one multitrace (one local trace per location).
 pub fn check_as(
     automata: &Automata,
@@ -131,13 +147,44 @@ pub fn check_as(
     budget: &Budget,
     witness: bool,
 ) -> Verdict {
+    check_as_in(
+        &mut AsScratch::default(),
+        automata,
+        tables,
+        alphabet,
+        traces,
+        mode,
+        budget,
+        witness,
+    )
+}
+
+/// [`check_as`] with reusable buffers.
+#[allow(clippy::too_many_arguments)]
+pub fn check_as_in(
+    scratch: &mut AsScratch,
+    automata: &Automata,
+    tables: &AcTables,
+    alphabet: &Alphabet,
+    traces: &[Vec<LetterId>],
+    mode: Mode,
+    budget: &Budget,
+    witness: bool,
+) -> Verdict {
     let words = automata.areas.words();
-    let mut inter = vec![!0u64; words];
-    let mut area = vec![0u64; words];
-    let mut seen = Vec::new();
+    let AsScratch {
+        ac,
+        inter,
+        area,
+        seen,
+    } = scratch;
+    inter.clear();
+    inter.resize(words, !0u64);
+    area.clear();
+    area.resize(words, 0);
     for (k, trace) in traces.iter().enumerate() {
         let dfa = &automata.projections[k];
-        match local_check(automata, dfa, alphabet, trace, mode, &mut area, &mut seen) {
+        match local_check(automata, dfa, alphabet, trace, mode, area, seen) {
             LocalOutcome::Error { position, expected } => {
                 let mut v = Verdict::new(VerdictKind::Fail);
                 v.reason = Some(Reason::LocalError {
@@ -147,20 +194,21 @@ pub fn check_as(
                 });
                 return v;
             }
-            LocalOutcome::Pass { .. } => bits::intersect_with(&mut inter, &area),
+            LocalOutcome::Pass { .. } => bits::intersect_with(inter, area),
         }
     }
-    if !has_accepting_path(automata, &inter) {
+    if !has_accepting_path(automata, inter) {
         let mut v = Verdict::new(VerdictKind::Fail);
         v.reason = Some(Reason::InterError);
         return v;
     }
-    check_ac(
+    check_ac_in(
+        ac,
         automata,
         tables,
         alphabet,
         traces,
-        Some(&inter),
+        Some(inter),
         mode,
         budget,
         witness,
