@@ -12,6 +12,9 @@
 //! set (round robin), so the time reported is the mean time per multitrace. A category a model
 //! cannot produce is skipped with the generator's reason on standard error.
 
+#[path = "common.rs"]
+mod common;
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use multitrace_compiler::compile::{CompileOptions, LocationChoice};
 use multitrace_compiler::generate::{generate, GenOptions, Kind};
@@ -31,32 +34,11 @@ fn models(root: &Path) -> Vec<(String, PathBuf, LocationChoice)> {
         root.join("fixtures/seed004-fig3/model.timbuk"),
         LocationChoice::Default,
     )];
-    let data = root.join("../shared/data/automatark/NFA");
-    let groups = vec![
-        ["a0", "a1", "a2", "a3", "a4", "a5", "a16"]
-            .map(String::from)
-            .to_vec(),
-        ["a6", "a7", "a8", "a9", "a10", "a17", "a18"]
-            .map(String::from)
-            .to_vec(),
-        ["a11", "a12", "a13", "a14", "a15"]
-            .map(String::from)
-            .to_vec(),
-    ];
-    for nfa in [
-        "Bakery-4P-BinEnc-BwBad/armcNFA_inclTest_12",
-        "Bakery-4P-BinEnc-BwBad/armcNFA_inclTest_11",
-        "Bakery-4P-BinEnc-BwBad/armcNFA_inclTest_6",
-        "IBakery4pBinEnc-FbtOneOne-Nondet/armcNFA_inclTest_10",
-    ] {
-        let path = data.join(format!("{nfa}.timbuk"));
-        if path.exists() {
-            let name = nfa.rsplit('/').next().unwrap_or(nfa).to_string();
-            v.push((name, path, LocationChoice::Groups(groups.clone())));
-        } else {
-            eprintln!("ac_as: {} absent, skipped", path.display());
-        }
-    }
+    v.extend(
+        common::automatark(root)
+            .into_iter()
+            .map(|(name, path, opts)| (name, path, opts.locations)),
+    );
     v
 }
 

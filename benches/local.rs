@@ -6,8 +6,11 @@
 //!   NFA (3 locations as in seed 004, `../shared/data`, skipped when absent), projected on each
 //!   location; the figure is actions read per second summed over the three local checks.
 
+#[path = "common.rs"]
+mod common;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use multitrace_compiler::compile::{CompileOptions, LocationChoice};
+use multitrace_compiler::compile::CompileOptions;
 use multitrace_compiler::source::load_model;
 use multitrace_runtime::check::semi::local_check;
 use multitrace_runtime::model::CompiledModel;
@@ -124,36 +127,8 @@ fn bench(c: &mut Criterion) {
     let traces = vec![Vec::new(), l2, Vec::new()];
     bench_model(c, "fig3", &fig3, &traces);
 
-    let data = root.join("../shared/data/automatark/NFA");
-    if !data.is_dir() {
-        eprintln!("local/automatark skipped: {} is absent", data.display());
-        return;
-    }
-    let groups = vec![
-        ["a0", "a1", "a2", "a3", "a4", "a5", "a16"]
-            .map(String::from)
-            .to_vec(),
-        ["a6", "a7", "a8", "a9", "a10", "a17", "a18"]
-            .map(String::from)
-            .to_vec(),
-        ["a11", "a12", "a13", "a14", "a15"]
-            .map(String::from)
-            .to_vec(),
-    ];
-    let opts = CompileOptions {
-        locations: LocationChoice::Groups(groups),
-        ..CompileOptions::default()
-    };
-    for (name, file) in [
-        ("nfa12", "Bakery-4P-BinEnc-BwBad/armcNFA_inclTest_12.timbuk"),
-        ("nfa11", "Bakery-4P-BinEnc-BwBad/armcNFA_inclTest_11.timbuk"),
-        ("nfa6", "Bakery-4P-BinEnc-BwBad/armcNFA_inclTest_6.timbuk"),
-        (
-            "nfa10",
-            "IBakery4pBinEnc-FbtOneOne-Nondet/armcNFA_inclTest_10.timbuk",
-        ),
-    ] {
-        let m = load_model(&data.join(file), None, &opts).unwrap();
+    for (name, path, opts) in common::automatark(root) {
+        let m = load_model(&path, None, &opts).unwrap();
         let w = walk(&m, 1_000_000, 42);
         bench_model(c, &format!("automatark/{name}"), &m, &project(&m, &w));
     }
