@@ -38,7 +38,14 @@ pub struct AcTables {
     /// `ranges[s * letters + a]`: the transitions of `s` on `a` (contiguous: transitions are
     /// sorted by source and letter).
     ranges: Vec<(u32, u32)>,
+    /// `succ[(a * states + s) * words..]`: the successors of `s` on `a` as a bitset, when the
+    /// table is small (at most [`SUCC_TABLE_MAX_WORDS`]); an unrestricted step is then an OR of
+    /// rows instead of a walk over transitions.
+    succ: Option<Vec<u64>>,
 }
+
+/// Largest successor table built (words).
+const SUCC_TABLE_MAX_WORDS: usize = 1 << 22;
 
 impl AcTables {
     /// Computes the tables of an automaton over `letters` letters.
@@ -79,6 +86,14 @@ impl AcTables {
                 r.1 = i as u32 + 1;
             }
         }
+        let succ = (n * letters * words <= SUCC_TABLE_MAX_WORDS).then(|| {
+            let mut succ = vec![0u64; n * letters * words];
+            for t in nfa.transitions() {
+                let row = (t.letter.index() * n + t.from.index()) * words;
+                bits::set(&mut succ[row..row + words], t.to.index());
+            }
+            succ
+        });
         AcTables {
             words,
             letters,
@@ -86,6 +101,7 @@ impl AcTables {
             accepting,
             initial,
             ranges,
+            succ,
         }
     }
 
@@ -102,6 +118,15 @@ impl AcTables {
     /// `out |= δ(from, a)` restricted to the transitions of `mask`.
     #[inline]
     fn step(&self, nfa: &Nfa, from: &[u64], a: LetterId, mask: Option<&[u64]>, out: &mut [u64]) {
+        if let (None, Some(succ)) = (mask, &self.succ) {
+            let w = self.words;
+            let base = a.index() * nfa.states();
+            for s in bits::iter(from) {
+                let row = (base + s) * w;
+                bits::union_with(out, &succ[row..row + w]);
+            }
+            return;
+        }
         let tr = nfa.transitions();
         for s in bits::iter(from) {
             let (lo, hi) = self.ranges[s * self.letters + a.index()];
