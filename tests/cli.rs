@@ -1,4 +1,7 @@
-//! End-to-end tests of the `multitrace` binary.
+//! End-to-end tests of the `multitrace` binary, and the data-driven suite of bad inputs
+//! (`bad_inputs/`).
+
+mod bad_inputs;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

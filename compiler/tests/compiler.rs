@@ -780,15 +780,24 @@ mod differential {
                     let opts = ExploreOptions { mode, budget, ..ExploreOptions::default() };
                     let term = explore(&mut store, m.root, &mt, &opts).kind;
                     let (expected, exact) = oracle(&a, &groups, &mu, mode);
-                    if exact {
+                    // loopH in prefix mode: bounded silent moves may honestly give up.
+                    let gave_up = term == VerdictKind::Inconclusive
+                        && mode == Mode::Prefix
+                        && store.has_head_loop(m.root);
+                    if exact && !gave_up {
                         prop_assert_eq!(term, expected, "{:?} {:?} {:?}", a, mu, mode);
                     }
                     if let (Some(aut), Some(tables)) = (c.automata(), &tables) {
                         let ac = check_ac(aut, tables, &c.alphabet, &letters, None, mode, &budget, false).verdict.kind;
                         let as_ = check_as(aut, tables, &c.alphabet, &letters, mode, &budget, false).kind;
-                        prop_assert_eq!(ac, term, "AC {:?} {:?} {:?}", a, mu, mode);
-                        prop_assert_eq!(as_, term, "AS {:?} {:?} {:?}", a, mu, mode);
-                        prop_assert_ne!(term, VerdictKind::Inconclusive);
+                        prop_assert_eq!(ac, as_, "AC/AS {:?} {:?} {:?}", a, mu, mode);
+                        if exact {
+                            prop_assert_eq!(ac, expected, "AC {:?} {:?} {:?}", a, mu, mode);
+                        }
+                        if !gave_up {
+                            prop_assert_eq!(ac, term, "AC {:?} {:?} {:?}", a, mu, mode);
+                            prop_assert_ne!(term, VerdictKind::Inconclusive);
+                        }
                     }
                 }
             }

@@ -222,3 +222,151 @@ pub fn decode(bytes: &[u8]) -> Result<CompiledModel, LoadError> {
     model.prepare().map_err(LoadError::Invalid)?;
     Ok(model)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{CompileStats, Origin, TermModel};
+    use crate::nfa::{Alphabet, LocationId};
+    use crate::signature::{Action, ActionKind, LifelineId, LifelineSet, MessageId, Signature};
+    use crate::term::{Term, TermId};
+
+    /// A term-only model over one lifeline `l` and one message `m` whose term is `nodes`.
+    fn term_model(nodes: Vec<Term>) -> Result<CompiledModel, String> {
+        let mut signature = Signature::new();
+        signature.add_lifeline("l").unwrap();
+        signature.add_message("m");
+        let alphabet = Alphabet::new(
+            vec!["l!m".into(), "l?m".into()],
+            vec![LocationId(0), LocationId(0)],
+            vec!["l".into()],
+        )
+        .unwrap();
+        let act = |kind| Action {
+            lifeline: LifelineId(0),
+            kind,
+            message: MessageId(0),
+        };
+        CompiledModel::new(
+            alphabet,
+            Origin::Interaction {
+                signature,
+                letter_actions: vec![act(ActionKind::Emission), act(ActionKind::Reception)],
+                location_lifelines: vec![LifelineSet::single(LifelineId(0))],
+                term: TermModel { nodes },
+            },
+            ModelKind::TermOnly("test".into()),
+            CompileStats::default(),
+            42,
+        )
+    }
+
+    fn emission() -> Term {
+        Term::Act(Action {
+            lifeline: LifelineId(0),
+            kind: ActionKind::Emission,
+            message: MessageId(0),
+        })
+    }
+
+    /// Artifact bytes of a model edited as JSON (the fields a hostile file controls), with a
+    /// correct header and checksum.
+    fn tampered(model: &CompiledModel, edit: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
+        let mut json = serde_json::to_value(model).unwrap();
+        edit(&mut json);
+        let payload = bincode::serde::encode_to_vec(json_model(json), config()).unwrap();
+        let mut out = Vec::new();
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&[1, 0, 0, 0]);
+        out.extend_from_slice(&model.digest.to_le_bytes());
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(&payload);
+        let sum = fnv1a(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// Deserializes without validation, as `decode` does before validating.
+    fn json_model(json: serde_json::Value) -> CompiledModel {
+        serde_json::from_value(json).unwrap()
+    }
+
+    fn invalid(bytes: &[u8]) -> String {
+        match decode(bytes) {
+            Err(LoadError::Invalid(m)) => m,
+            other => panic!("expected an invalid model, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_model_round_trips() {
+        let model = term_model(vec![emission()]).unwrap();
+        let back = decode(&encode(&model)).unwrap();
+        assert_eq!(back, model);
+        assert_eq!(peek_digest(&encode(&model)), Ok(42));
+        // The tampering helper itself produces loadable bytes when nothing is changed.
+        assert_eq!(decode(&tampered(&model, |_| {})).unwrap(), model);
+    }
+
+    #[test]
+    fn inconsistent_alphabet_tables_are_refused() {
+        // Regression (fuzz target `mtm`): a letter id out of range among the letters of a
+        // location passed validation, and checking a multitrace indexed out of bounds.
+        let model = term_model(vec![emission()]).unwrap();
+        let bytes = tampered(&model, |j| {
+            j["alphabet"]["location_letters"][0]
+                .as_array_mut()
+                .unwrap()
+                .push(5.into())
+        });
+        assert!(invalid(&bytes).contains("letters of each location"));
+        let bytes = tampered(&model, |j| j["alphabet"]["location"][1] = 3.into());
+        assert!(invalid(&bytes).contains("out of range"));
+        let bytes = tampered(&model, |j| j["alphabet"]["local_index"][1] = 0.into());
+        assert!(invalid(&bytes).contains("letters of each location"));
+    }
+
+    #[test]
+    fn bad_locations_and_names_are_refused() {
+        let model = term_model(vec![emission()]).unwrap();
+        // A location naming lifeline 5 of a signature with one lifeline.
+        let bytes = tampered(&model, |j| {
+            j["origin"]["Interaction"]["location_lifelines"][0] = (1u64 << 5 | 1).into()
+        });
+        assert!(
+            invalid(&bytes).contains("unknown ones"),
+            "{}",
+            invalid(&bytes)
+        );
+        let bytes = tampered(&model, |j| {
+            j["origin"]["Interaction"]["signature"]["messages"] = serde_json::json!(["m", "m"])
+        });
+        assert!(invalid(&bytes).contains("message name occurs twice"));
+    }
+
+    #[test]
+    fn unnormalized_deep_terms_are_refused_not_a_stack_overflow() {
+        // A right spine `seq(a, seq(a, ... a))` of 200,000 nodes is a normal form and loads.
+        let n = 200_000u32;
+        let mut nodes = vec![emission(), Term::Seq(TermId(0), TermId(0))];
+        for i in 1..n {
+            nodes.push(Term::Seq(TermId(0), TermId(i)));
+        }
+        let model = term_model(nodes.clone()).unwrap();
+        let (store, root) = model.term().unwrap();
+        assert_eq!(store.depth(root), n + 1);
+        // `seq(spine, a)`: no store holds it; rebuilding it would recurse 200,000 deep.
+        nodes.push(Term::Seq(TermId(n), TermId(0)));
+        let e = term_model(nodes).unwrap_err();
+        assert!(e.contains("not in normal form"), "{e}");
+        // The same through a coreg whose region the operands do not share.
+        let mut nodes = vec![emission(), Term::Seq(TermId(0), TermId(0))];
+        for i in 1..n {
+            nodes.push(Term::Seq(TermId(0), TermId(i)));
+        }
+        nodes.push(Term::Coreg(LifelineSet::EMPTY, TermId(n), TermId(0)));
+        let e = term_model(nodes).unwrap_err();
+        assert!(e.contains("not in normal form"), "{e}");
+    }
+}

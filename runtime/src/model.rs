@@ -99,6 +99,9 @@ impl TermModel {
         if self.nodes.is_empty() {
             return Err("term-only model without a term".into());
         }
+        if u32::try_from(self.nodes.len()).is_err() {
+            return Err("too many term nodes".into());
+        }
         let nl = signature.lifelines().len();
         let nm = signature.messages().len();
         for (i, node) in self.nodes.iter().enumerate() {
@@ -116,6 +119,48 @@ impl TermModel {
                 }
                 _ => {}
             }
+        }
+        self.check_rebuild()
+    }
+
+    /// Rebuilds the term as [`TermModel::to_store`] does, refusing nodes that a store never
+    /// holds and whose rebuilding would recurse as deep as the input: `strict(x, y)` (or
+    /// `seq`) whose left operand rebuilds to a `strict` (`seq`) term, which the store
+    /// right-associates by recursing along its spine, and a `coreg` that reduces to such a
+    /// `seq`. Everything else the store builds without deep recursion.
+    fn check_rebuild(&self) -> Result<(), String> {
+        let mut store = TermStore::new();
+        let mut ids: Vec<TermId> = Vec::with_capacity(self.nodes.len());
+        for (i, node) in self.nodes.iter().enumerate() {
+            // Children were checked to be earlier nodes.
+            let get = |c: TermId| ids.get(c.index()).copied().unwrap_or(TermId::EMPTY);
+            let node = match *node {
+                Term::Empty => Term::Empty,
+                Term::Act(a) => Term::Act(a),
+                Term::Strict(x, y) => Term::Strict(get(x), get(y)),
+                Term::Seq(x, y) => Term::Seq(get(x), get(y)),
+                Term::Par(x, y) => Term::Par(get(x), get(y)),
+                Term::Alt(x, y) => Term::Alt(get(x), get(y)),
+                Term::Coreg(s, x, y) => Term::Coreg(s, get(x), get(y)),
+                Term::Loop(k, x) => Term::Loop(k, get(x)),
+            };
+            let unnormalized = match node {
+                Term::Strict(x, y) => {
+                    y != TermId::EMPTY && matches!(store.get(x), Term::Strict(..))
+                }
+                Term::Seq(x, y) => y != TermId::EMPTY && matches!(store.get(x), Term::Seq(..)),
+                Term::Coreg(s, x, y) => {
+                    let region = s.inter(store.lifelines(x)).inter(store.lifelines(y));
+                    region.is_empty() && y != TermId::EMPTY && matches!(store.get(x), Term::Seq(..))
+                }
+                _ => false,
+            };
+            if unnormalized {
+                return Err(format!(
+                    "term node {i} is not in normal form (a sequence as the left operand of a sequence)"
+                ));
+            }
+            ids.push(store.make(node));
         }
         Ok(())
     }
@@ -201,6 +246,7 @@ impl CompiledModel {
 
     /// Checks every invariant (see the module documentation).
     pub fn validate(&self) -> Result<(), String> {
+        self.alphabet.validate().map_err(|e| e.to_string())?;
         let letters = self.alphabet.len();
         if let Origin::Interaction {
             signature,
@@ -209,6 +255,18 @@ impl CompiledModel {
             term,
         } = &self.origin
         {
+            let nl = signature.lifelines().len();
+            if nl > crate::signature::MAX_LIFELINES {
+                return Err("too many lifelines".into());
+            }
+            let mut names = std::collections::HashSet::new();
+            if !signature.lifelines().iter().all(|n| names.insert(n)) {
+                return Err("a lifeline name occurs twice".into());
+            }
+            let mut names = std::collections::HashSet::new();
+            if !signature.messages().iter().all(|n| names.insert(n)) {
+                return Err("a message name occurs twice".into());
+            }
             term.validate(signature)?;
             if letter_actions.len() != letters {
                 return Err("letter actions do not match the alphabet".into());
@@ -216,10 +274,17 @@ impl CompiledModel {
             if location_lifelines.len() != self.alphabet.locations() {
                 return Err("location lifelines do not match the locations".into());
             }
-            let nl = signature.lifelines().len();
             let nm = signature.messages().len();
-            if nl > crate::signature::MAX_LIFELINES {
-                return Err("too many lifelines".into());
+            // Locations are disjoint, non-empty sets of the signature's lifelines.
+            let mut seen = LifelineSet::EMPTY;
+            for (k, &g) in location_lifelines.iter().enumerate() {
+                if g.is_empty() || !g.minus(signature.all_lifelines()).is_empty() {
+                    return Err(format!("location {k} has no lifelines or unknown ones"));
+                }
+                if seen.intersects(g) {
+                    return Err(format!("location {k} shares a lifeline with another one"));
+                }
+                seen = seen.union(g);
             }
             for (i, a) in letter_actions.iter().enumerate() {
                 if a.lifeline.index() >= nl || a.message.index() >= nm {

@@ -78,6 +78,31 @@ impl Alphabet {
         })
     }
 
+    /// Checks every invariant (used after decoding untrusted bytes): one location per letter,
+    /// every location in range, and the per-location tables (`local_index`, the letters of
+    /// each location) exactly as [`Alphabet::new`] builds them.
+    pub fn validate(&self) -> Result<(), NfaError> {
+        if self.location.len() != self.names.len() {
+            return Err(NfaError("letter locations do not match the letters".into()));
+        }
+        if u32::try_from(self.names.len()).is_err()
+            || u32::try_from(self.location_names.len()).is_err()
+        {
+            return Err(NfaError("too many letters or locations".into()));
+        }
+        match Alphabet::new(
+            self.names.clone(),
+            self.location.clone(),
+            self.location_names.clone(),
+        ) {
+            None => Err(NfaError("a letter's location is out of range".into())),
+            Some(a) if a != *self => Err(NfaError(
+                "the letters of each location do not match the letters' locations".into(),
+            )),
+            Some(_) => Ok(()),
+        }
+    }
+
     /// Number of letters.
     pub fn len(&self) -> usize {
         self.names.len()
@@ -331,5 +356,32 @@ mod tests {
         assert_eq!(a.letters_of(LocationId(1)), &[LetterId(0), LetterId(2)]);
         assert_eq!(a.letter("c"), Some(LetterId(2)));
         assert!(Alphabet::new(vec!["a".into()], vec![LocationId(3)], vec!["x".into()]).is_none());
+        assert_eq!(a.validate(), Ok(()));
+    }
+
+    #[test]
+    fn validate_refuses_inconsistent_tables() {
+        // What a decoded (hostile) alphabet may hold: each table on its own looks fine.
+        let good = Alphabet::new(
+            vec!["a".into(), "b".into()],
+            vec![LocationId(0), LocationId(1)],
+            vec!["x".into(), "y".into()],
+        )
+        .unwrap();
+        let mut bad = good.clone();
+        bad.location_letters[1].push(LetterId(5));
+        assert!(bad.validate().is_err());
+        let mut bad = good.clone();
+        bad.location[1] = LocationId(7);
+        assert!(bad.validate().is_err());
+        let mut bad = good.clone();
+        bad.location.pop();
+        assert!(bad.validate().is_err());
+        let mut bad = good.clone();
+        bad.local_index[0] = 3;
+        assert!(bad.validate().is_err());
+        let mut bad = good;
+        bad.location_letters.pop();
+        assert!(bad.validate().is_err());
     }
 }

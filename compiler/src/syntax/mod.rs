@@ -87,11 +87,39 @@ impl From<ParseError> for ModelError {
 /// A leading byte-order mark is dropped. An empty file is an error ("empty file" at 1:1), as
 /// are invalid UTF-8 (at the line and column of the first invalid byte), a NUL byte and other
 /// control characters that do not occur in text (a binary file).
+///
+/// A file larger than [`MAX_TEXT_BYTES`] is refused (also an endless one such as `/dev/zero`):
+/// reading stops one byte past the limit.
 pub fn read_text(path: &Path) -> Result<String, ModelError> {
-    let bytes = std::fs::read(path).map_err(|e| ModelError::Io {
+    read_text_limited(path, MAX_TEXT_BYTES)
+}
+
+/// Largest text input (model, signature or multitrace file) the readers accept: 1 GiB, about
+/// 110 million actions in one `.htf` file. Larger local traces are split across files or
+/// checked as prefixes.
+pub const MAX_TEXT_BYTES: u64 = 1 << 30;
+
+fn read_text_limited(path: &Path, limit: u64) -> Result<String, ModelError> {
+    use std::io::Read;
+    let io = |e: std::io::Error| ModelError::Io {
         path: path.to_path_buf(),
         message: e.to_string(),
-    })?;
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let hint = file.metadata().map_or(0, |m| m.len()).min(limit + 1);
+    let mut bytes = Vec::with_capacity(usize::try_from(hint).unwrap_or(0));
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(ModelError::Io {
+            path: path.to_path_buf(),
+            message: format!(
+                "larger than {} bytes, the largest text input multitrace reads; split it",
+                limit
+            ),
+        });
+    }
     text_of_bytes(&path.display().to_string(), bytes).map_err(ModelError::Parse)
 }
 
@@ -241,6 +269,27 @@ mod tests {
             text_of_bytes("f", b"\xef\xbb\xbfo\r\n\t".to_vec()).unwrap(),
             "o\r\n\t"
         );
+    }
+
+    #[test]
+    fn oversized_and_endless_inputs_are_refused() {
+        let dir = scratch("big");
+        let path = dir.join("t.htf");
+        std::fs::write(&path, "{ [l1] l1!m }").unwrap();
+        assert!(read_text_limited(&path, 13).is_ok());
+        let e = read_text_limited(&path, 12).unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with("t.htf: cannot read: larger than 12 bytes, the largest text input multitrace reads; split it"),
+            "{e}"
+        );
+        // A device with no end stops at the limit instead of filling memory.
+        let zero = Path::new("/dev/zero");
+        if zero.exists() {
+            let e = read_text_limited(zero, 1 << 16).unwrap_err();
+            assert!(e.to_string().contains("larger than 65536 bytes"), "{e}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -99,7 +99,23 @@ pub fn explore(
         owned = m;
         &owned
     };
+    // Lifeline removal is unsound on loopH (see TermStore::has_head_loop): no local analyses
+    // nor POR (both argue through removal), and in prefix mode unobserved continuations are
+    // explored as silent moves instead of removing lifelines.
+    let adjusted;
+    let head = store.has_head_loop(root);
+    let opts = if head {
+        adjusted = ExploreOptions {
+            loc: false,
+            por: false,
+            ..*opts
+        };
+        &adjusted
+    } else {
+        opts
+    };
     let mut search = Search::new(store, mt, opts);
+    search.silent = head;
     let first_mode = opts.mode;
     let first = search.run(root, first_mode == Mode::Prefix);
     let mut verdict = match first {
@@ -187,6 +203,9 @@ struct Search<'a> {
     last_local: (u32, TermId),
     /// Components executed, in order, on the path of the last success (with `witness`).
     path: Option<Vec<usize>>,
+    /// Prefix mode by silent moves (actions of consumed locations executed without consuming
+    /// anything) instead of lifeline removal.
+    silent: bool,
 }
 
 type Vertex = (TermId, Box<[u32]>);
@@ -206,6 +225,7 @@ impl<'a> Search<'a> {
             root_cut: None,
             last_local: (0, TermId::EMPTY),
             path: None,
+            silent: false,
         }
     }
 
@@ -260,9 +280,13 @@ impl<'a> Search<'a> {
         if track {
             trail.push((u32::MAX, u32::MAX));
         }
-        let mut stack: Vec<(Vertex, u32)> = vec![(start, 0)];
+        let mut stack: Vec<(Vertex, u32, u32)> = vec![(start, 0, 0)];
         let mut succ: Vec<(Vertex, u32)> = Vec::new();
-        while let Some(((mut t, pos), node)) = stack.pop() {
+        // Silent moves along one path are bounded; a search that hit the bound and found
+        // nothing is inconclusive, never a Fail.
+        let silent_max = 2 * self.store.depth(root) + 8;
+        let mut cut = false;
+        while let Some(((mut t, pos), node, silent_used)) = stack.pop() {
             if let Err(limit) = self.tick(t) {
                 return Outcome::Exhausted(limit);
             }
@@ -276,7 +300,9 @@ impl<'a> Search<'a> {
                         let mut ks = Vec::new();
                         let mut at = node;
                         while trail[at as usize].0 != u32::MAX {
-                            ks.push(trail[at as usize].1 as usize);
+                            if trail[at as usize].1 != u32::MAX {
+                                ks.push(trail[at as usize].1 as usize);
+                            }
                             at = trail[at as usize].0;
                         }
                         ks.reverse();
@@ -286,14 +312,16 @@ impl<'a> Search<'a> {
                 }
                 continue;
             }
+            let mut h = LifelineSet::EMPTY;
             if removal {
-                let mut h = LifelineSet::EMPTY;
                 for (k, c) in self.components.iter().enumerate() {
                     if pos[k] == self.len(k) {
                         h = h.union(c.lifelines);
                     }
                 }
-                t = self.store.remove(t, h);
+                if !self.silent {
+                    t = self.store.remove(t, h);
+                }
             }
             if self.opts.loc {
                 match self.local_analyses(t, &pos, removal) {
@@ -337,6 +365,20 @@ impl<'a> Search<'a> {
                     succ.push(((nt, next_pos.clone()), k as u32));
                 }
             }
+            if removal && self.silent && !h.is_empty() && silent_used >= silent_max {
+                cut = true;
+            } else if removal && self.silent && !h.is_empty() {
+                // What consumed locations did after their observation stopped.
+                for a in self.store.frontier(t) {
+                    if h.contains(a.lifeline) {
+                        let nexts = self.store.exec(t, a).to_vec();
+                        // A move back to the same term changes nothing.
+                        for nt in nexts.into_iter().filter(|&nt| nt != t) {
+                            succ.push(((nt, pos.clone()), u32::MAX));
+                        }
+                    }
+                }
+            }
             for (v, k) in succ.drain(..).rev() {
                 if !self.opts.memo || visited.insert(v.clone()) {
                     let child = if track {
@@ -345,9 +387,17 @@ impl<'a> Search<'a> {
                     } else {
                         0
                     };
-                    stack.push((v, child));
+                    let used = if k == u32::MAX {
+                        silent_used + 1
+                    } else {
+                        silent_used
+                    };
+                    stack.push((v, child, used));
                 }
             }
+        }
+        if cut {
+            return Outcome::Exhausted("silent moves");
         }
         Outcome::NotFound
     }

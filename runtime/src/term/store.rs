@@ -78,6 +78,8 @@ pub(crate) struct TermInfo {
     pub terminates: bool,
     /// Height of the term tree (a leaf has depth 1).
     pub depth: u32,
+    /// Whether a `loopH` occurs in the term.
+    pub head_loop: bool,
 }
 
 /// An arena of hash-consed terms with memo tables for the semantic functions.
@@ -164,6 +166,14 @@ impl TermStore {
         self.info[t.index()].depth
     }
 
+    /// Whether a `loopH` occurs in the term. Lifeline removal does not commute with the
+    /// semantics of `loopH` (which lifeline may open an iteration depends on the removed ones),
+    /// so the explorer neither removes lifelines from such a term nor restricts it locally.
+    #[inline]
+    pub fn has_head_loop(&self, t: TermId) -> bool {
+        self.info[t.index()].head_loop
+    }
+
     fn intern(&mut self, term: Term) -> TermId {
         if let Some(&id) = self.index.get(&term) {
             return id;
@@ -184,12 +194,14 @@ impl TermStore {
                 collides: LifelineSet::EMPTY,
                 terminates: true,
                 depth: 1,
+                head_loop: false,
             },
             Term::Act(a) => TermInfo {
                 lifelines: LifelineSet::single(a.lifeline),
                 collides: LifelineSet::single(a.lifeline),
                 terminates: false,
                 depth: 1,
+                head_loop: false,
             },
             Term::Strict(x, y) | Term::Seq(x, y) | Term::Par(x, y) | Term::Coreg(_, x, y) => {
                 let (a, b) = (i(x), i(y));
@@ -198,6 +210,7 @@ impl TermStore {
                     collides: a.collides.union(b.collides),
                     terminates: a.terminates && b.terminates,
                     depth: 1 + a.depth.max(b.depth),
+                    head_loop: a.head_loop || b.head_loop,
                 }
             }
             Term::Alt(x, y) => {
@@ -207,15 +220,17 @@ impl TermStore {
                     collides: a.collides.inter(b.collides),
                     terminates: a.terminates || b.terminates,
                     depth: 1 + a.depth.max(b.depth),
+                    head_loop: a.head_loop || b.head_loop,
                 }
             }
-            Term::Loop(_, x) => {
+            Term::Loop(k, x) => {
                 let a = i(x);
                 TermInfo {
                     lifelines: a.lifelines,
                     collides: LifelineSet::EMPTY,
                     terminates: true,
                     depth: 1 + a.depth,
+                    head_loop: a.head_loop || k == LoopKind::Head,
                 }
             }
         }
