@@ -251,7 +251,7 @@ impl<'a> Search<'a> {
             }
         }
         if let Some(limit) = self.opts.budget.timeout {
-            if self.vertices.is_multiple_of(256) && self.start.elapsed() > limit {
+            if self.vertices.is_multiple_of(16) && self.start.elapsed() > limit {
                 return Err("time");
             }
         }
