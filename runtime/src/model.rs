@@ -56,17 +56,7 @@ impl TermModel {
         let mut index = FxHashMap::default();
         let mut nodes = Vec::with_capacity(order.len());
         for t in order {
-            let renum = |c: TermId| TermId(index[&c]);
-            let node = match store.get(t) {
-                Term::Empty => Term::Empty,
-                Term::Act(a) => Term::Act(a),
-                Term::Strict(x, y) => Term::Strict(renum(x), renum(y)),
-                Term::Seq(x, y) => Term::Seq(renum(x), renum(y)),
-                Term::Par(x, y) => Term::Par(renum(x), renum(y)),
-                Term::Alt(x, y) => Term::Alt(renum(x), renum(y)),
-                Term::Coreg(s, x, y) => Term::Coreg(s, renum(x), renum(y)),
-                Term::Loop(k, x) => Term::Loop(k, renum(x)),
-            };
+            let node = store.get(t).map_children(|c| TermId(index[&c]));
             index.insert(t, nodes.len() as u32);
             nodes.push(node);
         }
@@ -78,17 +68,7 @@ impl TermModel {
         let mut store = TermStore::new();
         let mut ids: Vec<TermId> = Vec::with_capacity(self.nodes.len());
         for node in &self.nodes {
-            let get = |c: TermId| ids[c.index()];
-            let node = match *node {
-                Term::Empty => Term::Empty,
-                Term::Act(a) => Term::Act(a),
-                Term::Strict(x, y) => Term::Strict(get(x), get(y)),
-                Term::Seq(x, y) => Term::Seq(get(x), get(y)),
-                Term::Par(x, y) => Term::Par(get(x), get(y)),
-                Term::Alt(x, y) => Term::Alt(get(x), get(y)),
-                Term::Coreg(s, x, y) => Term::Coreg(s, get(x), get(y)),
-                Term::Loop(k, x) => Term::Loop(k, get(x)),
-            };
+            let node = node.map_children(|c| ids[c.index()]);
             ids.push(store.make(node));
         }
         let root = ids.last().copied().unwrap_or(TermId::EMPTY);

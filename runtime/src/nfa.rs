@@ -7,21 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-macro_rules! id_newtype {
-    ($(#[$doc:meta])* $name:ident) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        pub struct $name(pub u32);
-
-        impl $name {
-            /// The id as an index into its table.
-            #[inline]
-            pub fn index(self) -> usize {
-                self.0 as usize
-            }
-        }
-    };
-}
+use crate::signature::id_newtype;
 
 id_newtype!(
     /// A state of an automaton.

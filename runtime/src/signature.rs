@@ -26,6 +26,7 @@ macro_rules! id_newtype {
         }
     };
 }
+pub(crate) use id_newtype;
 
 id_newtype!(
     /// A lifeline (a subsystem's interface), index into [`Signature::lifelines`].

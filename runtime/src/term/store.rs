@@ -431,6 +431,22 @@ impl TermStore {
     }
 }
 
+impl Term {
+    /// The same node with every child id replaced by `f(child)`.
+    pub fn map_children(self, mut f: impl FnMut(TermId) -> TermId) -> Term {
+        match self {
+            Term::Empty => Term::Empty,
+            Term::Act(a) => Term::Act(a),
+            Term::Strict(x, y) => Term::Strict(f(x), f(y)),
+            Term::Seq(x, y) => Term::Seq(f(x), f(y)),
+            Term::Par(x, y) => Term::Par(f(x), f(y)),
+            Term::Alt(x, y) => Term::Alt(f(x), f(y)),
+            Term::Coreg(s, x, y) => Term::Coreg(s, f(x), f(y)),
+            Term::Loop(k, x) => Term::Loop(k, f(x)),
+        }
+    }
+}
+
 /// Children of a node.
 pub fn children(t: Term) -> impl Iterator<Item = TermId> {
     let (a, b) = match t {
