@@ -99,6 +99,11 @@ pub struct ModelArgs {
     /// term-only and a raw automaton is refused.
     #[arg(long, default_value_t = 200_000)]
     dfa_cap: usize,
+    /// With a compiled model (.mtm): the source it was compiled from (.hif, with the signature
+    /// given or found as for compiling, or .timbuk); a model compiled from anything else is
+    /// refused (compile it again).
+    #[arg(long, value_name = "FILE")]
+    source: Option<PathBuf>,
 }
 
 #[derive(Args)]

@@ -3,7 +3,7 @@
 use crate::{CompileArgs, DrawArgs, InspectArgs, ModelArgs};
 use anyhow::{bail, Context, Result};
 use multitrace_compiler::compile::{AutomataPolicy, CompileOptions, LocationChoice};
-use multitrace_compiler::source::{compile_source, load_model, read_source};
+use multitrace_compiler::source::{check_source, compile_source, load_model, read_source};
 use multitrace_compiler::syntax::parse_locations_spec;
 use multitrace_runtime::artifact::encode;
 use multitrace_runtime::model::{CompiledModel, ModelKind};
@@ -35,7 +35,20 @@ pub fn compile_options(args: &ModelArgs, policy: AutomataPolicy) -> Result<Compi
 /// Loads a model named on the command line, printing compile notices.
 pub fn load(path: &Path, args: &ModelArgs) -> Result<CompiledModel> {
     let opts = compile_options(args, AutomataPolicy::Auto)?;
+    let is_artifact = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("mtm"));
+    if let (Some(source), false) = (&args.source, is_artifact) {
+        bail!(
+            "--source {}: applies to a compiled model (.mtm), and {} is a source model; drop --source",
+            source.display(),
+            path.display()
+        );
+    }
     let model = load_model(path, args.signature.as_deref(), &opts)?;
+    if let Some(source) = &args.source {
+        check_source(path, &model, source, args.signature.as_deref())?;
+    }
     if model.signature().is_some() && path.extension().is_none_or(|e| e != "mtm") {
         // Only what changes how the model is checked; `inspect` shows every notice.
         for n in model
@@ -58,6 +71,12 @@ pub fn compile(args: CompileArgs) -> Result<u8> {
     } else {
         AutomataPolicy::Auto
     };
+    if let Some(source) = &args.model_args.source {
+        bail!(
+            "--source {}: applies to commands that read a compiled model (.mtm), not to compile",
+            source.display()
+        );
+    }
     let opts = compile_options(&args.model_args, policy)?;
     let src = read_source(&args.model, args.model_args.signature.as_deref())?;
     let model = compile_source(&src, &opts)?;
@@ -79,7 +98,8 @@ pub fn compile(args: CompileArgs) -> Result<u8> {
 /// Loads a model to look at: a Timbuk file without `Systems` and without location options is
 /// shown with one location holding every letter.
 fn load_for_viewing(path: &Path, args: &ModelArgs) -> Result<CompiledModel> {
-    let unpartitioned = args.locations.is_none()
+    let unpartitioned = args.source.is_none()
+        && args.locations.is_none()
         && args.random_locations.is_none()
         && matches!(
             read_source(path, args.signature.as_deref()),

@@ -526,3 +526,61 @@ fn json_lines_on_standard_input_and_witnesses() {
     ]);
     assert!(stdout(&o).contains("witness: clt1!begin"), "{}", stdout(&o));
 }
+
+#[test]
+fn source_option_accepts_the_model_compiled_with_any_options_and_refuses_an_edited_one() {
+    let d = scratch("source");
+    let mtm = d.join("mqtt.mtm");
+    let mtm = mtm.to_str().unwrap();
+    let hif = "fixtures/seed004-mqtt/model.hif";
+    let trace = "fixtures/seed004-mqtt/traces/example1.htf";
+    // Compile options (locations, term-only) do not make the source another one.
+    for extra in [&["--locations", "clt1,brok;clt2"][..], &["--term-only"][..]] {
+        let mut args = vec!["compile", hif, "-o", mtm];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let o = run(&["check", mtm, trace, "--source", hif]);
+        assert_eq!(o.status.code(), Some(0), "{extra:?}: {}", stderr(&o));
+        assert!(stdout(&o).contains("example1.htf: Pass"), "{}", stdout(&o));
+    }
+    // A copy of the source with one comment added: refused, with how to recompile (keeping
+    // the locations of the compiled model).
+    let o = run(&["compile", hif, "-o", mtm, "--locations", "clt1,brok;clt2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(root().join(hif)).unwrap();
+    let copy = d.join("model.hif");
+    std::fs::write(&copy, format!("{text}\n/* edited */\n")).unwrap();
+    std::fs::copy(
+        root().join("fixtures/seed004-mqtt/signature.hsf"),
+        d.join("signature.hsf"),
+    )
+    .unwrap();
+    let copy = copy.to_str().unwrap();
+    for command in [
+        vec!["check", mtm, trace, "--source", copy],
+        vec!["inspect", mtm, "--source", copy],
+    ] {
+        let o = run(&command);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains(&format!("{mtm}: compiled from another model than {copy}")),
+            "{e}"
+        );
+        assert!(
+            e.contains(&format!(
+                "multitrace compile {copy} --locations 'clt1,brok;clt2' -o {mtm}"
+            )),
+            "{e}"
+        );
+        assert!(o.stdout.is_empty(), "{}", stdout(&o));
+    }
+    // The same text again: accepted.
+    std::fs::write(copy, &text).unwrap();
+    let o = run(&["central", mtm, "--source", copy, "nothing.json"]);
+    // (past the source check: the missing summary is what is reported)
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("nothing.json"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&d);
+}

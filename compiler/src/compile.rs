@@ -139,6 +139,33 @@ fn interaction_groups(
     Ok(groups)
 }
 
+/// The digest of a model compiled from an interaction whose text digest is `text_digest`
+/// ([`InteractionModel::digest`]: interaction and signature) with the locations of
+/// `alphabet`. Compile options other than the locations (caps, `--automata`, `--term-only`)
+/// do not enter it.
+pub fn interaction_digest(text_digest: u64, alphabet: &Alphabet) -> u64 {
+    digest(&[
+        &text_digest.to_le_bytes(),
+        alphabet.location_names().join(";").as_bytes(),
+    ])
+}
+
+/// The digest of a model compiled from a Timbuk file's `text` with the letter partition of
+/// `alphabet` (each location's letters, by name; location names do not enter it).
+pub fn automaton_digest(text: &str, alphabet: &Alphabet) -> u64 {
+    let spec: Vec<String> = (0..alphabet.locations())
+        .map(|k| {
+            alphabet
+                .letters_of(LocationId(k as u32))
+                .iter()
+                .map(|&l| alphabet.name(l).to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect();
+    digest(&[text.as_bytes(), spec.join(";").as_bytes()])
+}
+
 /// Compiles an interaction: automata when possible, else term-only with a notice.
 pub fn compile_interaction(
     model: &InteractionModel,
@@ -189,8 +216,7 @@ pub fn compile_interaction(
         location_lifelines: groups.clone(),
         term: TermModel::from_store(&model.store, model.root),
     };
-    let spec: Vec<String> = alphabet.location_names().to_vec();
-    let digest = digest(&[&model.digest.to_le_bytes(), spec.join(";").as_bytes()]);
+    let digest = interaction_digest(model.digest, &alphabet);
     let mut stats = CompileStats {
         compile_time_us: 0,
         source: model.file.display().to_string(),
@@ -357,17 +383,7 @@ pub fn compile_automaton(
             cap.cap
         ))
     })?;
-    let spec: Vec<String> = (0..alphabet.locations())
-        .map(|k| {
-            alphabet
-                .letters_of(LocationId(k as u32))
-                .iter()
-                .map(|&l| alphabet.name(l).to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        })
-        .collect();
-    let digest = digest(&[text.as_bytes(), spec.join(";").as_bytes()]);
+    let digest = automaton_digest(text, &alphabet);
     let stats = CompileStats {
         compile_time_us: start.elapsed().as_micros() as u64,
         source: file.to_string(),

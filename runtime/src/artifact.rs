@@ -27,6 +27,8 @@ pub const FORMAT_VERSION: u32 = 1;
 const HEADER: usize = 8 + 4 + 4 + 8 + 8;
 /// Largest payload accepted (1 GiB).
 pub const MAX_PAYLOAD: u64 = 1 << 30;
+/// Largest artifact file: a header, [`MAX_PAYLOAD`] and the checksum.
+pub const MAX_ARTIFACT_BYTES: u64 = HEADER as u64 + MAX_PAYLOAD + 8;
 
 /// FNV-1a, 64 bits: the digest of sources and the checksum of artifacts. Every single-bit
 /// change of the input changes the result (each step is a bijection of the state).

@@ -192,6 +192,12 @@ pub fn find_signature(hif: &Path) -> Option<PathBuf> {
     candidates.into_iter().find(|p| p.is_file())
 }
 
+/// The digest of an interaction's text and its signature file's text (empty when the
+/// signature is inferred): [`InteractionModel::digest`].
+pub fn interaction_text_digest(text: &str, signature_text: &str) -> u64 {
+    multitrace_runtime::artifact::digest(&[text.as_bytes(), signature_text.as_bytes()])
+}
+
 /// Reads an interaction file and its signature.
 ///
 /// The signature is `signature` when given, else the one [`find_signature`] finds; with
@@ -224,7 +230,7 @@ pub fn read_interaction(
         infer,
         &mut store,
     )?;
-    let digest = multitrace_runtime::artifact::digest(&[text.as_bytes(), sig_text.as_bytes()]);
+    let digest = interaction_text_digest(&text, &sig_text);
     Ok(InteractionModel {
         signature: sig,
         store,
