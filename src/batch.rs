@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 /// A checked multitrace: verdict, procedure, names of its components.
 type Checked = (Verdict, Procedure, Vec<String>);
 
-/// One input: a file, or one line of a JSON Lines stream.
+/// One input: a file, one line of a JSON Lines stream, or an input that could not be read.
 enum Input {
     File(PathBuf),
     Line {
@@ -31,6 +31,8 @@ enum Input {
         line: usize,
         text: String,
     },
+    /// An unreadable input: its name and the message (one input error, in input order).
+    Error(String, String),
 }
 
 /// The result for one multitrace.
@@ -40,40 +42,124 @@ struct Record {
     time: Duration,
 }
 
+/// An open JSON Lines stream: its name, reader and the number of lines read.
+struct Lines {
+    file: String,
+    reader: Box<dyn BufRead + Send>,
+    line: usize,
+}
+
 /// Inputs in order: trace files, JSON Lines files and standard input, read lazily.
 struct Source {
     files: std::vec::IntoIter<PathBuf>,
-    lines: Option<(String, Box<dyn BufRead + Send>, usize)>,
+    lines: Option<Lines>,
     next_index: usize,
-    failed: Option<String>,
+    /// Longest JSON line accepted (bytes, without its line break).
+    max_line: u64,
+}
+
+/// What [`read_line_bounded`] read.
+#[derive(Debug, PartialEq, Eq)]
+enum LineRead {
+    /// End of input.
+    End,
+    /// A line (in the buffer, with its line break if any).
+    Line,
+    /// A line longer than the limit: the buffer holds its first bytes.
+    TooLong,
+}
+
+/// Reads one line into `buf` (cleared first) without ever holding more than `limit` bytes
+/// of it plus one read buffer.
+fn read_line_bounded(
+    reader: &mut dyn BufRead,
+    buf: &mut Vec<u8>,
+    limit: u64,
+) -> std::io::Result<LineRead> {
+    buf.clear();
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(if buf.is_empty() {
+                LineRead::End
+            } else {
+                LineRead::Line
+            });
+        }
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        buf.extend_from_slice(&chunk[..take]);
+        reader.consume(take);
+        let content = buf.len() - usize::from(buf.last() == Some(&b'\n'));
+        let content = content - usize::from(content > 0 && buf[content - 1] == b'\r');
+        if content as u64 > limit {
+            return Ok(LineRead::TooLong);
+        }
+        if done {
+            return Ok(LineRead::Line);
+        }
+    }
 }
 
 impl Source {
+    fn take_index(&mut self) -> usize {
+        let i = self.next_index;
+        self.next_index += 1;
+        i
+    }
+
     fn next(&mut self) -> Option<(usize, Input)> {
+        let mut buf = Vec::new();
         loop {
-            if let Some((file, reader, line)) = &mut self.lines {
-                let mut text = String::new();
-                match reader.read_line(&mut text) {
-                    Ok(0) => self.lines = None,
-                    Ok(_) => {
-                        *line += 1;
-                        if text.trim().is_empty() {
-                            continue;
-                        }
-                        let i = self.next_index;
-                        self.next_index += 1;
-                        return Some((
-                            i,
-                            Input::Line {
-                                file: file.clone(),
-                                line: *line,
-                                text,
-                            },
-                        ));
-                    }
-                    Err(e) => {
-                        self.failed = Some(format!("{file}: cannot read: {e}"));
+            if let Some(Lines { file, reader, line }) = &mut self.lines {
+                let read = read_line_bounded(reader.as_mut(), &mut buf, self.max_line);
+                *line += 1;
+                let (file, line) = (file.clone(), *line);
+                match read {
+                    Ok(LineRead::End) => self.lines = None,
+                    Ok(LineRead::TooLong) => {
+                        // The rest of the stream cannot be resynchronized cheaply: stop it.
                         self.lines = None;
+                        let message = format!(
+                            "{file}:{line}:1: JSON line longer than {} bytes, the limit; raise it with --max-line-bytes N (the rest of this input is not read)",
+                            self.max_line
+                        );
+                        let i = self.take_index();
+                        return Some((i, Input::Error(format!("{file}:{line}"), message)));
+                    }
+                    Ok(LineRead::Line) => match String::from_utf8(std::mem::take(&mut buf)) {
+                        Ok(text) if text.trim().is_empty() => continue,
+                        Ok(text) => {
+                            let i = self.take_index();
+                            return Some((i, Input::Line { file, line, text }));
+                        }
+                        Err(e) => {
+                            // Not text: stop reading it, as the other readers refuse the file.
+                            self.lines = None;
+                            let valid = e.utf8_error().valid_up_to();
+                            let bytes = e.as_bytes();
+                            let column = std::str::from_utf8(&bytes[..valid])
+                                .map_or(valid, |t| t.chars().count())
+                                + 1;
+                            let message = format!(
+                                "{file}:{line}:{column}: invalid UTF-8 (byte 0x{:02X}); JSON Lines must be UTF-8 text (the rest of this input is not read)",
+                                bytes.get(valid).copied().unwrap_or(0)
+                            );
+                            let i = self.take_index();
+                            return Some((i, Input::Error(format!("{file}:{line}"), message)));
+                        }
+                    },
+                    Err(e) => {
+                        self.lines = None;
+                        let i = self.take_index();
+                        let message = format!("{file}:{line}: cannot read: {e}");
+                        return Some((i, Input::Error(format!("{file}:{line}"), message)));
                     }
                 }
                 continue;
@@ -92,16 +178,21 @@ impl Source {
                             Box::new(std::io::BufReader::new(f)),
                         ),
                         Err(e) => {
-                            self.failed = Some(format!("{}: cannot read: {e}", path.display()));
-                            continue;
+                            let name = path.display().to_string();
+                            let message = format!("{name}: cannot read: {e}");
+                            let i = self.take_index();
+                            return Some((i, Input::Error(name, message)));
                         }
                     }
                 };
-                self.lines = Some((name, reader, 0));
+                self.lines = Some(Lines {
+                    file: name,
+                    reader,
+                    line: 0,
+                });
                 continue;
             }
-            let i = self.next_index;
-            self.next_index += 1;
+            let i = self.take_index();
             return Some((i, Input::File(path)));
         }
     }
@@ -165,7 +256,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         files: files.into_iter(),
         lines: None,
         next_index: 0,
-        failed: None,
+        max_line: args.max_line_bytes,
     });
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -186,14 +277,19 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     if let Some(p) = &mut progress {
         p.clear();
     }
-    if let Some(e) = source
-        .lock()
-        .map_err(|_| anyhow::anyhow!("input lock"))?
-        .failed
-        .take()
-    {
-        eprintln!("multitrace: {e}");
-        summary.errors += 1;
+    if summary.count() == 0 {
+        let inputs: Vec<String> = args
+            .traces
+            .iter()
+            .map(|p| match p.to_str() {
+                Some("-") => "<stdin>".to_string(),
+                _ => p.display().to_string(),
+            })
+            .collect();
+        bail!(
+            "no multitraces found in {}: expected .htf or .mtf files, JSON Lines (.jsonl, `-`) with one multitrace per line, or directories holding them",
+            inputs.join(", ")
+        );
     }
     if args.format == FormatArg::Text {
         summary.print(&mut out)?;
@@ -210,14 +306,25 @@ fn has_signature_file(args: &CheckArgs) -> bool {
 
 /// Trace files: files as given (and `-`), directories searched recursively for `*.htf`,
 /// `*.mtf` and `*.jsonl` (sorted).
+///
+/// Symbolic links to directories are followed, but a directory already searched (by its
+/// canonical path: a link back to an ancestor, a loop, or a second link to the same place) is
+/// skipped with a note, so a symbolic-link loop cannot make the walk endless.
 fn collect_traces(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for p in paths {
         if p.as_os_str() == "-" {
             files.push(p.clone());
         } else if p.is_dir() {
             let mut found = Vec::new();
-            walk(p, &mut found)?;
+            walk(p, &mut found, &mut seen)?;
+            if found.is_empty() {
+                eprintln!(
+                    "multitrace: note: {} holds no .htf, .mtf or .jsonl file",
+                    p.display()
+                );
+            }
             found.sort();
             files.extend(found);
         } else if p.exists() {
@@ -229,13 +336,33 @@ fn collect_traces(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    let entries = std::fs::read_dir(dir)
+fn walk(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    seen: &mut std::collections::HashSet<PathBuf>,
+) -> Result<()> {
+    let canonical = std::fs::canonicalize(dir)
         .with_context(|| format!("{}: cannot read directory", dir.display()))?;
-    for entry in entries {
-        let path = entry?.path();
+    if !seen.insert(canonical.clone()) {
+        eprintln!(
+            "multitrace: note: {}: already searched (it is {}); a symbolic link loop or a second link, not followed",
+            dir.display(),
+            canonical.display()
+        );
+        return Ok(());
+    }
+    let mut entries = std::fs::read_dir(dir)
+        .and_then(|entries| {
+            entries
+                .map(|e| e.map(|e| e.path()))
+                .collect::<std::io::Result<Vec<_>>>()
+        })
+        .with_context(|| format!("{}: cannot read directory", dir.display()))?;
+    // Sorted, so that which of two links to one directory is searched does not vary.
+    entries.sort();
+    for path in entries {
         if path.is_dir() {
-            walk(&path, out)?;
+            walk(&path, out, seen)?;
         } else if path
             .extension()
             .is_some_and(|e| e == "htf" || e == "mtf" || e == "jsonl")
@@ -335,6 +462,7 @@ fn check_one(
             path.display().to_string(),
             check_file(engine, scratch, &path, opts),
         ),
+        Input::Error(name, message) => (name, Err(message)),
         Input::Line { file, line, text } => {
             let model = engine.model();
             match parse_jsonl_line(&file, line, text.trim_end(), &model.alphabet, names) {
@@ -577,5 +705,85 @@ impl Summary {
         } else {
             0
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader handing out at most `step` bytes per fill, like a pipe.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+    }
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    fn lines(data: &[u8], step: usize, limit: u64) -> Vec<(LineRead, Vec<u8>)> {
+        let mut r = std::io::BufReader::with_capacity(4, Trickle { data, step });
+        let mut out = Vec::new();
+        let mut buf = Vec::new();
+        loop {
+            let read = read_line_bounded(&mut r, &mut buf, limit).unwrap();
+            let stop = read != LineRead::Line;
+            out.push((read, buf.clone()));
+            if stop {
+                return out;
+            }
+        }
+    }
+
+    #[test]
+    fn bounded_lines_split_like_read_line_and_stop_past_the_limit() {
+        let data = b"ab\r\n\ncdefg\nhi";
+        for step in [1, 3, 64] {
+            let got = lines(data, step, 5);
+            let want: Vec<(LineRead, Vec<u8>)> = vec![
+                (LineRead::Line, b"ab\r\n".to_vec()),
+                (LineRead::Line, b"\n".to_vec()),
+                (LineRead::Line, b"cdefg\n".to_vec()),
+                (LineRead::Line, b"hi".to_vec()),
+                (LineRead::End, Vec::new()),
+            ];
+            assert_eq!(got, want, "step {step}");
+            // A limit of 4: `cdefg` is too long, and no more than the limit and one read
+            // buffer is held.
+            let got = lines(data, step, 4);
+            assert_eq!(got.len(), 3, "step {step}");
+            assert_eq!(got[2].0, LineRead::TooLong);
+            assert!(got[2].1.len() <= 4 + 4 && got[2].1.starts_with(b"cde"));
+        }
+        // An endless line is refused after the limit, not read forever.
+        let mut endless = std::io::BufReader::new(std::io::repeat(b'x'));
+        let mut buf = Vec::new();
+        let read = read_line_bounded(&mut endless, &mut buf, 100_000).unwrap();
+        assert_eq!(read, LineRead::TooLong);
+        assert!(buf.len() <= 100_000 + 8192, "{}", buf.len());
+    }
+
+    #[test]
+    fn symbolic_link_loops_are_searched_once() {
+        let d = std::env::temp_dir().join(format!("multitrace-batch-walk-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("a/b")).unwrap();
+        std::fs::write(d.join("a/b/t.htf"), "{}").unwrap();
+        std::fs::write(d.join("a/u.mtf"), "").unwrap();
+        std::fs::write(d.join("a/b/ignored.txt"), "").unwrap();
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("..", d.join("a/b/up")).unwrap();
+            std::os::unix::fs::symlink(d.join("a/b"), d.join("a/c")).unwrap();
+        }
+        let files = collect_traces(&[d.join("a")]).unwrap();
+        assert_eq!(files, vec![d.join("a/b/t.htf"), d.join("a/u.mtf")]);
+        let _ = std::fs::remove_dir_all(&d);
     }
 }

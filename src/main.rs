@@ -151,6 +151,10 @@ struct CheckArgs {
     /// Never show the progress line (shown on a terminal by default).
     #[arg(long)]
     no_progress: bool,
+    /// Longest JSON Lines line in bytes (default 256 MiB); a longer line is an input error
+    /// and its file is not read further.
+    #[arg(long, value_name = "N", default_value_t = 256 << 20)]
+    max_line_bytes: u64,
 }
 
 #[derive(Args)]

@@ -34,7 +34,10 @@
 //! - `from FILE EDITS...`: a copy of `FILE` (a path, placeholders allowed) with edits applied
 //!   in order: `truncate N` (keep the first `N` bytes), `flip BYTE BIT`, `set BYTE VALUE`
 //!   (decimal or `0x..`), `fix-checksum` (recompute a `.mtm` file's trailing FNV-1a checksum,
-//!   as a hostile file would).
+//!   as a hostile file would);
+//! - `symlink TARGET`: a symbolic link to `TARGET` (Unix only).
+//!
+//! Missing parent directories of `FILE` are created.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -134,6 +137,19 @@ fn generate(spec: &[String]) -> Result<(), String> {
     let arg = |i: usize| -> Result<usize, String> {
         number(args.get(i).ok_or("generate: missing argument")?)
     };
+    if let Some(parent) = Path::new(file).parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {file}: {e}"))?;
+    }
+    if kind == "symlink" {
+        let target = args.first().ok_or("generate symlink: missing TARGET")?;
+        #[cfg(unix)]
+        return std::os::unix::fs::symlink(target, file)
+            .map_err(|e| format!("cannot link {file} to {target}: {e}"));
+        #[cfg(not(unix))]
+        return Err(format!(
+            "generate symlink: no symbolic links on this system ({target})"
+        ));
+    }
     let mut out = std::io::BufWriter::new(
         std::fs::File::create(file).map_err(|e| format!("cannot create {file}: {e}"))?,
     );
