@@ -39,23 +39,38 @@ fn rewrite(
     }
     let r = match store.get(t) {
         Term::Empty | Term::Act(_) => t,
-        Term::Strict(x, y) => {
+        Term::Seq(x, y) if under_par => {
+            // Under a parallel ancestor: stays weak.
             let (x, y) = (
                 rewrite(store, x, under_par, memo),
                 rewrite(store, y, under_par, memo),
             );
-            store.strict(x, y)
+            store.seq(x, y)
         }
-        Term::Seq(x, y) => {
-            let (x, y) = (
-                rewrite(store, x, under_par, memo),
-                rewrite(store, y, under_par, memo),
-            );
-            if under_par {
-                store.seq(x, y)
-            } else {
-                store.strict(x, y)
+        Term::Strict(..) | Term::Seq(..) => {
+            // The whole spine of nodes that become strict, flattened and rebuilt from the
+            // right: rebuilding node by node would re-associate the rewritten left operand at
+            // every level, quadratic in the depth of a left-nested `strict(seq(strict(...)))`.
+            let mut leaves = Vec::new();
+            let mut stack = vec![t];
+            while let Some(u) = stack.pop() {
+                match becomes_strict(store.get(u), under_par) {
+                    Some((x, y)) => {
+                        stack.push(y);
+                        stack.push(x);
+                    }
+                    None => leaves.push(u),
+                }
             }
+            let leaves: Vec<TermId> = leaves
+                .into_iter()
+                .map(|u| rewrite(store, u, under_par, memo))
+                .collect();
+            leaves
+                .into_iter()
+                .rev()
+                .reduce(|acc, leaf| store.strict(leaf, acc))
+                .unwrap_or(TermId::EMPTY)
         }
         Term::Alt(x, y) => {
             let (x, y) = (
@@ -90,6 +105,16 @@ fn rewrite(
     };
     memo.insert((t, under_par), r);
     r
+}
+
+/// The operands of a node that [`strengthen`] makes strict: a `strict`, or a `seq` without a
+/// parallel ancestor.
+fn becomes_strict(t: Term, under_par: bool) -> Option<(TermId, TermId)> {
+    match t {
+        Term::Strict(x, y) => Some((x, y)),
+        Term::Seq(x, y) if !under_par => Some((x, y)),
+        _ => None,
+    }
 }
 
 /// The first node (pre-order) whose multitrace language may not be regular, with a
@@ -222,5 +247,43 @@ mod tests {
         let st = s.strict(ax, by);
         let lp2 = s.repeat(LoopKind::Par, st);
         assert!(non_regular(&s, lp2, true).is_some());
+    }
+
+    #[test]
+    fn left_nested_mixed_sequences_become_one_strict_chain_in_linear_time() {
+        // strict(seq(strict(seq(a0, a1), a2), a3), ...), 20,000 levels, on two lifelines.
+        let mut s = TermStore::new();
+        let n = 20_000u32;
+        let acts: Vec<TermId> = (0..=n).map(|i| act(&mut s, i % 2, i % 3)).collect();
+        let mut t = acts[0];
+        for i in 1..=n as usize {
+            t = if i % 2 == 0 {
+                s.strict(t, acts[i])
+            } else {
+                s.seq(t, acts[i])
+            };
+        }
+        let before = s.len();
+        let start = std::time::Instant::now();
+        let r = strengthen(&mut s, t, true);
+        // The right-associated chain a0.(a1.(...)): at most one new node per action (the
+        // node-by-node rebuild visited the whole chain at every level).
+        assert!(
+            s.len() - before <= n as usize + 1,
+            "{} new terms",
+            s.len() - before
+        );
+        let mut u = r;
+        for &a in &acts[..n as usize] {
+            match s.get(u) {
+                Term::Strict(x, y) => {
+                    assert_eq!(x, a);
+                    u = y;
+                }
+                other => panic!("expected strict, found {other:?}"),
+            }
+        }
+        assert_eq!(u, acts[n as usize]);
+        assert!(start.elapsed().as_secs_f64() < 1.0, "{:?}", start.elapsed());
     }
 }

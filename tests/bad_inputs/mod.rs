@@ -27,6 +27,8 @@
 //! - `nested-seq N`: an interaction over the MQTT fixture's names nested `N` deep,
 //!   `seq(seq(...seq(clt1 -- begin -> brok, o)..., o), o)`;
 //! - `nested-mixed N`: `N` levels cycling through strict, seq, par, alt, loopW and coreg;
+//! - `nested-strict-seq N`: `N` levels alternating `strict(` and `seq(`, each closed with a
+//!   message (`..., clt1 -- pub -> brok)`), the innermost `clt1 -- begin -> brok`;
 //! - `long-trace N`: a `.htf` of the MQTT fixture whose `clt1` local trace has `N` actions
 //!   (`clt1!begin`, `N - 2` times `clt1!pub`, `clt1!end`);
 //! - `repeat TEXT N`: `TEXT` (no whitespace) `N` times;
@@ -182,6 +184,14 @@ fn generate(spec: &[String]) -> Result<(), String> {
             for i in (0..n).rev() {
                 w(&mut out, CLOSE[i % 6].as_bytes())?;
             }
+        }
+        "nested-strict-seq" => {
+            let n = arg(0)?;
+            for i in 0..n {
+                w(&mut out, [&b"strict("[..], b"seq("][i % 2])?;
+            }
+            w(&mut out, b"clt1 -- begin -> brok")?;
+            w(&mut out, ", clt1 -- pub -> brok)".repeat(n).as_bytes())?;
         }
         "long-trace" => {
             let n = arg(0)?.max(2);
