@@ -499,7 +499,7 @@ mod running_example {
     fn verdicts_of_the_running_example() {
         let m = model();
         let a = automata(&m);
-        let tables = AcTables::new(&a.nfa, m.alphabet.len());
+        let tables = AcTables::new(&a.nfa, &m.alphabet);
         let budget = Budget::default();
         let mt = |e: &str, cd: &str, b: &str| vec![word(&m, e), word(&m, cd), word(&m, b)];
         let run_as = |t: &[Vec<LetterId>]| {
@@ -568,7 +568,9 @@ mod differential {
     use multitrace_compiler::syntax::InteractionModel;
     use multitrace_runtime::check::ac::{check_ac, AcTables};
     use multitrace_runtime::check::explore::{explore, Budget, ExploreOptions};
-    use multitrace_runtime::check::semi::{check_as, local_check, LocalOutcome};
+    use multitrace_runtime::check::semi::{
+        check_as, check_as_in, local_check, AsScratch, LocalOutcome, LocalTables,
+    };
     use multitrace_runtime::model::{CompiledModel, ModelKind};
     use multitrace_runtime::nfa::{LetterId, LocationId, StateId};
     use multitrace_runtime::project::bits;
@@ -771,7 +773,9 @@ mod differential {
             let (m, c) = compile(&a, colocated);
             let groups = groups_of(&c);
             let budget = Budget { max_vertices: Some(2_000_000), timeout: None };
-            let tables = c.automata().map(|aut| AcTables::new(&aut.nfa, c.alphabet.len()));
+            let tables = c.automata().map(|aut| AcTables::new(&aut.nfa, &c.alphabet));
+            let local = c.automata().and_then(|aut| LocalTables::new(aut, &c.alphabet));
+            let mut scratch = AsScratch::default();
             for mu in candidates(&a, &groups, seed) {
                 let mt = multitrace(&groups, &mu);
                 let letters = c.letter_traces(&mt).unwrap();
@@ -789,8 +793,14 @@ mod differential {
                     }
                     if let (Some(aut), Some(tables)) = (c.automata(), &tables) {
                         let ac = check_ac(aut, tables, &c.alphabet, &letters, None, mode, &budget, false).verdict.kind;
-                        let as_ = check_as(aut, tables, &c.alphabet, &letters, mode, &budget, false).kind;
+                        let reference = check_as(aut, tables, &c.alphabet, &letters, mode, &budget, false);
+                        let as_ = reference.kind;
                         prop_assert_eq!(ac, as_, "AC/AS {:?} {:?} {:?}", a, mu, mode);
+                        // The fast local checks (lockstep, re-indexed DFAs) give the same
+                        // verdict and reason as the reference reading.
+                        let fast = check_as_in(&mut scratch, aut, tables, local.as_ref(), &c.alphabet, &letters, mode, &budget, false);
+                        prop_assert_eq!(fast.kind, as_);
+                        prop_assert_eq!(format!("{:?}", fast.reason), format!("{:?}", reference.reason));
                         if exact {
                             prop_assert_eq!(ac, expected, "AC {:?} {:?} {:?}", a, mu, mode);
                         }

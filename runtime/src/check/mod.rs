@@ -85,6 +85,7 @@ pub struct CheckOptions {
 pub struct Engine {
     model: CompiledModel,
     tables: Option<AcTables>,
+    local: Option<semi::LocalTables>,
     term: Option<(TermStore, TermId)>,
 }
 
@@ -100,11 +101,15 @@ impl Engine {
     pub fn new(model: CompiledModel) -> Self {
         let tables = model
             .automata()
-            .map(|a| AcTables::new(&a.nfa, model.alphabet.len()));
+            .map(|a| AcTables::new(&a.nfa, &model.alphabet));
+        let local = model
+            .automata()
+            .and_then(|a| semi::LocalTables::new(a, &model.alphabet));
         let term = model.term();
         Engine {
             model,
             tables,
+            local,
             term,
         }
     }
@@ -182,6 +187,7 @@ impl Engine {
                 &mut scratch.automata,
                 a,
                 t,
+                self.local.as_ref(),
                 alphabet,
                 traces,
                 opts.mode,

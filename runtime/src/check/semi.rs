@@ -14,7 +14,7 @@ use crate::check::ac::{check_ac, check_ac_in, AcScratch, AcTables};
 use crate::check::explore::Budget;
 use crate::model::Automata;
 use crate::nfa::{Alphabet, LetterId, LocationId, StateId};
-use crate::project::{bits, AreaId, ProjDfa};
+use crate::project::{bits, AreaId, ProjDfa, NO_STATE};
 use crate::verdict::{Mode, Reason, Sym, Verdict, VerdictKind};
 
 /// The result of a local check.
@@ -100,11 +100,25 @@ fn readable(dfa: &ProjDfa, alphabet: &Alphabet, s: u32) -> Vec<LetterId> {
 
 /// Whether the sub-automaton of `mask` has an accepting path from an initial state.
 pub fn has_accepting_path(automata: &Automata, mask: &[u64]) -> bool {
+    accepting_path_in(automata, mask, &mut Vec::new(), &mut Vec::new())
+}
+
+/// [`has_accepting_path`] with reusable buffers.
+fn accepting_path_in(
+    automata: &Automata,
+    mask: &[u64],
+    seen: &mut Vec<u64>,
+    stack: &mut Vec<StateId>,
+) -> bool {
     let nfa = &automata.nfa;
-    let mut seen = vec![false; nfa.states()];
-    let mut stack: Vec<StateId> = nfa.initial().to_vec();
-    for s in &stack {
-        seen[s.index()] = true;
+    seen.clear();
+    seen.resize(nfa.states().div_ceil(64).max(1), 0);
+    stack.clear();
+    for &s in nfa.initial() {
+        if !bits::get(seen, s.index()) {
+            bits::set(seen, s.index());
+            stack.push(s);
+        }
     }
     while let Some(s) = stack.pop() {
         if nfa.is_accepting(s) {
@@ -112,13 +126,129 @@ pub fn has_accepting_path(automata: &Automata, mask: &[u64]) -> bool {
         }
         for i in nfa.out_range(s) {
             let to = nfa.transitions()[i].to;
-            if bits::get(mask, i) && !seen[to.index()] {
-                seen[to.index()] = true;
+            if bits::get(mask, i) && !bits::get(seen, to.index()) {
+                bits::set(seen, to.index());
                 stack.push(to);
             }
         }
     }
     false
+}
+
+/// Per-model tables of the fast local checks: for each location, its DFA re-indexed by global
+/// letter with the target pre-multiplied (`entry[s * letters + a]` = the target's row offset
+/// in the low 32 bits, [`NO_STATE`] when missing, and the transition's area in the high 32
+/// bits), so that one step is one load and an addition; the locations are then read in
+/// lockstep, which overlaps their dependency chains. [`local_check`] stays the reference (and
+/// gives the explanation of a LocalError).
+#[derive(Clone, Debug)]
+pub struct LocalTables {
+    letters: usize,
+    entries: Vec<Vec<u64>>,
+}
+
+/// Largest table of one location (entries).
+const LOCAL_TABLE_MAX: usize = 1 << 22;
+
+impl LocalTables {
+    /// Builds the tables; `None` when one would be too large (the reference path is used).
+    pub fn new(automata: &Automata, alphabet: &Alphabet) -> Option<Self> {
+        let letters = alphabet.len().max(1);
+        let mut entries = Vec::with_capacity(automata.projections.len());
+        for dfa in &automata.projections {
+            let size = (dfa.states as usize).checked_mul(letters)?;
+            if size > LOCAL_TABLE_MAX {
+                return None;
+            }
+            let mut e = vec![NO_STATE as u64; size];
+            let own = alphabet.letters_of(dfa.location);
+            for st in 0..dfa.states {
+                for (x, &letter) in own.iter().enumerate() {
+                    if let Some((t, id)) = dfa.step(st, x as u32) {
+                        e[st as usize * letters + letter.index()] =
+                            (t as u64 * letters as u64) | (u64::from(id.0) << 32);
+                    }
+                }
+            }
+            entries.push(e);
+        }
+        Some(LocalTables { letters, entries })
+    }
+}
+
+/// Reads every trace on its DFA in lockstep, writing `Area(μk)` of location `k` at
+/// `areas[k * words..]`; returns the lowest location whose trace is rejected (the one
+/// [`local_check`] in location order would report).
+#[allow(clippy::too_many_arguments)]
+fn local_all(
+    local: &LocalTables,
+    automata: &Automata,
+    traces: &[Vec<LetterId>],
+    mode: Mode,
+    areas: &mut Vec<u64>,
+    seen: &mut Vec<u64>,
+    offs: &mut Vec<u32>,
+) -> Option<usize> {
+    let table = &automata.areas;
+    let words = table.words();
+    let seen_words = table.len().div_ceil(64).max(1);
+    let n = traces.len();
+    areas.clear();
+    areas.resize(n * words, 0);
+    seen.clear();
+    seen.resize(n * seen_words, 0);
+    offs.clear();
+    offs.resize(n, 0);
+    let take = |k: usize, id: usize, areas: &mut [u64], seen: &mut [u64]| {
+        let sk = &mut seen[k * seen_words..(k + 1) * seen_words];
+        if sk[id / 64] >> (id % 64) & 1 == 0 {
+            sk[id / 64] |= 1 << (id % 64);
+            bits::union_with(
+                &mut areas[k * words..(k + 1) * words],
+                table.get(AreaId(id as u32)),
+            );
+        }
+    };
+    for (k, dfa) in automata.projections.iter().enumerate().take(n) {
+        take(k, dfa.init_area.index(), areas, seen);
+    }
+    let longest = traces.iter().map(Vec::len).max().unwrap_or(0);
+    // Locations from `active` on are no longer read: one below them was rejected.
+    let mut active = n;
+    let mut failed = None;
+    for p in 0..longest {
+        for k in 0..active {
+            let Some(&letter) = traces[k].get(p) else {
+                continue;
+            };
+            let e = local.entries[k][offs[k] as usize + letter.index()];
+            if e as u32 == NO_STATE {
+                failed = Some(k);
+                active = k;
+                break;
+            }
+            offs[k] = e as u32;
+            take(k, (e >> 32) as usize, areas, seen);
+        }
+        if active == 0 {
+            break;
+        }
+    }
+    for (k, &off) in offs.iter().enumerate().take(active) {
+        let dfa = &automata.projections[k];
+        let st = off as usize / local.letters;
+        let ok = match mode {
+            Mode::Complete => dfa.accepting[st],
+            Mode::Prefix => dfa.live[st],
+        };
+        if !ok {
+            return Some(k);
+        }
+        if mode == Mode::Prefix {
+            take(k, dfa.tail[st].index(), areas, seen);
+        }
+    }
+    failed
 }
 
 /// Reusable buffers of AS (one per thread).
@@ -128,6 +258,9 @@ pub struct AsScratch {
     inter: Vec<u64>,
     area: Vec<u64>,
     seen: Vec<u64>,
+    states: Vec<StateId>,
+    areas: Vec<u64>,
+    offs: Vec<u32>,
 }
 
 impl AsScratch {
@@ -151,6 +284,7 @@ pub fn check_as(
         &mut AsScratch::default(),
         automata,
         tables,
+        None,
         alphabet,
         traces,
         mode,
@@ -159,12 +293,14 @@ pub fn check_as(
     )
 }
 
-/// [`check_as`] with reusable buffers.
+/// [`check_as`] with reusable buffers, and with the fast local checks of `local` when given
+/// (without it, each trace is read by [`local_check`]; the verdicts are the same).
 #[allow(clippy::too_many_arguments)]
 pub fn check_as_in(
     scratch: &mut AsScratch,
     automata: &Automata,
     tables: &AcTables,
+    local: Option<&LocalTables>,
     alphabet: &Alphabet,
     traces: &[Vec<LetterId>],
     mode: Mode,
@@ -177,12 +313,26 @@ pub fn check_as_in(
         inter,
         area,
         seen,
+        states,
+        areas,
+        offs,
     } = scratch;
     inter.clear();
     inter.resize(words, !0u64);
     area.clear();
     area.resize(words, 0);
+    // The fast path decides; a rejection is re-read by the reference, which explains it.
+    let fast_pass = local
+        .is_some_and(|local| local_all(local, automata, traces, mode, areas, seen, offs).is_none());
+    if fast_pass {
+        for k in 0..traces.len() {
+            bits::intersect_with(inter, &areas[k * words..(k + 1) * words]);
+        }
+    }
     for (k, trace) in traces.iter().enumerate() {
+        if fast_pass {
+            break;
+        }
         let dfa = &automata.projections[k];
         match local_check(automata, dfa, alphabet, trace, mode, area, seen) {
             LocalOutcome::Error { position, expected } => {
@@ -197,7 +347,7 @@ pub fn check_as_in(
             LocalOutcome::Pass { .. } => bits::intersect_with(inter, area),
         }
     }
-    if !has_accepting_path(automata, inter) {
+    if !accepting_path_in(automata, inter, seen, states) {
         let mut v = Verdict::new(VerdictKind::Fail);
         v.reason = Some(Reason::InterError);
         return v;
