@@ -31,6 +31,25 @@ pub enum Source {
     },
 }
 
+/// A compiled model and a source it was not compiled from (see [`check_source`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The compiled model's file.
+    pub artifact: String,
+    /// The source file named with it.
+    pub source: String,
+    /// The signature file read with an interaction source, if any.
+    pub signature: Option<String>,
+    /// The compiled model's digest.
+    pub artifact_digest: u64,
+    /// The digest the source gives with the compiled model's locations.
+    pub source_digest: u64,
+    /// The source file the compiled model records.
+    pub recorded: String,
+    /// The command that compiles the source again.
+    pub recompile: String,
+}
+
 /// Why a model could not be obtained.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SourceError {
@@ -50,22 +69,7 @@ pub enum SourceError {
     /// The `--source` of a compiled model is not a source model.
     UnknownSourceKind(String),
     /// A compiled model was not compiled from the source named with it ([`check_source`]).
-    SourceMismatch {
-        /// The compiled model's file.
-        artifact: String,
-        /// The source file named with it.
-        source: String,
-        /// The signature file read with an interaction source, if any.
-        signature: Option<String>,
-        /// The compiled model's digest.
-        artifact_digest: u64,
-        /// The digest the source gives with the compiled model's locations.
-        source_digest: u64,
-        /// The source file the compiled model records.
-        recorded: String,
-        /// The command that compiles the source again.
-        recompile: String,
-    },
+    SourceMismatch(Box<Mismatch>),
 }
 
 impl fmt::Display for SourceError {
@@ -82,15 +86,16 @@ impl fmt::Display for SourceError {
                 f,
                 "{p}: unknown kind of source model (--source); expected the interaction (.hif) or Timbuk automaton (.timbuk) the compiled model was compiled from"
             ),
-            SourceError::SourceMismatch {
-                artifact,
-                source,
-                signature,
-                artifact_digest,
-                source_digest,
-                recorded,
-                recompile,
-            } => {
+            SourceError::SourceMismatch(m) => {
+                let Mismatch {
+                    artifact,
+                    source,
+                    signature,
+                    artifact_digest,
+                    source_digest,
+                    recorded,
+                    recompile,
+                } = m.as_ref();
                 let with = match signature {
                     Some(s) => format!(" with signature {s}"),
                     None if source.ends_with(".hif") => " with no signature file".to_string(),
@@ -246,7 +251,7 @@ pub fn check_source(
         return Ok(());
     }
     recompile += &format!(" -o {}", quote(artifact));
-    Err(SourceError::SourceMismatch {
+    Err(SourceError::SourceMismatch(Box::new(Mismatch {
         artifact: artifact.display().to_string(),
         source: source.display().to_string(),
         signature: signature_file,
@@ -254,7 +259,7 @@ pub fn check_source(
         source_digest,
         recorded: model.stats.source.clone(),
         recompile,
-    })
+    })))
 }
 
 /// A model named by path: compiled (`.mtm`), or read and compiled in memory.
@@ -309,7 +314,7 @@ mod tests {
             let other = fixture("seed001-fig1/model.hif");
             let e = check_source(art, &model, &other, None).unwrap_err();
             let text = e.to_string();
-            assert!(matches!(e, SourceError::SourceMismatch { .. }), "{text}");
+            assert!(matches!(e, SourceError::SourceMismatch(_)), "{text}");
             assert!(
                 text.starts_with("m.mtm: compiled from another model than "),
                 "{text}"
@@ -345,7 +350,7 @@ mod tests {
         std::fs::write(&copy, format!("{text}/* */")).unwrap();
         assert!(matches!(
             check_source(&art, &model, &copy, None),
-            Err(SourceError::SourceMismatch { .. })
+            Err(SourceError::SourceMismatch(_))
         ));
         std::fs::write(&copy, &text).unwrap();
         // The same interaction with its signature inferred (no signature file).
