@@ -256,11 +256,11 @@ mod tests {
         let n = 20_000u32;
         let acts: Vec<TermId> = (0..=n).map(|i| act(&mut s, i % 2, i % 3)).collect();
         let mut t = acts[0];
-        for i in 1..=n as usize {
+        for (i, &a) in acts.iter().enumerate().skip(1) {
             t = if i % 2 == 0 {
-                s.strict(t, acts[i])
+                s.strict(t, a)
             } else {
-                s.seq(t, acts[i])
+                s.seq(t, a)
             };
         }
         let before = s.len();
