@@ -179,7 +179,8 @@ impl LocalTables {
 /// Reads every trace on its DFA in lockstep, writing `Area(μk)` of location `k` at
 /// `areas[k * words..]`; returns the lowest location whose trace is rejected (the one
 /// [`local_check`] in location order would report).
-#[allow(clippy::too_many_arguments)]
+// Lanes, positions and traces are indexed together.
+#[allow(clippy::needless_range_loop)]
 fn local_all(
     local: &LocalTables,
     automata: &Automata,
@@ -187,7 +188,6 @@ fn local_all(
     mode: Mode,
     areas: &mut Vec<u64>,
     seen: &mut Vec<u64>,
-    offs: &mut Vec<u32>,
 ) -> Option<usize> {
     let table = &automata.areas;
     let words = table.words();
@@ -197,8 +197,6 @@ fn local_all(
     areas.resize(n * words, 0);
     seen.clear();
     seen.resize(n * seen_words, 0);
-    offs.clear();
-    offs.resize(n, 0);
     let take = |k: usize, id: usize, areas: &mut [u64], seen: &mut [u64]| {
         let sk = &mut seen[k * seen_words..(k + 1) * seen_words];
         if sk[id / 64] >> (id % 64) & 1 == 0 {
@@ -212,43 +210,64 @@ fn local_all(
     for (k, dfa) in automata.projections.iter().enumerate().take(n) {
         take(k, dfa.init_area.index(), areas, seen);
     }
-    let longest = traces.iter().map(Vec::len).max().unwrap_or(0);
-    // Locations from `active` on are no longer read: one below them was rejected.
-    let mut active = n;
-    let mut failed = None;
-    for p in 0..longest {
-        for k in 0..active {
-            let Some(&letter) = traces[k].get(p) else {
-                continue;
-            };
-            let e = local.entries[k][offs[k] as usize + letter.index()];
-            if e as u32 == NO_STATE {
-                failed = Some(k);
-                active = k;
-                break;
+    // Chunks of up to four locations are read together with their states in registers, so
+    // that their dependency chains (load the entry, move on) overlap.
+    const LANES: usize = 4;
+    let empty_table: &[u64] = &[];
+    let empty_trace: &[LetterId] = &[];
+    for c in (0..n).step_by(LANES) {
+        let m = (n - c).min(LANES);
+        let mut off = [0u32; LANES];
+        let mut len = [0usize; LANES];
+        let mut tabs = [empty_table; LANES];
+        let mut trs = [empty_trace; LANES];
+        for i in 0..m {
+            tabs[i] = &local.entries[c + i];
+            trs[i] = &traces[c + i];
+            len[i] = trs[i].len();
+        }
+        // Lanes from `stop` on are no longer read: a lower one was rejected.
+        let mut stop = m;
+        let mut failed = None;
+        let mut longest = len.iter().copied().max().unwrap_or(0);
+        let mut p = 0;
+        while p < longest {
+            for i in 0..LANES {
+                if p < len[i] {
+                    let e = tabs[i][off[i] as usize + trs[i][p].index()];
+                    if e as u32 == NO_STATE {
+                        failed = Some(c + i);
+                        stop = i;
+                        len[i..].fill(0);
+                        longest = len.iter().copied().max().unwrap_or(0);
+                    } else {
+                        off[i] = e as u32;
+                        take(c + i, (e >> 32) as usize, areas, seen);
+                    }
+                }
             }
-            offs[k] = e as u32;
-            take(k, (e >> 32) as usize, areas, seen);
+            p += 1;
         }
-        if active == 0 {
-            break;
+        for (i, &o) in off.iter().enumerate().take(stop) {
+            let k = c + i;
+            let dfa = &automata.projections[k];
+            let st = o as usize / local.letters;
+            let ok = match mode {
+                Mode::Complete => dfa.accepting[st],
+                Mode::Prefix => dfa.live[st],
+            };
+            if !ok {
+                return Some(k);
+            }
+            if mode == Mode::Prefix {
+                take(k, dfa.tail[st].index(), areas, seen);
+            }
+        }
+        if failed.is_some() {
+            return failed;
         }
     }
-    for (k, &off) in offs.iter().enumerate().take(active) {
-        let dfa = &automata.projections[k];
-        let st = off as usize / local.letters;
-        let ok = match mode {
-            Mode::Complete => dfa.accepting[st],
-            Mode::Prefix => dfa.live[st],
-        };
-        if !ok {
-            return Some(k);
-        }
-        if mode == Mode::Prefix {
-            take(k, dfa.tail[st].index(), areas, seen);
-        }
-    }
-    failed
+    None
 }
 
 /// Reusable buffers of AS (one per thread).
@@ -260,7 +279,6 @@ pub struct AsScratch {
     seen: Vec<u64>,
     states: Vec<StateId>,
     areas: Vec<u64>,
-    offs: Vec<u32>,
 }
 
 impl AsScratch {
@@ -315,18 +333,26 @@ pub fn check_as_in(
         seen,
         states,
         areas,
-        offs,
     } = scratch;
     inter.clear();
     inter.resize(words, !0u64);
     area.clear();
     area.resize(words, 0);
-    // The fast path decides; a rejection is re-read by the reference, which explains it.
-    let fast_pass = local
-        .is_some_and(|local| local_all(local, automata, traces, mode, areas, seen, offs).is_none());
+    // The fast path decides; a rejection is re-read by the reference, which explains it
+    // (should the two ever disagree, the reference reading of every trace below decides).
+    let fast = local.map(|local| local_all(local, automata, traces, mode, areas, seen));
+    let fast_pass = fast == Some(None);
     if fast_pass {
         for k in 0..traces.len() {
             bits::intersect_with(inter, &areas[k * words..(k + 1) * words]);
+        }
+    }
+    if let Some(Some(k)) = fast {
+        let dfa = &automata.projections[k];
+        if let LocalOutcome::Error { position, expected } =
+            local_check(automata, dfa, alphabet, &traces[k], mode, area, seen)
+        {
+            return local_error(k, position, expected);
         }
     }
     for (k, trace) in traces.iter().enumerate() {
@@ -336,13 +362,7 @@ pub fn check_as_in(
         let dfa = &automata.projections[k];
         match local_check(automata, dfa, alphabet, trace, mode, area, seen) {
             LocalOutcome::Error { position, expected } => {
-                let mut v = Verdict::new(VerdictKind::Fail);
-                v.reason = Some(Reason::LocalError {
-                    location: LocationId(k as u32),
-                    position,
-                    expected: expected.into_iter().map(Sym::Letter).collect(),
-                });
-                return v;
+                return local_error(k, position, expected);
             }
             LocalOutcome::Pass { .. } => bits::intersect_with(inter, area),
         }
@@ -364,6 +384,17 @@ pub fn check_as_in(
         witness,
     )
     .verdict
+}
+
+/// The verdict LocalError(k) at `position`, where `expected` letters were readable.
+fn local_error(k: usize, position: usize, expected: Vec<LetterId>) -> Verdict {
+    let mut v = Verdict::new(VerdictKind::Fail);
+    v.reason = Some(Reason::LocalError {
+        location: LocationId(k as u32),
+        position,
+        expected: expected.into_iter().map(Sym::Letter).collect(),
+    });
+    v
 }
 
 /// What a local verifier sends to the central verifier in distributed AS (seed 004's
@@ -534,18 +565,8 @@ pub fn central_check(
             })
             .collect::<Result<_, _>>()?;
         if s.verdict == "LocalError" {
-            let mut v = Verdict::new(VerdictKind::Fail);
-            v.reason = Some(Reason::LocalError {
-                location: LocationId(k as u32),
-                position: s.position.unwrap_or(0),
-                expected: s
-                    .expected
-                    .iter()
-                    .filter_map(|x| alphabet.letter(x))
-                    .map(Sym::Letter)
-                    .collect(),
-            });
-            return Ok(v);
+            let expected = s.expected.iter().filter_map(|x| alphabet.letter(x));
+            return Ok(local_error(k, s.position.unwrap_or(0), expected.collect()));
         }
         let hex = s
             .area
