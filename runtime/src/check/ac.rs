@@ -235,6 +235,7 @@ fn close(
 /// (`pos_j << shift_j`), wide enough for its trace length, so that moving on is an addition
 /// and reading a position a shift and a mask (no division in the hot loop). The fields use at
 /// most 63 bits, so `u64::MAX` is never a vector (it marks empty slots of [`Reached`]).
+#[derive(Default)]
 struct Radix {
     strides: Vec<u64>,
     shifts: Vec<u32>,
@@ -243,26 +244,28 @@ struct Radix {
 }
 
 impl Radix {
-    /// `None` when the fields do not fit in 63 bits.
-    fn new(traces: &[Vec<LetterId>]) -> Option<Self> {
+    /// Lays out the fields for `traces` (reusing the buffers); `false` when they do not fit in
+    /// 63 bits.
+    fn fill(&mut self, traces: &[Vec<LetterId>]) -> bool {
+        self.strides.clear();
+        self.shifts.clear();
+        self.masks.clear();
+        self.lens.clear();
         let mut shift = 0u32;
-        let (mut strides, mut shifts, mut masks) = (Vec::new(), Vec::new(), Vec::new());
         for t in traces {
             let width = 64 - (t.len() as u64).leading_zeros();
             if shift + width > 63 {
-                return None;
+                return false;
             }
-            strides.push(if width == 0 { 0 } else { 1u64 << shift });
-            shifts.push(shift);
-            masks.push(if width == 0 { 0 } else { (1u64 << width) - 1 });
+            self.strides
+                .push(if width == 0 { 0 } else { 1u64 << shift });
+            self.shifts.push(shift);
+            self.masks
+                .push(if width == 0 { 0 } else { (1u64 << width) - 1 });
+            self.lens.push(t.len() as u64);
             shift += width;
         }
-        Some(Radix {
-            strides,
-            shifts,
-            masks,
-            lens: traces.iter().map(|t| t.len() as u64).collect(),
-        })
+        true
     }
     #[inline]
     fn pos(&self, key: u64, j: usize) -> u64 {
@@ -405,6 +408,7 @@ impl MaskedRows {
 /// Reusable buffers of AC (one per thread): a batch allocates them once.
 #[derive(Default)]
 pub struct AcScratch {
+    radix: Radix,
     reached: Reached,
     keys: Vec<(u64, u32)>,
     sets: Vec<u64>,
@@ -475,9 +479,32 @@ pub fn check_ac_in(
     budget: &Budget,
     witness: bool,
 ) -> AcOutcome {
-    let Some(radix) = Radix::new(traces) else {
-        return inconclusive("size", 0);
+    let mut radix = std::mem::take(&mut scratch.radix);
+    let out = if radix.fill(traces) {
+        run_ac(
+            scratch, &radix, automata, tables, alphabet, traces, mask, mode, budget, witness,
+        )
+    } else {
+        inconclusive("size", 0)
     };
+    scratch.radix = radix;
+    out
+}
+
+/// [`check_ac_in`] once the vectors' layout is known.
+#[allow(clippy::too_many_arguments)]
+fn run_ac(
+    scratch: &mut AcScratch,
+    radix: &Radix,
+    automata: &Automata,
+    tables: &AcTables,
+    alphabet: &Alphabet,
+    traces: &[Vec<LetterId>],
+    mask: Option<&[u64]>,
+    mode: Mode,
+    budget: &Budget,
+    witness: bool,
+) -> AcOutcome {
     if let (Some(m), Some(_)) = (mask, &tables.succ) {
         scratch.masked.build(tables, &automata.nfa, m);
     }
@@ -487,7 +514,7 @@ pub fn check_ac_in(
         alphabet,
         traces,
         mask,
-        radix: &radix,
+        radix,
         budget,
         started: budget.timeout.map(|_| Instant::now()),
         vertices: 0,
