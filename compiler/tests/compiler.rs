@@ -566,7 +566,7 @@ mod differential {
     use super::oracle::*;
     use multitrace_compiler::compile::{compile_interaction, CompileOptions, LocationChoice};
     use multitrace_compiler::syntax::InteractionModel;
-    use multitrace_runtime::check::ac::{check_ac, AcTables};
+    use multitrace_runtime::check::ac::{check_ac, check_ac_in, AcScratch, AcTables};
     use multitrace_runtime::check::explore::{explore, Budget, ExploreOptions};
     use multitrace_runtime::check::semi::{
         check_as, check_as_in, local_check, AsScratch, LocalOutcome, LocalTables,
@@ -793,6 +793,12 @@ mod differential {
                     }
                     if let (Some(aut), Some(tables)) = (c.automata(), &tables) {
                         let ac = check_ac(aut, tables, &c.alphabet, &letters, None, mode, &budget, false).verdict.kind;
+                        // Viability pruning from the first vertex (small cases rarely reach
+                        // the default threshold) never changes the verdict.
+                        let mut pruned = AcScratch::default();
+                        pruned.set_prune_after(Some(0));
+                        let ac_pruned = check_ac_in(&mut pruned, aut, tables, &c.alphabet, &letters, None, mode, &budget, false).verdict.kind;
+                        prop_assert_eq!(ac_pruned, ac, "AC pruned {:?} {:?} {:?}", a, mu, mode);
                         let reference = check_as(aut, tables, &c.alphabet, &letters, mode, &budget, false);
                         let as_ = reference.kind;
                         prop_assert_eq!(ac, as_, "AC/AS {:?} {:?} {:?}", a, mu, mode);

@@ -424,6 +424,15 @@ pub struct AcScratch {
     prune_after: Option<u64>,
 }
 
+impl AcScratch {
+    /// Starts viability pruning after `vertices` expanded vertices of a search instead of the
+    /// default `2 × actions + 64` (`Some(0)`: from the first vertex; `None`: the default). The
+    /// verdicts do not depend on it, only the work; tests use it to exercise both paths.
+    pub fn set_prune_after(&mut self, vertices: Option<u64>) {
+        self.prune_after = vertices;
+    }
+}
+
 /// How one search ended.
 enum Search {
     /// Reached the end in a goal state.
