@@ -655,6 +655,9 @@ struct StepMemo {
     map: FxHashMap<(u32, [u64; 4]), [u64; 4]>,
 }
 
+/// Largest `Q` table of viability pruning (words; 128 MiB).
+const Q_MAX_WORDS: usize = 1 << 24;
+
 /// Entries of [`StepMemo`] beyond which it is cleared (memory stays bounded).
 const MEMO_MAX: usize = 1 << 16;
 
@@ -769,7 +772,12 @@ impl Run<'_, '_> {
         let actions: u64 = radix.lens.iter().sum();
         let s = &mut *self.s;
         let prune_after = s.prune_after.unwrap_or(2 * actions + 64);
-        let viable = tables.viability.as_ref().filter(|_| n == tables.locations);
+        // `Q` holds `(actions + locations) × w` words: bounded, so that a huge trace cannot make
+        // pruning allocate without limit (the search then runs unpruned, within its budget).
+        let viable = tables
+            .viability
+            .as_ref()
+            .filter(|_| n == tables.locations && (actions as usize + n) * w <= Q_MAX_WORDS);
         let mut pruning = false;
         let mut expanded = 0u64;
         s.reached.reset(w);
