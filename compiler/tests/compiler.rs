@@ -127,6 +127,40 @@ fn automaton_fixtures_give_expected_verdicts_with_ac_and_as() {
     }
 }
 
+/// A letter in the trace of another location is refused, not checked: the procedures read
+/// each trace on its own location's tables.
+#[test]
+fn letters_of_another_location_are_refused() {
+    let model = multitrace_compiler::source::load_model(
+        &fixtures_dir().join("seed004-fig3/model.timbuk"),
+        None,
+        &CompileOptions::default(),
+    )
+    .unwrap();
+    let engine = Engine::new(model);
+    let mut scratch = engine.scratch();
+    let alphabet = &engine.model().alphabet;
+    let c = alphabet.letter("c").unwrap();
+    let e = alphabet.letter("e").unwrap();
+    // `c` belongs to l2; here it is in l1's trace.
+    let traces = vec![vec![e, c], vec![], vec![]];
+    for p in [Procedure::Ac, Procedure::As] {
+        let opts = CheckOptions {
+            choice: Choice::Force(p),
+            ..CheckOptions::default()
+        };
+        let err = engine
+            .check_letters(&mut scratch, &traces, &opts)
+            .unwrap_err();
+        assert!(err.to_string().contains("location l1"), "{err}");
+    }
+    // A letter id beyond the alphabet is refused too.
+    let traces = vec![vec![multitrace_runtime::nfa::LetterId(99)], vec![], vec![]];
+    assert!(engine
+        .check_letters(&mut scratch, &traces, &CheckOptions::default())
+        .is_err());
+}
+
 #[test]
 fn fixtures_give_expected_verdicts_with_term_exploration() {
     let dirs = fixture_dirs();

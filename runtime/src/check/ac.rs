@@ -539,12 +539,11 @@ fn run_ac(
         Search::Found => {
             // A multi-prefix: is it also accepted?
             let best = run.best;
-            let vertices = run.vertices;
             match run.search(false) {
                 Search::Found => VerdictKind::Pass,
                 Search::NotFound => {
+                    // (`run.vertices` already counts both searches.)
                     run.best = best;
-                    run.vertices += vertices;
                     VerdictKind::WeakPass
                 }
                 Search::Exhausted(limit) => {
@@ -658,8 +657,9 @@ struct StepMemo {
 /// Largest `Q` table of viability pruning (words; 128 MiB).
 const Q_MAX_WORDS: usize = 1 << 24;
 
-/// Entries of [`StepMemo`] beyond which it is cleared (memory stays bounded).
-const MEMO_MAX: usize = 1 << 16;
+/// Most entries of [`StepMemo`]; beyond, steps are computed without being remembered (small
+/// in unit tests, to exercise that path).
+const MEMO_MAX: usize = if cfg!(test) { 64 } else { 1 << 16 };
 
 /// Fills `q` with `Q_j(p)` for every location `j` and position `p` (see the module docs):
 /// `Q_j(len_j)` = the states that reach `goal` by letters of other locations, and
@@ -714,16 +714,24 @@ fn viability<const W: usize>(
             } else {
                 let mut key = [0u64; 4];
                 key[..w].copy_from_slice(&next[..w]);
-                let out = memo.map.entry((a as u32, key)).or_insert_with(|| {
-                    let mut out = [0u64; 4];
+                let step = |out: &mut [u64]| {
                     for_each_bit(next, w, |s| {
                         for k in 0..w {
                             out[k] |= rows[s * w + k];
                         }
-                    });
-                    out
-                });
-                here[..w].copy_from_slice(&out[..w]);
+                    })
+                };
+                if let Some(out) = memo.map.get(&(a as u32, key)) {
+                    here[..w].copy_from_slice(&out[..w]);
+                } else if memo.map.len() < MEMO_MAX {
+                    let mut out = [0u64; 4];
+                    step(&mut out);
+                    here[..w].copy_from_slice(&out[..w]);
+                    memo.map.insert((a as u32, key), out);
+                } else {
+                    // Full: compute without remembering (memory stays bounded).
+                    step(here);
+                }
             }
             if here.iter().all(|&x| x == 0) {
                 // Q_j(p) and every earlier one stay empty.
@@ -947,7 +955,9 @@ impl Run<'_, '_> {
     }
 
     /// A CentralError explained by the furthest vector reached: how far each trace was consumed
-    /// and the letters the automaton could read there.
+    /// and the letters the automaton could read there. (Once viability pruning has started,
+    /// vectors whose states all lack an accepting continuation are not expanded, so the furthest
+    /// vector may be less far than an unpruned search would report; the verdict is the same.)
     fn fail(&self) -> AcOutcome {
         let nfa = self.nfa;
         let w = self.tables.words;
@@ -1330,5 +1340,67 @@ mod tests {
             ),
             VerdictKind::Pass
         );
+    }
+    #[test]
+    fn memo_stays_bounded_and_exact_when_full() {
+        // Letter a0 rotates 64 states, a1 swaps states 0 and 1 (and fixes the others): a long trace of them visits many
+        // distinct sets backwards; a2 (location 1) is a self-loop on every state.
+        let alphabet = alphabet();
+        let n = 64u32;
+        let mut tr = Vec::new();
+        for s in 0..n {
+            tr.push(Transition {
+                from: StateId(s),
+                letter: LetterId(0),
+                to: StateId((s + 1) % n),
+            });
+            tr.push(Transition {
+                from: StateId(s),
+                letter: LetterId(2),
+                to: StateId(s),
+            });
+            if s >= 2 {
+                tr.push(Transition {
+                    from: StateId(s),
+                    letter: LetterId(1),
+                    to: StateId(s),
+                });
+            }
+        }
+        tr.push(Transition {
+            from: StateId(0),
+            letter: LetterId(1),
+            to: StateId(1),
+        });
+        tr.push(Transition {
+            from: StateId(1),
+            letter: LetterId(1),
+            to: StateId(0),
+        });
+        let mut rng = Rng(9);
+        // An irregular accepting set: its rotations are all distinct.
+        let accepting = (0..n).map(|_| rng.below(2) == 0).collect();
+        let a = automata(Nfa::new(n, vec![StateId(0)], accepting, tr, 6).unwrap());
+        let t = AcTables::new(&a.nfa, &alphabet);
+        let mut scratch = AcScratch::default();
+        for _ in 0..3 {
+            let first: Vec<LetterId> = (0..600).map(|_| LetterId(rng.below(2) as u32)).collect();
+            let traces = vec![first, vec![LetterId(2); 3], vec![]];
+            let want = brute_force_sequential(&a.nfa, &traces);
+            for prune in [Some(0), None, Some(u64::MAX)] {
+                let got = run(&mut scratch, &a, &t, &traces, None, Mode::Complete, prune);
+                assert_eq!(got == VerdictKind::Pass, want, "pruning after {prune:?}");
+                assert!(scratch.memo.map.len() <= MEMO_MAX);
+            }
+        }
+        assert_eq!(scratch.memo.map.len(), MEMO_MAX, "the memo filled up");
+    }
+
+    /// The oracle for long traces when the other locations only read self-loops present on
+    /// every state: where they are interleaved does not change the states reached, so one
+    /// interleaving (the concatenation) decides.
+    fn brute_force_sequential(nfa: &Nfa, traces: &[Vec<LetterId>]) -> bool {
+        let word: Vec<LetterId> = traces.iter().flatten().copied().collect();
+        brute_force(nfa, &[word], None)
     }
 }

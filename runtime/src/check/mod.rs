@@ -156,8 +156,22 @@ impl Engine {
         traces: &[Vec<LetterId>],
         opts: &CheckOptions,
     ) -> Result<(Verdict, Procedure), CheckError> {
-        if traces.len() != self.model.alphabet.locations() {
+        let alphabet = &self.model.alphabet;
+        if traces.len() != alphabet.locations() {
             return Err(CheckError("one local trace per location expected".into()));
+        }
+        // The procedures rely on it (each location's DFA, AC's viability tables).
+        for (k, trace) in traces.iter().enumerate() {
+            if let Some(&l) = trace
+                .iter()
+                .find(|l| l.index() >= alphabet.len() || alphabet.location(**l).index() != k)
+            {
+                return Err(CheckError(format!(
+                    "letter {} in the trace of location {}: every letter must be one of that location's letters",
+                    l.0,
+                    alphabet.location_name(crate::nfa::LocationId(k as u32)),
+                )));
+            }
         }
         let p = self.resolve(opts.choice)?;
         if p == Procedure::Term {
@@ -168,7 +182,6 @@ impl Engine {
             self.model.automata().expect("resolved to automata"),
             self.tables.as_ref().expect("tables of automata"),
         );
-        let alphabet = &self.model.alphabet;
         let v = if p == Procedure::Ac {
             ac::check_ac_in(
                 scratch.automata.ac(),
