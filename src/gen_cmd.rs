@@ -553,7 +553,7 @@ pub fn compare(args: CompareArgs) -> Result<u8> {
     let mut setup: Vec<f64> = (0..runs)
         .map(|_| {
             let t = Instant::now();
-            let r = project_all(&automata.nfa, &model.alphabet, usize::MAX);
+            let r = project_all(&automata.nfa, &model.alphabet, usize::MAX, usize::MAX);
             let dt = t.elapsed().as_secs_f64();
             drop(r);
             dt

@@ -99,6 +99,11 @@ pub struct ModelArgs {
     /// term-only and a raw automaton is refused.
     #[arg(long, default_value_t = 200_000)]
     dfa_cap: usize,
+    /// Largest table of areas of the local verifiers, all locations together, in MiB (each
+    /// area is a bitset over the NFA's transitions); above it an interaction is term-only and a
+    /// raw automaton is refused.
+    #[arg(long, value_name = "MIB", default_value_t = 256)]
+    area_cap_mb: usize,
     /// With a compiled model (.mtm): the source it was compiled from (.hif, with the signature
     /// given or found as for compiling, or .timbuk); a model compiled from anything else is
     /// refused (compile it again).

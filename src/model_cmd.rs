@@ -28,6 +28,7 @@ pub fn compile_options(args: &ModelArgs, policy: AutomataPolicy) -> Result<Compi
         locations,
         state_cap: args.state_cap,
         dfa_cap: args.dfa_cap,
+        area_cap: args.area_cap_mb.saturating_mul(1 << 20),
         policy,
     })
 }

@@ -2,7 +2,7 @@
 //! verifiers; or a raw automaton with its locations.
 
 use crate::nfa::synthesize;
-use crate::project::project_all;
+use crate::project::{project_all, CapKind, DfaCapReached};
 use crate::rewrite::{non_regular, strengthen};
 use crate::syntax::{random_partition, InteractionModel, TimbukAutomaton};
 use multitrace_runtime::artifact::digest;
@@ -55,6 +55,8 @@ pub struct CompileOptions {
     pub state_cap: usize,
     /// Largest local verifier (DFA states per location).
     pub dfa_cap: usize,
+    /// Largest table of interned areas, all locations together (bytes).
+    pub area_cap: usize,
     /// Automata or term-only.
     pub policy: AutomataPolicy,
 }
@@ -65,6 +67,7 @@ impl Default for CompileOptions {
             locations: LocationChoice::Default,
             state_cap: 200_000,
             dfa_cap: 200_000,
+            area_cap: 256 << 20,
             policy: AutomataPolicy::Auto,
         }
     }
@@ -273,26 +276,36 @@ pub fn compile_interaction(
                     &mut stats,
                     format!("the NFA exceeds the state cap of {} states", cap.cap),
                 )?,
-                Ok(synth) => match project_all(&synth.nfa, &alphabet, opts.dfa_cap) {
-                    Err(cap) => term_only(
-                        &mut stats,
-                        format!(
-                            "the local verifier of location {} exceeds the cap of {} states",
-                            alphabet.location_name(cap.location),
-                            cap.cap
-                        ),
-                    )?,
-                    Ok((projections, areas)) => ModelKind::Automata(Automata {
-                        nfa: synth.nfa,
-                        projections,
-                        areas,
-                    }),
-                },
+                Ok(synth) => {
+                    match project_all(&synth.nfa, &alphabet, opts.dfa_cap, opts.area_cap) {
+                        Err(cap) => term_only(&mut stats, cap_reason(&alphabet, cap))?,
+                        Ok((projections, areas)) => ModelKind::Automata(Automata {
+                            nfa: synth.nfa,
+                            projections,
+                            areas,
+                        }),
+                    }
+                }
             }
         }
     };
     stats.compile_time_us = start.elapsed().as_micros() as u64;
     CompiledModel::new(alphabet, origin, kind, stats, digest).map_err(CompileError::NotCompilable)
+}
+
+/// Why the local verifiers could not be built within the caps.
+fn cap_reason(alphabet: &Alphabet, cap: DfaCapReached) -> String {
+    let at = alphabet.location_name(cap.location);
+    match cap.what {
+        CapKind::States => format!(
+            "the local verifier of location {at} exceeds the cap of {} states",
+            cap.cap
+        ),
+        CapKind::AreaBytes => format!(
+            "the areas of the local verifiers exceed the cap of {} MiB (reached at location {at})",
+            cap.cap >> 20
+        ),
+    }
 }
 
 /// Compiles a raw automaton (Timbuk) with its locations.
@@ -376,13 +389,17 @@ pub fn compile_automaton(
     )
     .map_err(|e| CompileError::NotCompilable(e.to_string()))?
     .with_state_names(aut.states.clone());
-    let (projections, areas) = project_all(&nfa, &alphabet, opts.dfa_cap).map_err(|cap| {
-        CompileError::NotCompilable(format!(
-            "the local verifier of location {} exceeds the cap of {} states (raise --dfa-cap)",
-            alphabet.location_name(cap.location),
-            cap.cap
-        ))
-    })?;
+    let (projections, areas) =
+        project_all(&nfa, &alphabet, opts.dfa_cap, opts.area_cap).map_err(|cap| {
+            let option = match cap.what {
+                CapKind::States => "--dfa-cap",
+                CapKind::AreaBytes => "--area-cap-mb",
+            };
+            CompileError::NotCompilable(format!(
+                "{file}: {} (raise {option})",
+                cap_reason(&alphabet, cap)
+            ))
+        })?;
     let digest = automaton_digest(text, &alphabet);
     let stats = CompileStats {
         compile_time_us: start.elapsed().as_micros() as u64,

@@ -8,37 +8,63 @@ use multitrace_runtime::nfa::{Alphabet, LocationId, Nfa, StateId};
 use multitrace_runtime::project::{bits, AreaId, AreaTable, ProjDfa, NO_STATE};
 use rustc_hash::FxHashMap;
 
-/// A subset construction exceeded its cap.
+/// A subset construction exceeded one of its caps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DfaCapReached {
-    /// The location.
+    /// The location being built.
     pub location: LocationId,
+    /// Which cap.
+    pub what: CapKind,
     /// The cap.
     pub cap: usize,
 }
 
-/// Interns areas.
+/// The caps of [`project_all`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CapKind {
+    /// DFA states of one location.
+    States,
+    /// Bytes of the interned areas of all locations (each area is a bitset over every NFA
+    /// transition, so long chains of transitions make this table quadratic).
+    AreaBytes,
+}
+
+/// Interns areas, within a byte budget.
 pub struct AreaInterner {
     table: AreaTable,
     index: FxHashMap<Vec<u64>, AreaId>,
+    max_areas: usize,
+    cap_bytes: usize,
 }
 
 impl AreaInterner {
-    /// An interner for areas over `transitions` transitions.
-    pub fn new(transitions: usize) -> Self {
+    /// An interner for areas over `transitions` transitions, holding at most `cap_bytes` of
+    /// areas.
+    pub fn new(transitions: usize, cap_bytes: usize) -> Self {
+        let table = AreaTable::new(transitions);
+        let max_areas = cap_bytes / (table.words() * 8).max(1);
         AreaInterner {
-            table: AreaTable::new(transitions),
+            table,
             index: FxHashMap::default(),
+            max_areas,
+            cap_bytes,
         }
     }
-    /// The id of an area (added if new).
-    pub fn intern(&mut self, area: &[u64]) -> AreaId {
+    /// The byte budget.
+    pub fn cap_bytes(&self) -> usize {
+        self.cap_bytes
+    }
+    /// The id of an area (added if new); `None` when adding it would exceed the byte budget.
+    pub fn intern(&mut self, area: &[u64]) -> Option<AreaId> {
         if let Some(&id) = self.index.get(area) {
-            return id;
+            return Some(id);
+        }
+        if self.table.len() >= self.max_areas {
+            return None;
         }
         let id = self.table.push(area);
         self.index.insert(area.to_vec(), id);
-        id
+        Some(id)
     }
     /// The table.
     pub fn finish(self) -> AreaTable {
@@ -46,13 +72,15 @@ impl AreaInterner {
     }
 }
 
-/// Builds `Proj(A, Σk)` for every location of `alphabet`.
+/// Builds `Proj(A, Σk)` for every location of `alphabet`, with at most `cap` DFA states per
+/// location and `area_cap` bytes of interned areas.
 pub fn project_all(
     nfa: &Nfa,
     alphabet: &Alphabet,
     cap: usize,
+    area_cap: usize,
 ) -> Result<(Vec<ProjDfa>, AreaTable), DfaCapReached> {
-    let mut areas = AreaInterner::new(nfa.transitions().len());
+    let mut areas = AreaInterner::new(nfa.transitions().len(), area_cap);
     let mut out = Vec::with_capacity(alphabet.locations());
     for k in 0..alphabet.locations() {
         out.push(project(
@@ -74,6 +102,11 @@ pub fn project(
     areas: &mut AreaInterner,
     cap: usize,
 ) -> Result<ProjDfa, DfaCapReached> {
+    let full = DfaCapReached {
+        location: k,
+        what: CapKind::AreaBytes,
+        cap: areas.cap_bytes(),
+    };
     let n = nfa.states();
     let sw = n.div_ceil(64).max(1);
     let tw = nfa.transitions().len().div_ceil(64).max(1);
@@ -111,7 +144,7 @@ pub fn project(
     close(&mut start);
     let mut init = vec![0u64; tw];
     delta_other(&start, &mut init);
-    let init_area = areas.intern(&init);
+    let init_area = areas.intern(&init).ok_or(full)?;
 
     let mut index: FxHashMap<Vec<u64>, u32> = FxHashMap::default();
     let mut subsets: Vec<Vec<u64>> = vec![start.clone()];
@@ -152,7 +185,11 @@ pub fn project(
                 Some(&j) => j,
                 None => {
                     if subsets.len() >= cap {
-                        return Err(DfaCapReached { location: k, cap });
+                        return Err(DfaCapReached {
+                            location: k,
+                            what: CapKind::States,
+                            cap,
+                        });
                     }
                     let j = subsets.len() as u32;
                     index.insert(target.clone(), j);
@@ -161,7 +198,7 @@ pub fn project(
                 }
             };
             row_next[x] = id;
-            row_area[x] = areas.intern(&a);
+            row_area[x] = areas.intern(&a).ok_or(full)?;
         }
         next.extend(row_next);
         area.extend(row_area);
@@ -207,9 +244,9 @@ pub fn project(
                     }
                 }
             }
-            areas.intern(&a)
+            areas.intern(&a).ok_or(full)
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     Ok(ProjDfa {
         location: k,
         states: m as u32,
@@ -225,4 +262,62 @@ pub fn project(
             .map(|set| bits::iter(set).map(|s| StateId(s as u32)).collect())
             .collect(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use multitrace_runtime::nfa::{LetterId, Transition};
+
+    /// `q0 -a-> q1 -b-> q2 -a-> q3`, `a` on location 0 and `b` on location 1.
+    fn chain() -> (Nfa, Alphabet) {
+        let t = |from, letter, to| Transition {
+            from: StateId(from),
+            letter: LetterId(letter),
+            to: StateId(to),
+        };
+        let nfa = Nfa::new(
+            4,
+            vec![StateId(0)],
+            vec![false, false, false, true],
+            vec![t(0, 0, 1), t(1, 1, 2), t(2, 0, 3)],
+            2,
+        )
+        .unwrap();
+        let alphabet = Alphabet::new(
+            vec!["a".into(), "b".into()],
+            vec![LocationId(0), LocationId(1)],
+            vec!["l0".into(), "l1".into()],
+        )
+        .unwrap();
+        (nfa, alphabet)
+    }
+
+    #[test]
+    fn interner_shares_areas_and_respects_its_budget() {
+        // One word per area: a budget of 16 bytes holds two areas.
+        let mut i = AreaInterner::new(3, 16);
+        let x = i.intern(&[0b001]).unwrap();
+        let y = i.intern(&[0b110]).unwrap();
+        assert_ne!(x, y);
+        assert_eq!(i.intern(&[0b001]), Some(x), "a known area is free");
+        assert_eq!(i.intern(&[0b111]), None, "a third one is over the budget");
+        assert_eq!(i.finish().len(), 2);
+    }
+
+    #[test]
+    fn area_cap_is_reported_with_its_location() {
+        let (nfa, alphabet) = chain();
+        let (dfas, areas) = project_all(&nfa, &alphabet, 100, 1 << 20).unwrap();
+        assert_eq!(dfas.len(), 2);
+        let needed = areas.len() * areas.words() * 8;
+        assert!(needed > 8);
+        let err = project_all(&nfa, &alphabet, 100, 8).unwrap_err();
+        assert_eq!(err.what, CapKind::AreaBytes);
+        assert_eq!(err.cap, 8);
+        // Exactly enough is enough.
+        assert!(project_all(&nfa, &alphabet, 100, needed).is_ok());
+        let err = project_all(&nfa, &alphabet, 1, 1 << 20).unwrap_err();
+        assert_eq!(err.what, CapKind::States);
+    }
 }
