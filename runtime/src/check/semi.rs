@@ -178,7 +178,9 @@ impl LocalTables {
 
 /// Reads every trace on its DFA in lockstep, writing `Area(μk)` of location `k` at
 /// `areas[k * words..]`; returns the lowest location whose trace is rejected (the one
-/// [`local_check`] in location order would report).
+/// [`local_check`] in location order would report), with the position where it was rejected
+/// (its length when it ends in a state that is not accepting, or not live in prefix mode) and
+/// the DFA state there.
 // Lanes, positions and traces are indexed together.
 #[allow(clippy::needless_range_loop)]
 fn local_all(
@@ -188,7 +190,7 @@ fn local_all(
     mode: Mode,
     areas: &mut Vec<u64>,
     seen: &mut Vec<u64>,
-) -> Option<usize> {
+) -> Option<(usize, usize, usize)> {
     let table = &automata.areas;
     let words = table.words();
     let seen_words = table.len().div_ceil(64).max(1);
@@ -236,7 +238,7 @@ fn local_all(
                 if p < len[i] {
                     let e = tabs[i][off[i] as usize + trs[i][p].index()];
                     if e as u32 == NO_STATE {
-                        failed = Some(c + i);
+                        failed = Some((c + i, p, off[i] as usize / local.letters));
                         stop = i;
                         len[i..].fill(0);
                         longest = len.iter().copied().max().unwrap_or(0);
@@ -257,7 +259,7 @@ fn local_all(
                 Mode::Prefix => dfa.live[st],
             };
             if !ok {
-                return Some(k);
+                return Some((k, trs[i].len(), st));
             }
             if mode == Mode::Prefix {
                 take(k, dfa.tail[st].index(), areas, seen);
@@ -338,33 +340,27 @@ pub fn check_as_in(
     inter.resize(words, !0u64);
     area.clear();
     area.resize(words, 0);
-    // The fast path decides; a rejection is re-read by the reference, which explains it
-    // (should the two ever disagree, the reference reading of every trace below decides).
-    let fast = local.map(|local| local_all(local, automata, traces, mode, areas, seen));
-    let fast_pass = fast == Some(None);
-    if fast_pass {
-        for k in 0..traces.len() {
-            bits::intersect_with(inter, &areas[k * words..(k + 1) * words]);
-        }
-    }
-    if let Some(Some(k)) = fast {
-        let dfa = &automata.projections[k];
-        if let LocalOutcome::Error { position, expected } =
-            local_check(automata, dfa, alphabet, &traces[k], mode, area, seen)
-        {
-            return local_error(k, position, expected);
-        }
-    }
-    for (k, trace) in traces.iter().enumerate() {
-        if fast_pass {
-            break;
-        }
-        let dfa = &automata.projections[k];
-        match local_check(automata, dfa, alphabet, trace, mode, area, seen) {
-            LocalOutcome::Error { position, expected } => {
-                return local_error(k, position, expected);
+    // The fast path when there is one (tests check it against the reference reading).
+    match local.map(|local| local_all(local, automata, traces, mode, areas, seen)) {
+        Some(None) => {
+            for k in 0..traces.len() {
+                bits::intersect_with(inter, &areas[k * words..(k + 1) * words]);
             }
-            LocalOutcome::Pass { .. } => bits::intersect_with(inter, area),
+        }
+        Some(Some((k, position, state))) => {
+            let dfa = &automata.projections[k];
+            return local_error(k, position, readable(dfa, alphabet, state as u32));
+        }
+        None => {
+            for (k, trace) in traces.iter().enumerate() {
+                let dfa = &automata.projections[k];
+                match local_check(automata, dfa, alphabet, trace, mode, area, seen) {
+                    LocalOutcome::Error { position, expected } => {
+                        return local_error(k, position, expected);
+                    }
+                    LocalOutcome::Pass { .. } => bits::intersect_with(inter, area),
+                }
+            }
         }
     }
     if !accepting_path_in(automata, inter, seen, states) {
