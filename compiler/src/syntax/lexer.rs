@@ -5,6 +5,9 @@
 //! every slice is taken with `str::get`, so no input can make the cursor panic.
 
 use multitrace_runtime::syntax::ParseError;
+pub(crate) use multitrace_runtime::syntax::{
+    describe_char, is_ident_continue, is_ident_start, name_list,
+};
 
 /// Position in the text (byte offset) and the file name used in errors.
 #[derive(Clone, Copy, Debug)]
@@ -12,16 +15,6 @@ pub(crate) struct Cursor<'a> {
     pub file: &'a str,
     pub text: &'a str,
     pub pos: usize,
-}
-
-/// Whether `b` may start an identifier (`[A-Za-z_]`).
-pub(crate) fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_'
-}
-
-/// Whether `b` may continue an identifier (`[A-Za-z0-9_]`).
-pub(crate) fn is_ident_continue(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
 }
 
 impl<'a> Cursor<'a> {
@@ -128,34 +121,6 @@ pub(crate) fn describe_at(text: &str, at: usize) -> String {
     }
 }
 
-/// `` `c` `` for a visible character, `character U+XXXX` for a control or invisible one.
-pub(crate) fn describe_char(c: char) -> String {
-    if c.is_control() || c.is_whitespace() || c == '\u{feff}' {
-        format!("character U+{:04X}", c as u32)
-    } else if c == '`' {
-        "a backquote".to_string()
-    } else {
-        format!("`{c}`")
-    }
-}
-
-/// "`a`, `b`" list of names for "declared ..." hints (truncated after 30 names).
-pub(crate) fn name_list(names: &[String]) -> String {
-    if names.is_empty() {
-        return "none".to_string();
-    }
-    let mut out = names
-        .iter()
-        .take(30)
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .join(", ");
-    if names.len() > 30 {
-        out.push_str(&format!(", ... ({} in all)", names.len()));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,7 +157,5 @@ mod tests {
         assert_eq!(describe_at("ab", 99), "end of input");
         // Never panics, even inside a character.
         let _ = describe_at("∅", 1);
-        assert_eq!(name_list(&[]), "none");
-        assert_eq!(name_list(&["a".into(), "b".into()]), "a, b");
     }
 }

@@ -15,6 +15,7 @@
 //! lists get an empty singleton component.
 
 use super::error::{line_column, ParseError};
+use super::names::{is_ident_continue, is_ident_start, name_list};
 use crate::multitrace::{Component, Multitrace};
 use crate::signature::{Action, ActionKind, LifelineId, LifelineSet, Signature};
 
@@ -42,14 +43,6 @@ struct Token<'a> {
     kind: Tok,
     start: usize,
     text: &'a str,
-}
-
-fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_'
-}
-
-fn is_ident_continue(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
 }
 
 /// Tokenizer; `pos` only moves by whole tokens, so it stays a char boundary.
@@ -173,22 +166,6 @@ impl<'a> Lexer<'a> {
             Err(self.expected(&tok, what))
         }
     }
-}
-
-fn name_list(names: &[String]) -> String {
-    if names.is_empty() {
-        return "none".to_string();
-    }
-    let mut out = names
-        .iter()
-        .take(30)
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .join(", ");
-    if names.len() > 30 {
-        out.push_str(&format!(", ... ({} in all)", names.len()));
-    }
-    out
 }
 
 /// Reads a multitrace (`.htf`) over the names of `sig`.

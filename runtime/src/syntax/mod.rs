@@ -8,8 +8,10 @@ mod error;
 mod htf;
 mod jsonl;
 mod mtf;
+mod names;
 
 pub use error::{line_column, ParseError};
 pub use htf::parse_htf;
 pub use jsonl::{parse_jsonl_line, NameIndex};
 pub use mtf::{parse_mtf, write_mtf};
+pub use names::{describe_char, is_ident_continue, is_ident_start, name_list};

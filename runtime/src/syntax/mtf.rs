@@ -15,6 +15,7 @@
 //! and `]` (a letter whose name contains one of these cannot be written in this format).
 
 use super::error::{line_column, ParseError};
+use super::names::{describe_char, name_list};
 use crate::nfa::{Alphabet, LetterId, LocationId};
 use std::collections::HashMap;
 
@@ -28,11 +29,8 @@ fn describe(rest: &str) -> String {
     let Some(first) = rest.chars().next() else {
         return "end of line".to_string();
     };
-    if first.is_control() || first.is_whitespace() || first == '\u{feff}' {
-        return format!("character U+{:04X}", first as u32);
-    }
-    if first == '`' {
-        return "a backquote".to_string();
+    if first.is_control() || first.is_whitespace() || first == '\u{feff}' || first == '`' {
+        return describe_char(first);
     }
     if stops(first, '.') {
         return format!("`{first}`");
@@ -47,19 +45,6 @@ fn describe(rest: &str) -> String {
     } else {
         format!("`{word}`")
     }
-}
-
-/// "a, b, c" (at most 30 names).
-fn name_list<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
-    let total = names.len();
-    if total == 0 {
-        return "none".to_string();
-    }
-    let mut out = names.take(30).collect::<Vec<_>>().join(", ");
-    if total > 30 {
-        out.push_str(&format!(", ... ({total} in all)"));
-    }
-    out
 }
 
 /// A cursor over one line of the file.
