@@ -201,12 +201,6 @@ impl Source {
 /// Runs `check`; returns the exit status.
 pub fn check(args: CheckArgs) -> Result<u8> {
     let model = crate::model_cmd::load(&args.model, &args.model_args)?;
-    if model.signature().is_some() && !has_signature_file(&args) {
-        eprintln!(
-            "multitrace: note: no signature file found for {}; lifelines and messages inferred from the interaction",
-            args.model.display()
-        );
-    }
     let files = collect_traces(&args.traces)?;
     let budget = Budget {
         max_vertices: (args.max_vertices > 0).then_some(args.max_vertices),
@@ -296,12 +290,6 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     }
     out.flush()?;
     Ok(summary.exit_code())
-}
-
-fn has_signature_file(args: &CheckArgs) -> bool {
-    args.model_args.signature.is_some()
-        || args.model.extension().is_some_and(|e| e != "hif")
-        || multitrace_compiler::syntax::find_signature(&args.model).is_some()
 }
 
 /// Trace files: files as given (and `-`), directories searched recursively for `*.htf`,
