@@ -66,6 +66,17 @@ enum ProcedureArg {
     Term,
 }
 
+/// When to color the verdicts of text output.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ColorArg {
+    /// On a terminal, unless NO_COLOR is set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
 /// Output format.
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum FormatArg {
@@ -75,40 +86,46 @@ pub enum FormatArg {
     Jsonl,
 }
 
-/// How a source model is compiled.
+/// How a source model is compiled, and how a compiled model is checked against its source.
 #[derive(Args, Clone)]
 pub struct ModelArgs {
     /// Signature file (.hsf); default: `<stem>.hsf` or signature.hsf beside the model, or
     /// signature.hsf in its parent directory, else names are inferred from the interaction.
+    /// With a compiled model (.mtm): only with --source, the signature of that source.
     #[arg(long)]
     signature: Option<PathBuf>,
     /// Locations: groups of lifelines (interactions) or letters (Timbuk), e.g. 'l1,l2;l3'.
-    /// Default: one per lifeline, or the Timbuk file's Systems block.
+    /// Default: one per lifeline, or the Timbuk file's Systems block. Source models only.
     #[arg(long)]
     locations: Option<String>,
-    /// A random partition into N locations (with --seed).
+    /// A random partition into N locations (with --seed). Source models only.
     #[arg(long, value_name = "N", conflicts_with = "locations")]
     random_locations: Option<usize>,
     /// Seed of --random-locations (and of `gen`).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Largest NFA synthesized from an interaction; above it the model is term-only.
-    #[arg(long, default_value_t = 200_000)]
-    state_cap: usize,
+    /// Largest NFA synthesized from an interaction; above it the model is term-only. Source
+    /// models only. [default: 200000]
+    #[arg(long, value_name = "STATE_CAP")]
+    state_cap: Option<usize>,
     /// Largest local verifier (DFA states per location); above it an interaction is
-    /// term-only and a raw automaton is refused.
-    #[arg(long, default_value_t = 200_000)]
-    dfa_cap: usize,
+    /// term-only and a raw automaton is refused. Source models only. [default: 200000]
+    #[arg(long, value_name = "DFA_CAP")]
+    dfa_cap: Option<usize>,
     /// Largest table of areas of the local verifiers, all locations together, in MiB (each
     /// area is a bitset over the NFA's transitions); above it an interaction is term-only and a
-    /// raw automaton is refused.
-    #[arg(long, value_name = "MIB", default_value_t = 256)]
-    area_cap_mb: usize,
+    /// raw automaton is refused. Source models only. [default: 256]
+    #[arg(long, value_name = "MIB")]
+    area_cap_mb: Option<usize>,
     /// With a compiled model (.mtm): the source it was compiled from (.hif, with the signature
     /// given or found as for compiling, or .timbuk); a model compiled from anything else is
-    /// refused (compile it again).
+    /// refused (compile it again). Without it, the source the model records is compared.
     #[arg(long, value_name = "FILE")]
     source: Option<PathBuf>,
+    /// With a compiled model (.mtm): use it even when the source it records has changed since
+    /// it was compiled (a note instead of an error).
+    #[arg(long, conflicts_with = "source")]
+    allow_stale: bool,
 }
 
 #[derive(Args)]
@@ -160,6 +177,23 @@ struct CheckArgs {
     /// and its file is not read further.
     #[arg(long, value_name = "N", default_value_t = 256 << 20)]
     max_line_bytes: u64,
+    /// Print only failures, inconclusive verdicts, errors and the summary.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Expected verdicts: a manifest.tsv written by `gen`, or a TSV of `trace<TAB>verdict`
+    /// rows; every mismatch is reported and makes the exit status 1.
+    #[arg(long, value_name = "FILE")]
+    expect: Option<PathBuf>,
+    /// Color the verdicts of text output (auto: on a terminal, unless NO_COLOR is set).
+    #[arg(long, value_enum, default_value = "auto")]
+    color: ColorArg,
+    /// Do not diagnose failures (the reason is then the procedure's own, with no detail).
+    #[arg(long)]
+    no_diagnosis: bool,
+    /// Search-vertex budget of the diagnosis of one failure, all its queries together (0:
+    /// none); when it runs out the verdict stands and the diagnosis is marked partial.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    max_diagnosis_vertices: u64,
 }
 
 #[derive(Args)]

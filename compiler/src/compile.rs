@@ -15,6 +15,9 @@ use multitrace_runtime::term::TermDisplay;
 use std::fmt;
 use std::time::Instant;
 
+/// The reason a model compiled with [`AutomataPolicy::Never`] (`--term-only`) records.
+pub const TERM_ONLY_BY_OPTION: &str = "automata disabled by option";
+
 /// Whether a model must, may or must not become automata.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum AutomataPolicy {
@@ -237,7 +240,7 @@ pub fn compile_interaction(
         Ok(ModelKind::TermOnly(reason))
     };
     let kind = if opts.policy == AutomataPolicy::Never {
-        term_only(&mut stats, "automata disabled by option".into())?
+        term_only(&mut stats, TERM_ONLY_BY_OPTION.into())?
     } else {
         let singleton = groups.iter().all(|g| g.len() == 1);
         let rewritten = strengthen(&mut store, model.root, singleton);

@@ -3,17 +3,17 @@
 
 use crate::compile::{
     automaton_digest, compile_automaton, compile_interaction, interaction_digest, CompileError,
-    CompileOptions,
+    CompileOptions, TERM_ONLY_BY_OPTION,
 };
 use crate::syntax::{
     find_signature, interaction_text_digest, parse_timbuk, read_interaction, read_text,
     InteractionModel, ModelError, TimbukAutomaton,
 };
 use multitrace_runtime::artifact::{decode, LoadError, MAX_ARTIFACT_BYTES};
-use multitrace_runtime::model::CompiledModel;
-use multitrace_runtime::model::Origin;
+use multitrace_runtime::model::{CompiledModel, ModelKind, Origin};
+use multitrace_runtime::nfa::LocationId;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A source model.
 #[derive(Clone, Debug)]
@@ -50,6 +50,20 @@ pub struct Mismatch {
     pub recompile: String,
 }
 
+impl Mismatch {
+    /// ` with signature FILE`, ` with no signature file` (an interaction whose names are
+    /// inferred) or nothing (a Timbuk file).
+    pub fn with_signature(&self) -> String {
+        match &self.signature {
+            Some(s) => format!(" with signature {s}"),
+            None if extension(Path::new(&self.source)) == "hif" => {
+                " with no signature file".to_string()
+            }
+            None => String::new(),
+        }
+    }
+}
+
 /// Why a model could not be obtained.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SourceError {
@@ -70,6 +84,9 @@ pub enum SourceError {
     UnknownSourceKind(String),
     /// A compiled model was not compiled from the source named with it ([`check_source`]).
     SourceMismatch(Box<Mismatch>),
+    /// The source a compiled model records has changed since it was compiled
+    /// ([`check_recorded_source`]).
+    Stale(Box<Mismatch>),
 }
 
 impl fmt::Display for SourceError {
@@ -90,20 +107,31 @@ impl fmt::Display for SourceError {
                 let Mismatch {
                     artifact,
                     source,
-                    signature,
                     artifact_digest,
                     source_digest,
                     recorded,
                     recompile,
+                    ..
                 } = m.as_ref();
-                let with = match signature {
-                    Some(s) => format!(" with signature {s}"),
-                    None if source.ends_with(".hif") => " with no signature file".to_string(),
-                    None => String::new(),
-                };
+                let with = m.with_signature();
                 write!(
                     f,
                     "{artifact}: compiled from another model than {source}{with} (digest {artifact_digest:016x}, the source gives {source_digest:016x}; the compiled model records its source as `{recorded}`); compile it again: `{recompile}`"
+                )
+            }
+            SourceError::Stale(m) => {
+                let Mismatch {
+                    artifact,
+                    source,
+                    artifact_digest,
+                    source_digest,
+                    recompile,
+                    ..
+                } = m.as_ref();
+                write!(
+                    f,
+                    "{artifact}: stale compiled model: its source {source}{} has changed since it was compiled (digest {artifact_digest:016x}, the source now gives {source_digest:016x}); compile it again: `{recompile}`, or pass --allow-stale to use it as it is",
+                    m.with_signature()
                 )
             }
         }
@@ -193,6 +221,152 @@ fn load_artifact_limited(path: &Path, limit: u64) -> Result<CompiledModel, Sourc
     })
 }
 
+/// Quotes a path or word for a POSIX shell when it needs it.
+fn shell_quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:=@%".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The options that rebuild `model`'s locations (and `--term-only`) from a source, for the
+/// `multitrace compile` command of a message: nothing when the source's default locations
+/// are the model's.
+///
+/// An interaction's default is one location per lifeline in signature order; a Timbuk file's
+/// is its `Systems` block (`source_text`, when it parses), and a model whose locations are
+/// named `l1`, `l2`, ... (`--locations` or `--random-locations`) gets its letter groups.
+fn location_options(model: &CompiledModel, source_text: Option<&str>) -> String {
+    let names = model.alphabet.location_names();
+    let groups = || -> Vec<String> {
+        (0..model.alphabet.locations())
+            .map(|k| {
+                model
+                    .alphabet
+                    .letters_of(LocationId(k as u32))
+                    .iter()
+                    .map(|&l| model.alphabet.name(l).to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .collect()
+    };
+    let mut out = String::new();
+    match &model.origin {
+        Origin::Interaction { signature, .. } => {
+            if names != signature.lifelines() {
+                out += &format!(" --locations {}", shell_quote(&names.join(";")));
+            }
+        }
+        Origin::Automaton => {
+            let systems = source_text
+                .and_then(|t| parse_timbuk("", t).ok())
+                .and_then(|a| a.systems)
+                .map(|s| s.into_iter().map(|(n, _)| n).collect::<Vec<_>>());
+            let numbered = names
+                .iter()
+                .enumerate()
+                .all(|(k, n)| *n == format!("l{}", k + 1));
+            if numbered && systems.as_deref() != Some(names) {
+                out += &format!(" --locations {}", shell_quote(&groups().join(";")));
+            }
+        }
+    }
+    if matches!(&model.kind, ModelKind::TermOnly(why) if why == TERM_ONLY_BY_OPTION) {
+        out += " --term-only";
+    }
+    out
+}
+
+/// What a source gives with a compiled model's locations.
+struct SourceDigest {
+    /// The digest the compiler computes.
+    digest: u64,
+    /// The signature file read with an interaction, if any.
+    signature: Option<String>,
+    /// `multitrace compile SOURCE [--signature S] [--locations ...]`, without `-o`.
+    recompile: String,
+}
+
+/// The digest `source` gives (`.hif` with `signature` or the one [`find_signature`] finds, or
+/// `.timbuk`) with `model`'s locations, as the compiler computes it. The source is read, not
+/// parsed (but for the `Systems` block of a Timbuk file, to say how to recompile).
+fn source_digest(
+    model: &CompiledModel,
+    source: &Path,
+    signature: Option<&Path>,
+) -> Result<SourceDigest, SourceError> {
+    let mut recompile = format!(
+        "multitrace compile {}",
+        shell_quote(&source.display().to_string())
+    );
+    match extension(source).as_str() {
+        "hif" => {
+            let signature_file = signature
+                .map(Path::to_path_buf)
+                .or_else(|| find_signature(source));
+            let sig_text = match &signature_file {
+                Some(p) => read_text(p)?,
+                None => String::new(),
+            };
+            let text = read_text(source)?;
+            if let Some(s) = signature {
+                recompile += &format!(" --signature {}", shell_quote(&s.display().to_string()));
+            }
+            recompile += &location_options(model, None);
+            Ok(SourceDigest {
+                digest: interaction_digest(
+                    interaction_text_digest(&text, &sig_text),
+                    &model.alphabet,
+                ),
+                signature: signature_file.map(|p| p.display().to_string()),
+                recompile,
+            })
+        }
+        "timbuk" | "tbk" => {
+            let text = read_text(source)?;
+            recompile += &location_options(model, Some(&text));
+            Ok(SourceDigest {
+                digest: automaton_digest(&text, &model.alphabet),
+                signature: None,
+                recompile,
+            })
+        }
+        _ => Err(SourceError::UnknownSourceKind(source.display().to_string())),
+    }
+}
+
+/// Compares `model` (loaded from `artifact`) with what `source` gives: `None` when the
+/// digests are equal, else what differs.
+fn compare_with_source(
+    artifact: &Path,
+    model: &CompiledModel,
+    source: &Path,
+    signature: Option<&Path>,
+) -> Result<Option<Mismatch>, SourceError> {
+    let got = source_digest(model, source, signature)?;
+    if got.digest == model.digest {
+        return Ok(None);
+    }
+    Ok(Some(Mismatch {
+        artifact: artifact.display().to_string(),
+        source: source.display().to_string(),
+        signature: got.signature,
+        artifact_digest: model.digest,
+        source_digest: got.digest,
+        recorded: model.stats.source.clone(),
+        recompile: format!(
+            "{} -o {}",
+            got.recompile,
+            shell_quote(&artifact.display().to_string())
+        ),
+    }))
+}
+
 /// Checks that `model`, loaded from the compiled model file `artifact`, was compiled from the
 /// source model `source` (`.hif` with its signature, or `.timbuk`).
 ///
@@ -208,58 +382,173 @@ pub fn check_source(
     source: &Path,
     signature: Option<&Path>,
 ) -> Result<(), SourceError> {
-    let quote = |p: &Path| {
-        let s = p.display().to_string();
-        if s.contains(|c: char| c.is_whitespace() || c == '\'') {
-            format!("'{}'", s.replace('\'', "'\\''"))
-        } else {
-            s
-        }
-    };
-    let mut recompile = format!("multitrace compile {}", quote(source));
-    let (source_digest, signature_file) = match extension(source).as_str() {
-        "hif" => {
-            let signature_file = signature
-                .map(Path::to_path_buf)
-                .or_else(|| find_signature(source));
-            let sig_text = match &signature_file {
-                Some(p) => read_text(p)?,
-                None => String::new(),
-            };
-            let text = read_text(source)?;
-            if let Some(s) = signature {
-                recompile += &format!(" --signature {}", quote(s));
-            }
-            let names = model.alphabet.location_names();
-            if matches!(model.origin, Origin::Interaction { .. })
-                && names.iter().any(|n| n.contains(','))
-            {
-                recompile += &format!(" --locations '{}'", names.join(";"));
-            }
-            (
-                interaction_digest(interaction_text_digest(&text, &sig_text), &model.alphabet),
-                signature_file.map(|p| p.display().to_string()),
-            )
-        }
-        "timbuk" | "tbk" => {
-            let text = read_text(source)?;
-            (automaton_digest(&text, &model.alphabet), None)
-        }
-        _ => return Err(SourceError::UnknownSourceKind(source.display().to_string())),
-    };
-    if source_digest == model.digest {
-        return Ok(());
+    match compare_with_source(artifact, model, source, signature)? {
+        None => Ok(()),
+        Some(m) => Err(SourceError::SourceMismatch(Box::new(m))),
     }
-    recompile += &format!(" -o {}", quote(artifact));
-    Err(SourceError::SourceMismatch(Box::new(Mismatch {
-        artifact: artifact.display().to_string(),
-        source: source.display().to_string(),
-        signature: signature_file,
-        artifact_digest: model.digest,
-        source_digest,
-        recorded: model.stats.source.clone(),
-        recompile,
-    })))
+}
+
+/// Separates the source and its explicit signature in a recorded source ([`record_source`]).
+const WITH_SIGNATURE: &str = " with signature ";
+
+/// The text `multitrace compile` records as a compiled model's source
+/// (`CompileStats::source`, shown by `inspect`): the absolute path of the source model `path`
+/// and, when a signature file was named explicitly (`--signature`), ` with signature ` and its
+/// absolute path. A signature found beside the model (or none) is not recorded: it is found
+/// again the same way when the source is compared ([`check_recorded_source`]).
+///
+/// Absolute paths (made absolute against the current directory, symbolic links kept) let the
+/// compiled model be used from any directory. Models written by earlier versions, and by the
+/// library functions that compile without this step, record the path as given, which may be
+/// relative ([`RecordedSource::candidates`]).
+pub fn record_source(path: &Path, signature: Option<&Path>) -> String {
+    let absolute = |p: &Path| {
+        std::path::absolute(p)
+            .unwrap_or_else(|_| p.to_path_buf())
+            .display()
+            .to_string()
+    };
+    match signature {
+        Some(s) => format!("{}{WITH_SIGNATURE}{}", absolute(path), absolute(s)),
+        None => absolute(path),
+    }
+}
+
+/// The files a compiled model records as its source ([`record_source`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordedSource {
+    /// The source model (`.hif` or `.timbuk`).
+    pub model: PathBuf,
+    /// The signature file named explicitly when compiling, if any.
+    pub signature: Option<PathBuf>,
+}
+
+impl RecordedSource {
+    /// Reads a recorded source: `MODEL` or `MODEL with signature SIGNATURE`; `None` when
+    /// nothing is recorded.
+    pub fn parse(recorded: &str) -> Option<RecordedSource> {
+        if recorded.is_empty() {
+            return None;
+        }
+        Some(match recorded.split_once(WITH_SIGNATURE) {
+            Some((model, signature)) => RecordedSource {
+                model: PathBuf::from(model),
+                signature: Some(PathBuf::from(signature)),
+            },
+            None => RecordedSource {
+                model: PathBuf::from(recorded),
+                signature: None,
+            },
+        })
+    }
+
+    /// Where the recorded source model may be, in order: an absolute path as it is; a
+    /// relative one (recorded by earlier versions, relative to the directory `compile` ran
+    /// in) from the current directory, then from the directory of the compiled model
+    /// `artifact`.
+    pub fn candidates(&self, artifact: &Path) -> Vec<PathBuf> {
+        if self.model.is_absolute() {
+            return vec![self.model.clone()];
+        }
+        let mut v = vec![self.model.clone()];
+        if let Some(dir) = artifact.parent().filter(|d| !d.as_os_str().is_empty()) {
+            let beside = dir.join(&self.model);
+            if beside != self.model {
+                v.push(beside);
+            }
+        }
+        v
+    }
+}
+
+/// What [`check_recorded_source`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Freshness {
+    /// The recorded source exists and gives the compiled model's digest.
+    Fresh {
+        /// The source file compared.
+        source: PathBuf,
+    },
+    /// The recorded source model has changed since the model was compiled (or a signature
+    /// file appeared, disappeared or changed beside it).
+    Stale(Box<Mismatch>),
+    /// Nothing recorded, or an absolute path that does not exist (the source was removed, or
+    /// the compiled model was copied to another host): nothing to compare with.
+    Gone,
+    /// A relative recorded path found at none of its [`RecordedSource::candidates`]: the
+    /// compiled model was not compared with its source.
+    NotFound {
+        /// The recorded source.
+        recorded: String,
+        /// The paths tried.
+        tried: Vec<PathBuf>,
+    },
+    /// The recorded source exists but could not be compared: its explicit signature file is
+    /// gone, or a file could not be read.
+    Unchecked {
+        /// The recorded source.
+        recorded: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Compares a compiled model (loaded from `artifact`) with the source it records
+/// (`CompileStats::source`, see [`record_source`]), when that source still exists: its digest
+/// is computed as the compiler computes it ([`check_source`]: the recorded signature, else
+/// the one [`find_signature`] finds beside the source, else none; the compiled model's own
+/// locations).
+///
+/// A relative recorded path is tried at each of [`RecordedSource::candidates`]: the model is
+/// fresh when one of them gives its digest, stale when some exist and none does (the first
+/// existing one is named).
+pub fn check_recorded_source(artifact: &Path, model: &CompiledModel) -> Freshness {
+    let Some(recorded) = RecordedSource::parse(&model.stats.source) else {
+        return Freshness::Gone;
+    };
+    let candidates = recorded.candidates(artifact);
+    let existing: Vec<&PathBuf> = candidates.iter().filter(|p| p.is_file()).collect();
+    if existing.is_empty() {
+        return if recorded.model.is_absolute() {
+            Freshness::Gone
+        } else {
+            Freshness::NotFound {
+                recorded: model.stats.source.clone(),
+                tried: candidates,
+            }
+        };
+    }
+    if let Some(sig) = &recorded.signature {
+        if !sig.is_file() {
+            return Freshness::Unchecked {
+                recorded: model.stats.source.clone(),
+                reason: format!("its signature file {} no longer exists", sig.display()),
+            };
+        }
+    }
+    let mut first_stale = None;
+    for source in existing {
+        match compare_with_source(artifact, model, source, recorded.signature.as_deref()) {
+            Ok(None) => {
+                return Freshness::Fresh {
+                    source: source.clone(),
+                }
+            }
+            Ok(Some(m)) => {
+                first_stale.get_or_insert(m);
+            }
+            Err(e) => {
+                return Freshness::Unchecked {
+                    recorded: model.stats.source.clone(),
+                    reason: e.to_string(),
+                }
+            }
+        }
+    }
+    match first_stale {
+        Some(m) => Freshness::Stale(Box::new(m)),
+        None => Freshness::Gone,
+    }
 }
 
 /// A model named by path: compiled (`.mtm`), or read and compiled in memory.
@@ -380,6 +669,238 @@ mod tests {
         // A compiled model is not a source.
         let e = check_source(&art, &model, &art, None).unwrap_err();
         assert_eq!(e, SourceError::UnknownSourceKind(art.display().to_string()));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn recorded_sources_are_absolute_and_read_back() {
+        let r = record_source(Path::new("a/model.hif"), None);
+        let parsed = RecordedSource::parse(&r).unwrap();
+        assert!(parsed.model.is_absolute(), "{r}");
+        assert!(parsed.model.ends_with("a/model.hif"), "{r}");
+        assert_eq!(parsed.signature, None);
+        let r = record_source(Path::new("model.hif"), Some(Path::new("sigs/s.hsf")));
+        let parsed = RecordedSource::parse(&r).unwrap();
+        assert!(
+            parsed.model.is_absolute() && parsed.model.ends_with("model.hif"),
+            "{r}"
+        );
+        let sig = parsed.signature.unwrap();
+        assert!(sig.is_absolute() && sig.ends_with("sigs/s.hsf"), "{r}");
+        assert_eq!(RecordedSource::parse(""), None);
+        // A relative path (earlier versions) is tried from the current directory, then beside
+        // the compiled model.
+        let old = RecordedSource::parse("fixtures/m.hif").unwrap();
+        assert_eq!(
+            old.candidates(Path::new("out/m.mtm")),
+            vec![
+                PathBuf::from("fixtures/m.hif"),
+                PathBuf::from("out/fixtures/m.hif")
+            ]
+        );
+        assert_eq!(
+            old.candidates(Path::new("m.mtm")),
+            vec![PathBuf::from("fixtures/m.hif")]
+        );
+    }
+
+    /// A copy of the MQTT interaction and its signature in a scratch directory, compiled as
+    /// `multitrace compile` does (the source recorded by [`record_source`]).
+    fn compiled_copy(dir: &Path, signature: Option<&Path>) -> (PathBuf, String, CompiledModel) {
+        let text = std::fs::read_to_string(fixture("seed004-mqtt/model.hif")).unwrap();
+        let hif = dir.join("model.hif");
+        std::fs::write(&hif, &text).unwrap();
+        let mut model = load_model(&hif, signature, &CompileOptions::default()).unwrap();
+        model.stats.source = record_source(&hif, signature);
+        (hif, text, model)
+    }
+
+    #[test]
+    fn an_edited_recorded_source_makes_the_model_stale() {
+        let dir = scratch("stale");
+        std::fs::copy(
+            fixture("seed004-mqtt/signature.hsf"),
+            dir.join("signature.hsf"),
+        )
+        .unwrap();
+        let (hif, text, model) = compiled_copy(&dir, None);
+        let art = dir.join("m.mtm");
+        assert_eq!(
+            check_recorded_source(&art, &model),
+            Freshness::Fresh {
+                source: std::path::absolute(&hif).unwrap()
+            }
+        );
+        // One byte more in the interaction: stale, naming both files and the command.
+        std::fs::write(&hif, format!("{text} ")).unwrap();
+        let Freshness::Stale(m) = check_recorded_source(&art, &model) else {
+            panic!("not stale")
+        };
+        assert_ne!(m.source_digest, m.artifact_digest);
+        let e = SourceError::Stale(m).to_string();
+        let abs = std::path::absolute(&hif).unwrap().display().to_string();
+        assert!(
+            e.starts_with(&format!(
+                "{}: stale compiled model: its source {abs} with signature ",
+                art.display()
+            )),
+            "{e}"
+        );
+        assert!(
+            e.contains(&format!("`multitrace compile {abs} -o {}`", art.display())),
+            "{e}"
+        );
+        assert!(e.contains("--allow-stale"), "{e}");
+        // The text back: fresh again. The signature file edited: stale.
+        std::fs::write(&hif, &text).unwrap();
+        assert!(matches!(
+            check_recorded_source(&art, &model),
+            Freshness::Fresh { .. }
+        ));
+        std::fs::write(
+            dir.join("signature.hsf"),
+            "@lifeline{clt1;brok;clt2}\n@message{begin;end;pub;sub;x}",
+        )
+        .unwrap();
+        assert!(matches!(
+            check_recorded_source(&art, &model),
+            Freshness::Stale(_)
+        ));
+        // The source removed (or the model moved to another host): nothing to compare.
+        std::fs::remove_file(&hif).unwrap();
+        assert_eq!(check_recorded_source(&art, &model), Freshness::Gone);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_explicit_signature_is_recorded_and_compared() {
+        let dir = scratch("explicit-signature");
+        let sigs = dir.join("sigs");
+        std::fs::create_dir_all(&sigs).unwrap();
+        let sig = sigs.join("mqtt.hsf");
+        std::fs::copy(fixture("seed004-mqtt/signature.hsf"), &sig).unwrap();
+        let (_, _, model) = compiled_copy(&dir, Some(&sig));
+        let art = dir.join("m.mtm");
+        // No signature beside the interaction: only the recorded one gives the digest.
+        assert!(matches!(
+            check_recorded_source(&art, &model),
+            Freshness::Fresh { .. }
+        ));
+        std::fs::write(
+            &sig,
+            "@lifeline{clt1;brok;clt2}\n@message{begin;end;pub;sub;x}",
+        )
+        .unwrap();
+        let Freshness::Stale(m) = check_recorded_source(&art, &model) else {
+            panic!("not stale")
+        };
+        let abs_sig = std::path::absolute(&sig).unwrap().display().to_string();
+        assert_eq!(m.signature.as_deref(), Some(abs_sig.as_str()));
+        assert!(
+            m.recompile.contains(&format!(" --signature {abs_sig} -o ")),
+            "{}",
+            m.recompile
+        );
+        // The signature file gone: the source cannot be compared (a note, not an error).
+        std::fs::remove_file(&sig).unwrap();
+        let Freshness::Unchecked { reason, .. } = check_recorded_source(&art, &model) else {
+            panic!("not unchecked")
+        };
+        assert!(reason.contains("mqtt.hsf no longer exists"), "{reason}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn relative_recorded_sources_are_found_beside_the_model_or_reported() {
+        let dir = scratch("relative");
+        std::fs::copy(
+            fixture("seed004-mqtt/signature.hsf"),
+            dir.join("signature.hsf"),
+        )
+        .unwrap();
+        let (hif, text, mut model) = compiled_copy(&dir, None);
+        let art = dir.join("m.mtm");
+        // As an earlier version recorded it: the name given to `compile` run in `dir`.
+        let name = format!("model-{}.hif", std::process::id());
+        std::fs::rename(&hif, dir.join(&name)).unwrap();
+        model.stats.source = name.clone();
+        assert_eq!(
+            check_recorded_source(&art, &model),
+            Freshness::Fresh {
+                source: dir.join(&name)
+            }
+        );
+        std::fs::write(dir.join(&name), format!("{text}/* */")).unwrap();
+        assert!(matches!(
+            check_recorded_source(&art, &model),
+            Freshness::Stale(_)
+        ));
+        std::fs::remove_file(dir.join(&name)).unwrap();
+        let Freshness::NotFound { recorded, tried } = check_recorded_source(&art, &model) else {
+            panic!("found")
+        };
+        assert_eq!(recorded, name);
+        assert_eq!(tried, vec![PathBuf::from(&name), dir.join(&name)]);
+        // Nothing recorded: nothing to compare.
+        model.stats.source.clear();
+        assert_eq!(check_recorded_source(&art, &model), Freshness::Gone);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_recompile_command_keeps_locations_and_term_only() {
+        let dir = scratch("recompile");
+        // Timbuk without `Systems`, compiled with --locations: they are given back.
+        let tbk = dir.join("a.timbuk");
+        let text = "Ops a0:1 a1:1 x:0\nAutomaton A\nStates q0 q1\nFinal States q1\nTransitions\nx -> q0\na0(q0) -> q1\na1(q1) -> q1\n";
+        std::fs::write(&tbk, text).unwrap();
+        let opts = CompileOptions {
+            locations: LocationChoice::Groups(vec![vec!["a1".into()], vec!["a0".into()]]),
+            ..CompileOptions::default()
+        };
+        let mut model = load_model(&tbk, None, &opts).unwrap();
+        model.stats.source = record_source(&tbk, None);
+        std::fs::write(&tbk, format!("{text}\n")).unwrap();
+        let Freshness::Stale(m) = check_recorded_source(&dir.join("a.mtm"), &model) else {
+            panic!("not stale")
+        };
+        assert!(
+            m.recompile.contains(" --locations 'a1;a0' -o "),
+            "{}",
+            m.recompile
+        );
+        assert_eq!(m.with_signature(), "");
+        // With its `Systems` block, the default locations are not repeated.
+        let with_systems = format!("{text}Systems\n  [p] a0\n  [q] a1\n");
+        std::fs::write(&tbk, &with_systems).unwrap();
+        let mut model = load_model(&tbk, None, &CompileOptions::default()).unwrap();
+        model.stats.source = record_source(&tbk, None);
+        std::fs::write(&tbk, format!("{with_systems}\n")).unwrap();
+        let Freshness::Stale(m) = check_recorded_source(&dir.join("a.mtm"), &model) else {
+            panic!("not stale")
+        };
+        assert!(!m.recompile.contains("--locations"), "{}", m.recompile);
+        // An interaction compiled term-only on singleton locations in another order than the
+        // signature's.
+        std::fs::copy(
+            fixture("seed004-mqtt/signature.hsf"),
+            dir.join("signature.hsf"),
+        )
+        .unwrap();
+        let (hif, text, _) = compiled_copy(&dir, None);
+        let opts = CompileOptions {
+            locations: LocationChoice::Groups(vec![vec!["clt2".into()]]),
+            policy: crate::compile::AutomataPolicy::Never,
+            ..CompileOptions::default()
+        };
+        let model = load_model(&hif, None, &opts).unwrap();
+        std::fs::write(&hif, format!("{text} ")).unwrap();
+        let e = check_source(Path::new("m.mtm"), &model, &hif, None).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains(" --locations 'clt2;clt1;brok' --term-only -o m.mtm`"),
+            "{e}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
