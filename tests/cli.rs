@@ -584,3 +584,222 @@ fn source_option_accepts_the_model_compiled_with_any_options_and_refuses_an_edit
     assert!(stderr(&o).contains("nothing.json"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Stale compiled models (issue 10): every command that loads a `.mtm` compares it with the
+// source it records.
+
+/// Every command that reads a MODEL, with a compiled model `mtm` (and scratch outputs in `d`).
+fn commands_reading_a_model<'a>(mtm: &'a str, d: &'a Path) -> Vec<Vec<String>> {
+    let trace = root()
+        .join("fixtures/seed004-mqtt/traces/example1.htf")
+        .display()
+        .to_string();
+    let out = |name: &str| d.join(name).display().to_string();
+    let v = |args: &[&str]| args.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let mut commands = vec![
+        v(&["check", mtm, &trace]),
+        v(&["inspect", mtm]),
+        v(&["draw", mtm, "--nfa", "-o", &out("nfa.dot")]),
+    ];
+    for l in ["clt1", "brok", "clt2"] {
+        commands.push(v(&[
+            "local",
+            mtm,
+            "--location",
+            l,
+            &trace,
+            "-o",
+            &out(&format!("{l}.json")),
+        ]));
+    }
+    commands.push(v(&[
+        "central",
+        mtm,
+        &out("clt1.json"),
+        &out("brok.json"),
+        &out("clt2.json"),
+    ]));
+    commands.push(v(&[
+        "gen",
+        mtm,
+        "--kind",
+        "pass",
+        "--count",
+        "1",
+        "--length",
+        "2..8",
+        "--seed",
+        "1",
+        "-o",
+        &out("gen"),
+    ]));
+    commands.push(v(&["compare", mtm, &out("gen")]));
+    commands
+}
+
+#[test]
+fn every_command_refuses_a_compiled_model_whose_source_changed() {
+    let d = scratch("recorded-source");
+    // Compiled from a relative path in another directory than the one it is used from: the
+    // recorded source is absolute.
+    let src = d.join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    let text = std::fs::read_to_string(root().join("fixtures/seed004-mqtt/model.hif")).unwrap();
+    std::fs::write(src.join("model.hif"), &text).unwrap();
+    std::fs::copy(
+        root().join("fixtures/seed004-mqtt/signature.hsf"),
+        src.join("signature.hsf"),
+    )
+    .unwrap();
+    let o = bin()
+        .current_dir(&d)
+        .args(["compile", "src/model.hif", "-o", "m.mtm"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mtm = d.join("m.mtm").display().to_string();
+    let hif = src.join("model.hif").display().to_string();
+    let i = run(&["inspect", &mtm]);
+    assert!(
+        stdout(&i).contains(&format!("source: {hif}\n")),
+        "{}",
+        stdout(&i)
+    );
+    // Unchanged: every command runs, from any directory, without a note about the source.
+    let commands = commands_reading_a_model(&mtm, &d);
+    for args in &commands {
+        let o = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let e = stderr(&o);
+        assert!(
+            !e.contains("stale compiled model") && !e.contains("not compared"),
+            "{args:?}: {e}"
+        );
+        assert_ne!(o.status.code(), Some(2), "{args:?}: {e}");
+    }
+    // One comment added to the source: each command refuses the model, naming both files and
+    // the command that rebuilds it, and writes nothing.
+    std::fs::write(src.join("model.hif"), format!("{text}/* edited */\n")).unwrap();
+    std::fs::remove_file(d.join("nfa.dot")).unwrap();
+    for l in ["clt1", "brok", "clt2"] {
+        std::fs::remove_file(d.join(format!("{l}.json"))).unwrap();
+    }
+    for args in &commands {
+        let o = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(
+            e.contains(&format!(
+                "{mtm}: stale compiled model: its source {hif} with signature "
+            )),
+            "{args:?}: {e}"
+        );
+        assert!(
+            e.contains(&format!("`multitrace compile {hif} -o {mtm}`")),
+            "{args:?}: {e}"
+        );
+        assert!(e.contains("--allow-stale"), "{args:?}: {e}");
+        assert!(o.stdout.is_empty(), "{args:?}: {}", stdout(&o));
+    }
+    assert!(!d.join("nfa.dot").exists() && !d.join("clt1.json").exists());
+    // --allow-stale: the model's own verdicts, with a note; --source still compares exactly.
+    let trace = "fixtures/seed004-mqtt/traces/example1.htf";
+    let o = run(&["check", &mtm, trace, "--allow-stale"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("example1.htf: Pass"), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains(&format!("note: {mtm}: used as it is (--allow-stale)")),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["check", &mtm, trace, "--allow-stale", "--source", &hif]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // Rebuilt with the printed command: accepted again.
+    let o = run(&["compile", &hif, "-o", &mtm]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(&["check", &mtm, trace]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn model_options_with_a_compiled_model_are_usage_errors_and_defaults_stay_documented() {
+    let mtm = "fixtures/golden/seed004-mqtt.v1.mtm";
+    let trace = "fixtures/seed004-mqtt/traces/example1.htf";
+    for (option, value) in [
+        ("--locations", "clt1,brok"),
+        ("--random-locations", "2"),
+        ("--signature", "fixtures/seed004-mqtt/signature.hsf"),
+        ("--state-cap", "1"),
+        ("--dfa-cap", "1"),
+        ("--area-cap-mb", "1"),
+    ] {
+        let o = run(&["check", mtm, trace, option, value]);
+        assert_eq!(o.status.code(), Some(2), "{option}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.starts_with(&format!(
+                "multitrace: {option}: does not apply to the compiled model {mtm} (its locations"
+            )),
+            "{e}"
+        );
+        assert!(e.contains("multitrace compile SOURCE"), "{e}");
+        assert!(o.stdout.is_empty());
+    }
+    // The caps still apply to a source model, and --help still says their defaults.
+    let o = run(&[
+        "check",
+        "fixtures/seed004-mqtt/model.hif",
+        trace,
+        "--state-cap",
+        "2",
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("exceeds the state cap of 2 states"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stdout(&o).contains("\"procedure\":\"term\""),
+        "{}",
+        stdout(&o)
+    );
+    let help = stdout(&run(&["check", "--help"]));
+    for default in ["[default: 200000]", "[default: 256]", "--allow-stale"] {
+        assert!(help.contains(default), "{default}: {help}");
+    }
+}
+
+#[test]
+fn draw_to_standard_output_writes_only_graphviz() {
+    let d = scratch("draw-stdout");
+    let o = bin()
+        .current_dir(&d)
+        .args([
+            "draw",
+            root()
+                .join("fixtures/seed004-mqtt/model.hif")
+                .to_str()
+                .unwrap(),
+            "--dfa",
+            "brok",
+            "-o",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let dot = stdout(&o);
+    assert!(
+        dot.starts_with("digraph dfa {\n") && dot.ends_with("}\n"),
+        "{dot}"
+    );
+    assert!(dot.contains("brok?begin / area"), "{dot}");
+    assert!(!stderr(&o).contains("wrote"), "{}", stderr(&o));
+    let left: Vec<_> = std::fs::read_dir(&d).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+    let _ = std::fs::remove_dir_all(&d);
+}

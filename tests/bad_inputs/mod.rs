@@ -8,10 +8,16 @@
 //! - `exit: N` the expected exit status (default 2);
 //! - `stderr: TEXT` a fragment that standard error must contain (one or more lines; the
 //!   fragment of a file error includes its `file:line:column`);
+//! - `stderr-lacks: TEXT` a fragment that standard error must not contain;
 //! - `stdout: TEXT` a fragment that standard output must contain (verdicts of the traces that
 //!   could be read);
 //! - `generate: FILE GENERATOR ARGS...` writes an input too large or too binary to store
 //!   (generators below), before the command runs;
+//! - `run: ...` a command line after `multitrace` run before the command (e.g. `compile`),
+//!   which must exit with status 0; `generate:` and `run:` steps run in file order, so a
+//!   source can be edited after it was compiled;
+//! - `absent: FILE` a file that must not exist after the run (relative paths are from the
+//!   cases directory, where the command runs);
 //! - `limit: seconds N` / `limit: memory-mb N` bounds on the run's wall time and peak resident
 //!   memory (measured from `/proc` on Linux).
 //!
@@ -36,8 +42,10 @@
 //! - `from FILE EDITS...`: a copy of `FILE` (a path, placeholders allowed) with edits applied
 //!   in order: `truncate N` (keep the first `N` bytes), `flip BYTE BIT`, `set BYTE VALUE`
 //!   (decimal or `0x..`), `fix-checksum` (recompute a `.mtm` file's trailing FNV-1a checksum,
-//!   as a hostile file would);
-//! - `symlink TARGET`: a symbolic link to `TARGET` (Unix only).
+//!   as a hostile file would), `append TEXT` (add `TEXT`, no whitespace, at the end);
+//! - `symlink TARGET`: a symbolic link to `TARGET` (Unix only);
+//! - `remove`: removes `FILE` (a file, or a directory and its contents), e.g. a source after
+//!   it was compiled.
 //!
 //! Missing parent directories of `FILE` are created.
 
@@ -46,14 +54,24 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// What a case does before its command, in file order.
+enum Step {
+    /// A `generate:` line.
+    Generate(Vec<String>),
+    /// A `run:` line.
+    Run(Vec<String>),
+}
+
 /// A parsed case file.
 #[derive(Default)]
 struct Case {
     args: Vec<String>,
     exit: i32,
     stderr: Vec<String>,
+    stderr_lacks: Vec<String>,
     stdout: Vec<String>,
-    generate: Vec<Vec<String>>,
+    steps: Vec<Step>,
+    absent: Vec<String>,
     max_seconds: Option<u64>,
     max_memory_mb: Option<u64>,
 }
@@ -90,10 +108,15 @@ fn parse_case(name: &str, text: &str, tmp: &Path) -> Result<Case, String> {
                     .map_err(|_| format!("{name}.case:{}: bad exit status", n + 1))?
             }
             "stderr" => case.stderr.push(value),
+            "stderr-lacks" => case.stderr_lacks.push(value),
             "stdout" => case.stdout.push(value),
-            "generate" => case
-                .generate
-                .push(value.split_whitespace().map(String::from).collect()),
+            "generate" => case.steps.push(Step::Generate(
+                value.split_whitespace().map(String::from).collect(),
+            )),
+            "run" => case.steps.push(Step::Run(
+                value.split_whitespace().map(String::from).collect(),
+            )),
+            "absent" => case.absent.push(value),
             "limit" => {
                 let words: Vec<&str> = value.split_whitespace().collect();
                 let number = words.get(1).and_then(|w| w.parse().ok());
@@ -141,6 +164,15 @@ fn generate(spec: &[String]) -> Result<(), String> {
     };
     if let Some(parent) = Path::new(file).parent() {
         std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {file}: {e}"))?;
+    }
+    if kind == "remove" {
+        let path = Path::new(file);
+        let removed = if path.is_dir() {
+            std::fs::remove_dir_all(path)
+        } else {
+            std::fs::remove_file(path)
+        };
+        return removed.map_err(|e| format!("cannot remove {file}: {e}"));
     }
     if kind == "symlink" {
         let target = args.first().ok_or("generate symlink: missing TARGET")?;
@@ -242,6 +274,13 @@ fn generate(spec: &[String]) -> Result<(), String> {
                         *bytes.get_mut(at(1)?).ok_or_else(out_of_range)? = at(2)? as u8;
                         i += 3;
                     }
+                    "append" => {
+                        let text = args
+                            .get(i + 1)
+                            .ok_or("generate from append: missing TEXT")?;
+                        bytes.extend_from_slice(text.as_bytes());
+                        i += 2;
+                    }
                     "fix-checksum" => {
                         let body = len.checked_sub(8).ok_or_else(out_of_range)?;
                         let sum = fnv1a(&bytes[..body]).to_le_bytes();
@@ -274,6 +313,26 @@ struct Run {
     stderr: String,
     time: Duration,
     peak_mb: Option<u64>,
+}
+
+/// Runs a `run:` step: it must succeed.
+fn run_step(args: &[String]) -> Result<(), String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_multitrace"))
+        .args(args)
+        .current_dir(cases_dir())
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot start multitrace: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "run: {}: exit status {:?}: {}",
+            args.join(" "),
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        ))
+    }
 }
 
 fn run(case: &Case) -> Result<Run, String> {
@@ -344,8 +403,11 @@ fn check_case(name: &str, text: &str) -> Result<String, String> {
     std::fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
     let result = (|| {
         let case = parse_case(name, text, &tmp)?;
-        for g in &case.generate {
-            generate(g)?;
+        for step in &case.steps {
+            match step {
+                Step::Generate(g) => generate(g)?,
+                Step::Run(args) => run_step(args)?,
+            }
         }
         let r = run(&case)?;
         let mut problems = Vec::new();
@@ -357,9 +419,21 @@ fn check_case(name: &str, text: &str) -> Result<String, String> {
                 problems.push(format!("standard error lacks `{f}`"));
             }
         }
+        for f in &case.stderr_lacks {
+            if r.stderr.contains(f.as_str()) {
+                problems.push(format!("standard error contains `{f}`"));
+            }
+        }
         for f in &case.stdout {
             if !r.stdout.contains(f.as_str()) {
                 problems.push(format!("standard output lacks `{f}`"));
+            }
+        }
+        for f in &case.absent {
+            let path = cases_dir().join(f);
+            if path.symlink_metadata().is_ok() {
+                problems.push(format!("{f} exists after the run"));
+                let _ = std::fs::remove_file(&path);
             }
         }
         for bad in ["panicked", "RUST_BACKTRACE"] {
