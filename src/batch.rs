@@ -6,22 +6,25 @@
 //! run more than a fixed window ahead of the printer, so memory does not grow with the number
 //! of multitraces.
 
-use crate::{CheckArgs, FormatArg, ModeArg, ProcedureArg};
+use crate::{CheckArgs, ColorArg, FormatArg, ModeArg, ProcedureArg};
 use anyhow::{bail, Context, Result};
 use multitrace_compiler::syntax::read_text;
 use multitrace_runtime::check::explore::{Budget, ExploreOptions, CHECK_STACK_SIZE};
-use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure, Scratch};
+use multitrace_runtime::check::{CheckError, CheckOptions, Choice, Engine, Procedure, Scratch};
+use multitrace_runtime::manifest::Expectations;
+use multitrace_runtime::record::{ErrorRecord, Names, Record};
 use multitrace_runtime::model::CompiledModel;
-use multitrace_runtime::syntax::{parse_htf, parse_jsonl_line, parse_mtf, NameIndex};
-use multitrace_runtime::verdict::{Mode, Reason, Sym, Verdict, VerdictKind};
+use multitrace_runtime::syntax::{parse_htf, parse_jsonl_line, parse_mtf, NameIndex, ParseError};
+use multitrace_runtime::verdict::{Mode, Sym, Verdict, VerdictKind};
 use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-/// A checked multitrace: verdict, procedure, names of its components.
-type Checked = (Verdict, Procedure, Vec<String>);
+/// A checked multitrace: verdict, procedure, names of its components, whether it fell back
+/// to term exploration.
+type Checked = (Verdict, Procedure, Vec<String>, bool);
 
 /// One input: a file, one line of a JSON Lines stream, or an input that could not be read.
 enum Input {
@@ -31,15 +34,14 @@ enum Input {
         line: usize,
         text: String,
     },
-    /// An unreadable input: its name and the message (one input error, in input order).
-    Error(String, String),
+    /// An unreadable input: its name and the error (one Error record, in input order).
+    Error(String, ErrorRecord),
 }
 
-/// The result for one multitrace.
-struct Record {
-    name: String,
-    outcome: std::result::Result<Checked, String>,
-    time: Duration,
+/// The record of one input, and whether its check fell back to term exploration.
+struct Done {
+    record: Record,
+    fallback: bool,
 }
 
 /// An open JSON Lines stream: its name, reader and the number of lines read.
@@ -126,12 +128,17 @@ impl Source {
                     Ok(LineRead::TooLong) => {
                         // The rest of the stream cannot be resynchronized cheaply: stop it.
                         self.lines = None;
-                        let message = format!(
-                            "{file}:{line}:1: JSON line longer than {} bytes, the limit; raise it with --max-line-bytes N (the rest of this input is not read)",
-                            self.max_line
-                        );
+                        let e = ParseError {
+                            file: file.clone(),
+                            line: line as u32,
+                            column: 1,
+                            message: format!(
+                                "JSON line longer than {} bytes, the limit; raise it with --max-line-bytes N (the rest of this input is not read)",
+                                self.max_line
+                            ),
+                        };
                         let i = self.take_index();
-                        return Some((i, Input::Error(format!("{file}:{line}"), message)));
+                        return Some((i, Input::Error(format!("{file}:{line}"), (&e).into())));
                     }
                     Ok(LineRead::Line) => match String::from_utf8(std::mem::take(&mut buf)) {
                         Ok(text) if text.trim().is_empty() => continue,
@@ -147,19 +154,26 @@ impl Source {
                             let column = std::str::from_utf8(&bytes[..valid])
                                 .map_or(valid, |t| t.chars().count())
                                 + 1;
-                            let message = format!(
-                                "{file}:{line}:{column}: invalid UTF-8 (byte 0x{:02X}); JSON Lines must be UTF-8 text (the rest of this input is not read)",
-                                bytes.get(valid).copied().unwrap_or(0)
-                            );
+                            let e = ParseError {
+                                file: file.clone(),
+                                line: line as u32,
+                                column: column as u32,
+                                message: format!(
+                                    "invalid UTF-8 (byte 0x{:02X}); JSON Lines must be UTF-8 text (the rest of this input is not read)",
+                                    bytes.get(valid).copied().unwrap_or(0)
+                                ),
+                            };
                             let i = self.take_index();
-                            return Some((i, Input::Error(format!("{file}:{line}"), message)));
+                            return Some((i, Input::Error(format!("{file}:{line}"), (&e).into())));
                         }
                     },
                     Err(e) => {
                         self.lines = None;
                         let i = self.take_index();
-                        let message = format!("{file}:{line}: cannot read: {e}");
-                        return Some((i, Input::Error(format!("{file}:{line}"), message)));
+                        let mut r = ErrorRecord::message(format!("{file}:{line}: cannot read: {e}"));
+                        r.file = Some(file.clone());
+                        r.line = Some(line as u32);
+                        return Some((i, Input::Error(format!("{file}:{line}"), r)));
                     }
                 }
                 continue;
@@ -179,9 +193,10 @@ impl Source {
                         ),
                         Err(e) => {
                             let name = path.display().to_string();
-                            let message = format!("{name}: cannot read: {e}");
+                            let mut r = ErrorRecord::message(format!("{name}: cannot read: {e}"));
+                            r.file = Some(name.clone());
                             let i = self.take_index();
-                            return Some((i, Input::Error(name, message)));
+                            return Some((i, Input::Error(name, r)));
                         }
                     }
                 };
@@ -200,15 +215,22 @@ impl Source {
 
 /// Runs `check`; returns the exit status.
 pub fn check(args: CheckArgs) -> Result<u8> {
+    if args.jobs == Some(0) {
+        bail!("--jobs 0: at least one worker thread is needed; give --jobs N with N >= 1, or leave it out for one per core");
+    }
     let model = crate::model_cmd::load(&args.model, &args.model_args)?;
+    let mode = match args.mode {
+        ModeArg::Complete => Mode::Complete,
+        ModeArg::Prefix => Mode::Prefix,
+    };
+    let expect = match &args.expect {
+        Some(path) => Some(read_expectations(path, mode)?),
+        None => None,
+    };
     let files = collect_traces(&args.traces)?;
     let budget = Budget {
         max_vertices: (args.max_vertices > 0).then_some(args.max_vertices),
         timeout: (args.timeout_ms > 0).then(|| Duration::from_millis(args.timeout_ms)),
-    };
-    let mode = match args.mode {
-        ModeArg::Complete => Mode::Complete,
-        ModeArg::Prefix => Mode::Prefix,
     };
     let opts = CheckOptions {
         mode,
@@ -228,6 +250,11 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         },
         budget,
         witness: args.witness,
+        diagnosis: (!args.no_diagnosis).then_some(Budget {
+            max_vertices: (args.max_diagnosis_vertices > 0)
+                .then_some(args.max_diagnosis_vertices),
+            timeout: budget.timeout,
+        }),
     };
     let engine = Engine::new(model);
     // A procedure that cannot run on this model is a usage error, before any trace is read.
@@ -241,7 +268,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, 256);
+        .min(256);
     let total_files = files.len();
     let streaming = files
         .iter()
@@ -253,6 +280,13 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         max_line: args.max_line_bytes,
     });
     let stdout = std::io::stdout();
+    let color = match args.color {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && stdout.is_terminal()
+        }
+    };
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut summary = Summary::default();
     let mut progress = (!args.no_progress && std::io::stderr().is_terminal()).then(|| Progress {
@@ -260,13 +294,30 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         last: Instant::now(),
         shown: false,
     });
+    let mut checker = expect.map(|e| Checker {
+        seen: vec![false; e.rows.len()],
+        expect: e,
+        mismatches: 0,
+        unexpected: 0,
+    });
     let names = NameIndex::new(&engine.model().alphabet);
-    run_parallel(&engine, &names, &source, &opts, jobs, |rec| {
-        summary.add(&rec);
+    let model_name = args.model.display().to_string();
+    run_parallel(&engine, &names, &source, &opts, jobs, |done| {
+        if done.fallback && summary.fallbacks == 0 {
+            eprintln!(
+                "multitrace: note: {}: its components are not the locations {} was compiled with, so it is checked by term exploration (AC and AS need the compiled locations); further fallbacks are counted in the summary",
+                done.record.name(),
+                model_name
+            );
+        }
+        summary.add(&done);
         if let Some(p) = &mut progress {
             p.tick(summary.count());
         }
-        print_record(&mut out, &rec, engine.model(), args.format)
+        if let Some(c) = &mut checker {
+            c.check(&done.record);
+        }
+        print_record(&mut out, &done.record, args.format, args.quiet, color)
     })?;
     if let Some(p) = &mut progress {
         p.clear();
@@ -286,10 +337,113 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         );
     }
     if args.format == FormatArg::Text {
-        summary.print(&mut out)?;
+        writeln!(out, "{}", summary.line())?;
     }
     out.flush()?;
-    Ok(summary.exit_code())
+    if summary.errors > 0 {
+        eprintln!(
+            "multitrace: {} could not be read or checked (see the Error {})",
+            plural(summary.errors, "input", "inputs"),
+            if summary.errors == 1 { "record" } else { "records" }
+        );
+    }
+    let mut code = summary.exit_code();
+    if let Some(c) = &checker {
+        if c.report() && code != 2 {
+            code = 1;
+        }
+    }
+    Ok(code)
+}
+
+/// Reads `--expect FILE`; rows for another mode are a usage error.
+fn read_expectations(path: &Path, mode: Mode) -> Result<Expectations> {
+    let text = read_text(path)?;
+    let e = Expectations::parse(path, &text)?;
+    if let Some(row) = e.rows.iter().find(|r| r.mode.is_some_and(|m| m != mode)) {
+        let m = if mode == Mode::Complete { "prefix" } else { "complete" };
+        bail!(
+            "{}:{}: this expected verdict holds in {m} mode, and the check runs in the other one; add --mode {m}",
+            path.display(),
+            row.line
+        );
+    }
+    Ok(e)
+}
+
+/// `--expect`: compares each record with its expected verdict.
+struct Checker {
+    expect: Expectations,
+    seen: Vec<bool>,
+    mismatches: usize,
+    unexpected: usize,
+}
+
+impl Checker {
+    fn check(&mut self, r: &Record) {
+        let Some(i) = self.expect.find(&r.trace, r.id.as_deref()) else {
+            self.unexpected += 1;
+            return;
+        };
+        self.seen[i] = true;
+        let row = &self.expect.rows[i];
+        let location = r.local_error.as_ref().map(|b| b.location.as_str());
+        let ok = row.verdict == r.verdict
+            && row
+                .reason
+                .as_ref()
+                .is_none_or(|x| r.reason.as_ref() == Some(x))
+            && row
+                .location
+                .as_ref()
+                .is_none_or(|x| location == Some(x.as_str()));
+        if !ok {
+            self.mismatches += 1;
+            let want = match (&row.reason, &row.location) {
+                (Some(r), Some(l)) => format!("{} ({r} at {l})", row.verdict),
+                (Some(r), None) => format!("{} ({r})", row.verdict),
+                _ => row.verdict.clone(),
+            };
+            let got = match (&r.reason, location) {
+                (Some(x), Some(l)) => format!("{} ({x} at {l})", r.verdict),
+                (Some(x), None) => format!("{} ({x})", r.verdict),
+                _ => r.verdict.clone(),
+            };
+            eprintln!(
+                "multitrace: MISMATCH {}: expected {want} ({}:{}), got {got}",
+                r.name(),
+                self.expect.dir.join("").display(),
+                row.line
+            );
+        }
+    }
+
+    /// Prints the totals; whether anything mismatched.
+    fn report(&self) -> bool {
+        let missing = self.seen.iter().filter(|s| !**s).count();
+        eprintln!(
+            "multitrace: --expect: {} of {} checked against an expected verdict, {}{}{}",
+            self.seen.len() - missing,
+            plural(self.seen.len() - missing + self.unexpected, "multitrace", "multitraces"),
+            plural(self.mismatches, "mismatch", "mismatches"),
+            if missing > 0 {
+                format!("; {} not found among the inputs", plural(missing, "expected row", "expected rows"))
+            } else {
+                String::new()
+            },
+            if self.unexpected > 0 {
+                format!("; {} without an expected verdict", plural(self.unexpected, "input", "inputs"))
+            } else {
+                String::new()
+            },
+        );
+        self.mismatches > 0
+    }
+}
+
+/// `1 multitrace`, `2 multitraces`.
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Trace files: files as given (and `-`), directories searched recursively for `*.htf`,
@@ -313,7 +467,6 @@ fn collect_traces(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
                     p.display()
                 );
             }
-            found.sort();
             files.extend(found);
         } else if p.exists() {
             files.push(p.clone());
@@ -346,8 +499,9 @@ fn walk(
                 .collect::<std::io::Result<Vec<_>>>()
         })
         .with_context(|| format!("{}: cannot read directory", dir.display()))?;
-    // Sorted, so that which of two links to one directory is searched does not vary.
-    entries.sort();
+    // Sorted naturally (`t9` before `t100`), so that the order is the one a person expects
+    // and which of two links to one directory is searched does not vary.
+    entries.sort_by(|a, b| natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
     for path in entries {
         if path.is_dir() {
             walk(&path, out, seen)?;
@@ -359,6 +513,37 @@ fn walk(
         }
     }
     Ok(())
+}
+
+/// Natural order of names: runs of digits compare as numbers (`trace9` < `trace10`), the
+/// rest as text; ties (`t01`, `t1`) are broken by the plain text order, so the order is total.
+fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    while !x.is_empty() && !y.is_empty() {
+        let (dx, dy) = (x[0].is_ascii_digit(), y[0].is_ascii_digit());
+        let run = |s: &[u8], digit: bool| {
+            s.iter()
+                .position(|c| c.is_ascii_digit() != digit)
+                .unwrap_or(s.len())
+        };
+        let (nx, ny) = (run(x, dx), run(y, dy));
+        let ord = if dx && dy {
+            let (tx, ty) = (&x[..nx], &y[..ny]);
+            let (sx, sy) = (
+                &tx[tx.iter().position(|&c| c != b'0').unwrap_or(nx)..],
+                &ty[ty.iter().position(|&c| c != b'0').unwrap_or(ny)..],
+            );
+            sx.len().cmp(&sy.len()).then_with(|| sx.cmp(sy))
+        } else {
+            x[..nx].cmp(&y[..ny])
+        };
+        if ord != Ordering::Equal {
+            return ord;
+        }
+        (x, y) = (&x[nx..], &y[ny..]);
+    }
+    x.len().cmp(&y.len()).then_with(|| a.cmp(b))
 }
 
 /// Order-preserving window: workers wait while they are this far ahead of the printer.
@@ -389,14 +574,14 @@ fn run_parallel(
     source: &Mutex<Source>,
     opts: &CheckOptions,
     jobs: usize,
-    mut sink: impl FnMut(Record) -> std::io::Result<()>,
+    mut sink: impl FnMut(Done) -> std::io::Result<()>,
 ) -> Result<()> {
     let window = Window {
         printed: Mutex::new(0),
         moved: Condvar::new(),
         size: jobs * 64,
     };
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, Record)>();
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Done)>();
     std::thread::scope(|scope| -> Result<()> {
         for _ in 0..jobs {
             let tx = tx.clone();
@@ -443,32 +628,56 @@ fn check_one(
     scratch: &mut Scratch,
     input: Input,
     opts: &CheckOptions,
-) -> Record {
+) -> Done {
     let start = Instant::now();
-    let (name, outcome) = match input {
+    let model = engine.model();
+    let (trace, id, outcome) = match input {
         Input::File(path) => (
             path.display().to_string(),
+            None,
             check_file(engine, scratch, &path, opts),
         ),
-        Input::Error(name, message) => (name, Err(message)),
+        Input::Error(name, e) => (name, None, Err(e)),
         Input::Line { file, line, text } => {
-            let model = engine.model();
+            let trace = format!("{file}:{line}");
             match parse_jsonl_line(&file, line, text.trim_end(), &model.alphabet, names) {
                 Ok((id, traces)) => {
                     let r = engine
                         .check_letters(scratch, &traces, opts)
-                        .map(|(v, p)| (v, p, model.alphabet.location_names().to_vec()))
-                        .map_err(|e| format!("{file}:{line}: {e}"));
-                    (id, r)
+                        .map(|(v, p)| (v, p, model.alphabet.location_names().to_vec(), false))
+                        .map_err(|e| ErrorRecord::message(format!("{trace}: {e}")));
+                    // The id stands in for the line only when the line gave one.
+                    let id = (id != trace).then_some(id);
+                    (trace, id, r)
                 }
-                Err(e) => (format!("{file}:{line}"), Err(e.to_string())),
+                Err(e) => (trace, None, Err((&e).into())),
             }
         }
     };
-    Record {
-        name,
-        outcome,
-        time: start.elapsed(),
+    let time = start.elapsed();
+    match outcome {
+        Ok((v, p, locations, fallback)) => {
+            let render = render(model);
+            let names = Names {
+                render: &render,
+                locations: &locations,
+            };
+            Done {
+                record: Record::checked(trace, id, &v, p, &names, time),
+                fallback,
+            }
+        }
+        Err(e) => Done {
+            record: Record::error(trace, id, e, time),
+            fallback: false,
+        },
+    }
+}
+
+fn model_error(e: multitrace_compiler::syntax::ModelError) -> ErrorRecord {
+    match &e {
+        multitrace_compiler::syntax::ModelError::Parse(p) => p.into(),
+        _ => ErrorRecord::message(e.to_string()),
     }
 }
 
@@ -477,34 +686,44 @@ fn check_file(
     scratch: &mut Scratch,
     path: &Path,
     opts: &CheckOptions,
-) -> std::result::Result<Checked, String> {
-    let text = read_text(path).map_err(|e| e.to_string())?;
+) -> std::result::Result<Checked, ErrorRecord> {
+    let text = read_text(path).map_err(model_error)?;
     let file = path.display().to_string();
     let model = engine.model();
+    let check_error = |e: CheckError| {
+        let mut r = ErrorRecord::message(format!("{file}: {e}"));
+        r.file = Some(file.clone());
+        r
+    };
     if path.extension().is_some_and(|e| e == "mtf") {
-        let traces = parse_mtf(&file, &text, &model.alphabet).map_err(|e| e.to_string())?;
+        let traces = parse_mtf(&file, &text, &model.alphabet).map_err(|e| ErrorRecord::from(&e))?;
         let names = model.alphabet.location_names().to_vec();
         let (v, p) = engine
             .check_letters(scratch, &traces, opts)
-            .map_err(|e| format!("{file}: {e}"))?;
-        return Ok((v, p, names));
+            .map_err(check_error)?;
+        return Ok((v, p, names, false));
     }
     let Some(sig) = model.signature() else {
-        return Err(format!(
+        let mut r = ErrorRecord::message(format!(
             "{file}: this model is a raw automaton; give its multitraces as .mtf or JSON Lines"
         ));
+        r.file = Some(file.clone());
+        return Err(r);
     };
-    let (mt, htf_names) = parse_htf(&file, &text, sig).map_err(|e| e.to_string())?;
+    let (mt, htf_names) = parse_htf(&file, &text, sig).map_err(|e| ErrorRecord::from(&e))?;
+    let matches = engine.matches_locations(&mt);
     let (v, p) = engine
         .check_multitrace(scratch, &mt, opts)
-        .map_err(|e| format!("{file}: {e}"))?;
-    // Term exploration reports components of the file; AC/AS the model's locations.
-    let names = if p == Procedure::Term {
-        htf_names
-    } else {
+        .map_err(check_error)?;
+    // Verdicts are indexed by compiled location when the components are the locations, else
+    // by component of the file.
+    let names = if matches {
         model.alphabet.location_names().to_vec()
+    } else {
+        htf_names
     };
-    Ok((v, p, names))
+    let fallback = !matches && opts.choice == Choice::Auto && model.automata().is_some();
+    Ok((v, p, names, fallback))
 }
 
 /// Renders what a model expected.
@@ -521,63 +740,37 @@ fn render(model: &CompiledModel) -> impl Fn(Sym) -> String + '_ {
 fn print_record(
     out: &mut impl Write,
     rec: &Record,
-    model: &CompiledModel,
     format: FormatArg,
+    quiet: bool,
+    color: bool,
 ) -> std::io::Result<()> {
-    let render = render(model);
-    let witness = |v: &Verdict| {
-        v.witness
-            .as_ref()
-            .map(|w| w.iter().map(|&(_, s)| render(s)).collect::<Vec<_>>())
-    };
-    match (&rec.outcome, format) {
-        (Err(e), _) => {
-            eprintln!("multitrace: {e}");
-            Ok(())
-        }
-        (Ok((v, _, names)), FormatArg::Text) => {
-            let why = v.explain(&render, names);
-            if why.is_empty() {
-                writeln!(out, "{}: {}", rec.name, v.kind)?;
+    let kind = rec.verdict_kind();
+    if quiet && matches!(kind, Some(VerdictKind::Pass | VerdictKind::WeakPass)) {
+        return Ok(());
+    }
+    match format {
+        FormatArg::Jsonl => writeln!(out, "{}", rec.to_json()),
+        FormatArg::Text => {
+            let line = rec.text_line();
+            if color {
+                // The verdict word only: green, yellow, red, magenta; errors bold red.
+                let code = match kind {
+                    Some(VerdictKind::Pass) => "32",
+                    Some(VerdictKind::WeakPass) => "33",
+                    Some(VerdictKind::Fail) => "31",
+                    Some(VerdictKind::Inconclusive) => "35",
+                    None => "1;31",
+                };
+                let name = rec.name();
+                let rest = &line[name.len() + 2 + rec.verdict.len()..];
+                writeln!(out, "{name}: \x1b[{code}m{}\x1b[0m{rest}", rec.verdict)?;
             } else {
-                writeln!(out, "{}: {} ({why})", rec.name, v.kind)?;
+                writeln!(out, "{line}")?;
             }
-            if let Some(w) = witness(v) {
+            if let Some(w) = &rec.witness {
                 writeln!(out, "  witness: {}", w.join(" "))?;
             }
             Ok(())
-        }
-        (Ok((v, p, names)), FormatArg::Jsonl) => {
-            let mut obj = serde_json::Map::new();
-            obj.insert("trace".into(), rec.name.clone().into());
-            obj.insert("verdict".into(), v.kind.name().into());
-            obj.insert("procedure".into(), p.name().into());
-            let reason = v.reason.as_ref().map(Reason::name);
-            obj.insert("reason".into(), reason.into());
-            let location = match &v.reason {
-                Some(Reason::LocalError { location, .. }) => names.get(location.index()).cloned(),
-                _ => None,
-            };
-            obj.insert("location".into(), location.into());
-            if let Some(Reason::LocalError {
-                position, expected, ..
-            }) = &v.reason
-            {
-                obj.insert("position".into(), (*position as u64).into());
-                let e: Vec<String> = expected.iter().map(|&s| render(s)).collect();
-                obj.insert("expected".into(), e.into());
-            }
-            if let Some(f) = &v.furthest {
-                obj.insert("consumed".into(), f.consumed.clone().into());
-                let e: Vec<String> = f.expected.iter().map(|&s| render(s)).collect();
-                obj.insert("expected".into(), e.into());
-            }
-            if let Some(w) = witness(v) {
-                obj.insert("witness".into(), w.into());
-            }
-            obj.insert("vertices".into(), v.vertices.into());
-            obj.insert("time_us".into(), (rec.time.as_micros() as u64).into());
-            writeln!(out, "{}", serde_json::Value::Object(obj))
         }
     }
 }
@@ -620,9 +813,33 @@ impl Progress {
 #[derive(Default)]
 struct Summary {
     counts: BTreeMap<VerdictKind, usize>,
-    reasons: BTreeMap<(VerdictKind, &'static str), usize>,
+    reasons: BTreeMap<(VerdictKind, String), usize>,
     errors: usize,
+    fallbacks: usize,
     times: Vec<Duration>,
+}
+
+/// A duration with a unit that suits it, to three significant digits: `850 ns`, `12.3 µs`,
+/// `4.56 ms`, `123 s`.
+fn human(d: Duration) -> String {
+    let ns = d.as_nanos() as f64;
+    let (x, unit) = if ns < 1e3 {
+        (ns, "ns")
+    } else if ns < 1e6 {
+        (ns / 1e3, "µs")
+    } else if ns < 1e9 {
+        (ns / 1e6, "ms")
+    } else {
+        (ns / 1e9, "s")
+    };
+    let decimals = if unit == "ns" || x >= 100.0 {
+        0
+    } else if x < 10.0 {
+        2
+    } else {
+        1
+    };
+    format!("{x:.decimals$} {unit}")
 }
 
 impl Summary {
@@ -630,20 +847,24 @@ impl Summary {
         self.times.len()
     }
 
-    fn add(&mut self, rec: &Record) {
-        match &rec.outcome {
-            Ok((v, _, _)) => {
-                *self.counts.entry(v.kind).or_default() += 1;
-                if let Some(r) = &v.reason {
-                    *self.reasons.entry((v.kind, r.name())).or_default() += 1;
+    fn add(&mut self, done: &Done) {
+        let rec = &done.record;
+        match rec.verdict_kind() {
+            Some(k) => {
+                *self.counts.entry(k).or_default() += 1;
+                if let Some(r) = &rec.reason {
+                    *self.reasons.entry((k, r.clone())).or_default() += 1;
                 }
             }
-            Err(_) => self.errors += 1,
+            None => self.errors += 1,
         }
-        self.times.push(rec.time);
+        self.fallbacks += usize::from(done.fallback);
+        self.times.push(Duration::from_micros(rec.time_us));
     }
 
-    fn print(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+    /// `10 multitraces: 4 Pass, 2 WeakPass, 4 Fail (3 CentralError, 1 LocalError); total
+    /// 1.234 ms, median 141.000 µs`.
+    fn line(&mut self) -> String {
         let total: Duration = self.times.iter().sum();
         self.times.sort();
         let median = self
@@ -666,20 +887,26 @@ impl Summary {
             }
         }
         if self.errors > 0 {
-            parts.push(format!("{} input errors", self.errors));
+            parts.push(format!("{} Error", self.errors));
         }
-        writeln!(
-            out,
-            "{} multitraces: {}; total {:.3} s, median {:.3} ms",
-            self.times.len(),
+        let mut line = format!(
+            "{}: {}; total {}, median {}",
+            plural(self.times.len(), "multitrace", "multitraces"),
             if parts.is_empty() {
                 "none".to_string()
             } else {
                 parts.join(", ")
             },
-            total.as_secs_f64(),
-            median.as_secs_f64() * 1e3
-        )
+            human(total),
+            human(median)
+        );
+        if self.fallbacks > 0 {
+            line.push_str(&format!(
+                "; {} checked by term exploration (components are not the compiled locations)",
+                self.fallbacks
+            ));
+        }
+        line
     }
 
     fn exit_code(&self) -> u8 {
@@ -755,6 +982,27 @@ mod tests {
         let read = read_line_bounded(&mut endless, &mut buf, 100_000).unwrap();
         assert_eq!(read, LineRead::TooLong);
         assert!(buf.len() <= 100_000 + 8192, "{}", buf.len());
+    }
+
+    #[test]
+    fn durations_have_a_suitable_unit() {
+        let h = |ns: u64| human(Duration::from_nanos(ns));
+        assert_eq!(h(850), "850 ns");
+        assert_eq!(h(12_345), "12.3 µs");
+        assert_eq!(h(4_560_000), "4.56 ms");
+        assert_eq!(h(123_000_000_000), "123 s");
+        assert_eq!(h(0), "0 ns");
+    }
+
+    #[test]
+    fn natural_order_compares_numbers_as_numbers() {
+        let mut v = vec!["t100", "t9", "t10", "a", "t09", "t9b", "t", "b2c10", "b2c9"];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            v,
+            ["a", "b2c9", "b2c10", "t", "t09", "t9", "t9b", "t10", "t100"]
+        );
+        assert_eq!(natural_cmp("x1", "x1"), std::cmp::Ordering::Equal);
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! multitraces ([`multitrace`]) and their readers ([`syntax`]), interaction terms and their
 //! operational semantics ([`term`]), automata ([`nfa`]) and local verifiers ([`project`]),
 //! the compiled model ([`model`]) and its file format ([`artifact`]), the check procedures
-//! ([`check`]) and their results ([`verdict`]).
+//! ([`check`]) and their results ([`verdict`]), and the record every front end writes for one
+//! multitrace ([`record`]).
 //!
 //! # Example: load a compiled model and check a multitrace
 //!
@@ -51,9 +52,12 @@ pub mod artifact;
 pub mod check;
 pub mod model;
 pub mod multitrace;
+pub mod manifest;
 pub mod nfa;
 pub mod project;
+pub mod record;
 pub mod signature;
+pub mod summary;
 pub mod syntax;
 pub mod term;
 pub mod verdict;

@@ -93,13 +93,42 @@ impl Reason {
     }
 }
 
-/// How far the search went, for explaining a failure.
+/// One location's next action at the furthest consistent point of a failed multitrace.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Furthest {
-    /// Number of actions consumed on each component at the furthest point reached.
+pub struct Blocked {
+    /// The location (component index of the diagnosed multitrace).
+    pub location: LocationId,
+    /// How many actions of this location were consumed before it: the action found is the
+    /// `position + 1`-th (outputs count from 1).
+    pub position: usize,
+    /// The action found there, or `None` at the end of the trace (complete mode: the run
+    /// cannot end, this location must go on).
+    pub found: Option<Sym>,
+    /// What the model allows this location to do there.
+    pub allowed: Vec<Sym>,
+}
+
+/// Why a multitrace fails, computed from the model and the multitrace alone: the same
+/// whatever procedure gave the verdict (see [`crate::check::diagnose`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnosis {
+    /// The furthest consistent point: actions consumed per location (a maximal vector whose
+    /// cut is a multi-prefix of an accepted multitrace, chosen by the canonical rule).
     pub consumed: Vec<usize>,
-    /// Actions the model could execute there.
-    pub expected: Vec<Sym>,
+    /// For each location that cannot go on there with its next action (or, in complete mode
+    /// once every action is consumed, each location that can still act): what it found and what
+    /// the model allows.
+    pub blocked: Vec<Blocked>,
+    /// The model allows no action at all after the furthest point: the interaction has ended.
+    pub ended: bool,
+    /// A LocalError, as the location's local verifier sees it: the position where its trace
+    /// alone is rejected, the action found there, and what the verifier allowed.
+    pub local: Option<Blocked>,
+    /// The diagnosis budget ran out: `consumed` is consistent but maybe not maximal, and
+    /// `blocked` lists only what was established.
+    pub partial: bool,
+    /// Search vertices spent on the diagnosis.
+    pub vertices: u64,
 }
 
 /// The full result for one multitrace.
@@ -109,8 +138,8 @@ pub struct Verdict {
     pub kind: VerdictKind,
     /// Why, for Fail and Inconclusive.
     pub reason: Option<Reason>,
-    /// Furthest point reached, for a Fail of a search.
-    pub furthest: Option<Furthest>,
+    /// For a Fail (when asked for): where and why, the same for every procedure.
+    pub diagnosis: Option<Diagnosis>,
     /// Search vertices visited.
     pub vertices: u64,
     /// When asked for, for a Pass: one accepted global interleaving of the local traces, as
@@ -132,66 +161,9 @@ impl Verdict {
         Verdict {
             kind,
             reason: None,
-            furthest: None,
+            diagnosis: None,
             vertices: 0,
             witness: None,
         }
-    }
-
-    /// A one-line explanation for humans (empty for Pass and WeakPass); `render` names what
-    /// was expected.
-    pub fn explain(&self, render: &dyn Fn(Sym) -> String, component_names: &[String]) -> String {
-        let acts = |v: &[Sym]| {
-            if v.is_empty() {
-                "nothing".to_string()
-            } else {
-                v.iter().map(|&a| render(a)).collect::<Vec<_>>().join(", ")
-            }
-        };
-        let mut parts = Vec::new();
-        match &self.reason {
-            Some(Reason::LocalError {
-                location,
-                position,
-                expected,
-            }) => parts.push(format!(
-                "LocalError at {} position {}, expected {}",
-                component_names
-                    .get(location.index())
-                    .map(String::as_str)
-                    .unwrap_or("?"),
-                position,
-                acts(expected)
-            )),
-            Some(Reason::Budget { limit, established }) => {
-                let mut s = format!("{limit} budget exhausted");
-                if let Some(e) = established {
-                    s.push_str(&format!(" ({e})"));
-                }
-                parts.push(s);
-            }
-            Some(r) => parts.push(r.name().to_string()),
-            None => {}
-        }
-        if let Some(f) = &self.furthest {
-            let consumed: Vec<String> = f
-                .consumed
-                .iter()
-                .enumerate()
-                .map(|(k, n)| {
-                    format!(
-                        "{}:{}",
-                        component_names.get(k).map(String::as_str).unwrap_or("?"),
-                        n
-                    )
-                })
-                .collect();
-            parts.push(format!(
-                "furthest consumed [{}], expected next {}",
-                consumed.join(" "),
-                acts(&f.expected)
-            ));
-        }
-        parts.join("; ")
     }
 }

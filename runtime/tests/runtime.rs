@@ -155,23 +155,23 @@ fn budget_exhaustion_is_inconclusive() {
 }
 
 #[test]
-fn fail_reports_furthest_point() {
-    // strict(l1!m0, l2?m0) against (l1!m0, l2?m1): l1 consumed, l2 stuck expecting l2?m0.
+fn multi_prefix_queries_answer_the_first_search_only() {
+    // strict(l1!m0, l2?m0): (l1!m0, ε) is a multi-prefix, (l1!m0, l2?m1) is not, and
+    // (ε, l2?m0) is one too (l1 may have sent before its log started being read).
     let mut store = TermStore::new();
     let snd = act(0, ActionKind::Emission, 0);
     let rcv = act(1, ActionKind::Reception, 0);
     let (x, y) = (store.act(snd), store.act(rcv));
     let root = store.strict(x, y);
     let bad = act(1, ActionKind::Reception, 1);
-    let opts = ExploreOptions {
-        loc: false,
-        ..ExploreOptions::default()
+    let opts = ExploreOptions::default();
+    let ask = |store: &mut TermStore, a: Vec<_>, b: Vec<_>| {
+        multitrace_runtime::check::explore::is_multi_prefix(store, root, &mt2(a, b), &opts).0
     };
-    let v = explore(&mut store, root, &mt2(vec![snd], vec![bad]), &opts);
-    assert_eq!(v.kind, VerdictKind::Fail);
-    let f = v.furthest.unwrap();
-    assert_eq!(f.consumed, vec![1, 0]);
-    assert_eq!(f.expected, vec![Sym::Action(rcv)]);
+    assert_eq!(ask(&mut store, vec![snd], vec![]), Ok(true));
+    assert_eq!(ask(&mut store, vec![snd], vec![bad]), Ok(false));
+    assert_eq!(ask(&mut store, vec![], vec![rcv]), Ok(true));
+    assert_eq!(ask(&mut store, vec![snd, snd], vec![]), Ok(false));
 }
 
 /// Found by the differential fuzzer: lifeline removal does not commute with `loopH`, so local

@@ -37,7 +37,7 @@ use crate::check::explore::Budget;
 use crate::model::Automata;
 use crate::nfa::{Alphabet, LetterId, Nfa, StateId};
 use crate::project::bits;
-use crate::verdict::{Furthest, Mode, Reason, Sym, Verdict, VerdictKind};
+use crate::verdict::{Mode, Reason, Sym, Verdict, VerdictKind};
 use rustc_hash::FxHashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -271,11 +271,6 @@ impl Radix {
     fn pos(&self, key: u64, j: usize) -> u64 {
         (key >> self.shifts[j]) & self.masks[j]
     }
-    fn unpack(&self, key: u64) -> Vec<usize> {
-        (0..self.strides.len())
-            .map(|j| self.pos(key, j) as usize)
-            .collect()
-    }
 }
 
 /// Marks an empty slot of [`Reached`] (never a position vector, see [`Radix`]).
@@ -500,6 +495,65 @@ pub fn check_ac_in(
     out
 }
 
+/// Is `traces` a multi-prefix of an accepted multitrace? Prefix mode's first search only
+/// (no Pass/WeakPass distinction, no witness): `Ok(answer)`, or `Err(limit)` when the budget
+/// ran out; with the vertices spent. The diagnosis asks this of many cuts of one multitrace.
+pub fn is_multi_prefix_in(
+    scratch: &mut AcScratch,
+    automata: &Automata,
+    tables: &AcTables,
+    alphabet: &Alphabet,
+    traces: &[Vec<LetterId>],
+    budget: &Budget,
+) -> (Result<bool, &'static str>, u64) {
+    let mut radix = std::mem::take(&mut scratch.radix);
+    let out = if radix.fill(traces) {
+        with_run(
+            scratch, &radix, automata, tables, alphabet, traces, None, budget,
+            |run| match run.search(true) {
+                Search::Found => (Ok(true), run.vertices),
+                Search::NotFound => (Ok(false), run.vertices),
+                Search::Exhausted(limit) => (Err(limit), run.vertices),
+            },
+        )
+    } else {
+        (Err("size"), 0)
+    };
+    scratch.radix = radix;
+    out
+}
+
+/// Sets up one search of `Central(A, μ)` (restricted to `mask`) and hands it to `f`.
+#[allow(clippy::too_many_arguments)]
+fn with_run<R>(
+    scratch: &mut AcScratch,
+    radix: &Radix,
+    automata: &Automata,
+    tables: &AcTables,
+    alphabet: &Alphabet,
+    traces: &[Vec<LetterId>],
+    mask: Option<&[u64]>,
+    budget: &Budget,
+    f: impl FnOnce(&mut Run<'_, '_>) -> R,
+) -> R {
+    if let (Some(m), Some(_)) = (mask, &tables.succ) {
+        scratch.masked.build(tables, &automata.nfa, m);
+    }
+    let mut run = Run {
+        nfa: &automata.nfa,
+        tables,
+        alphabet,
+        traces,
+        mask,
+        radix,
+        budget,
+        started: budget.timeout.map(|_| Instant::now()),
+        vertices: 0,
+        s: scratch,
+    };
+    f(&mut run)
+}
+
 /// [`check_ac_in`] once the vectors' layout is known.
 #[allow(clippy::too_many_arguments)]
 fn run_ac(
@@ -514,22 +568,15 @@ fn run_ac(
     budget: &Budget,
     witness: bool,
 ) -> AcOutcome {
-    if let (Some(m), Some(_)) = (mask, &tables.succ) {
-        scratch.masked.build(tables, &automata.nfa, m);
-    }
-    let mut run = Run {
-        nfa: &automata.nfa,
-        tables,
-        alphabet,
-        traces,
-        mask,
-        radix,
-        budget,
-        started: budget.timeout.map(|_| Instant::now()),
-        vertices: 0,
-        best: (0, 0),
-        s: scratch,
-    };
+    with_run(
+        scratch, radix, automata, tables, alphabet, traces, mask, budget,
+        |run| decide(run, mode, witness),
+    )
+}
+
+/// Runs the searches of one AC check: prefix mode searches with silent moves first, then
+/// without them to tell Pass from WeakPass.
+fn decide(run: &mut Run<'_, '_>, mode: Mode, witness: bool) -> AcOutcome {
     let prefix = mode == Mode::Prefix;
     let first = run.search(prefix);
     let kind = match first {
@@ -538,12 +585,10 @@ fn run_ac(
         Search::Found if !prefix => VerdictKind::Pass,
         Search::Found => {
             // A multi-prefix: is it also accepted?
-            let best = run.best;
             match run.search(false) {
                 Search::Found => VerdictKind::Pass,
                 Search::NotFound => {
                     // (`run.vertices` already counts both searches.)
-                    run.best = best;
                     VerdictKind::WeakPass
                 }
                 Search::Exhausted(limit) => {
@@ -583,8 +628,6 @@ struct Run<'a, 's> {
     /// When the search started, if it has a time budget (reading the clock costs).
     started: Option<Instant>,
     vertices: u64,
-    /// Furthest vector reached: (actions consumed, key).
-    best: (usize, u64),
     s: &'s mut AcScratch,
 }
 
@@ -849,9 +892,6 @@ impl Run<'_, '_> {
             {
                 return Search::Exhausted("time");
             }
-            if consumed as usize > self.best.0 || self.vertices == 1 {
-                self.best = (consumed as usize, key);
-            }
             if key == end {
                 if (0..w).any(|k| s.fresh[k] & goal[k] != 0) {
                     return Search::Found;
@@ -954,31 +994,10 @@ impl Run<'_, '_> {
         out
     }
 
-    /// A CentralError explained by the furthest vector reached: how far each trace was consumed
-    /// and the letters the automaton could read there. (Once viability pruning has started,
-    /// vectors whose states all lack an accepting continuation are not expanded, so the furthest
-    /// vector may be less far than an unpruned search would report; the verdict is the same.)
+    /// A CentralError (explained afterwards by [`super::diagnose`], whatever the procedure).
     fn fail(&self) -> AcOutcome {
-        let nfa = self.nfa;
-        let w = self.tables.words;
-        let key = self.best.1;
-        let letters: Vec<LetterId> = match self.s.reached.find(key) {
-            Some(slot) => {
-                let mut v: Vec<LetterId> = bits::iter(self.s.reached.set(slot, w))
-                    .flat_map(|s| nfa.out(StateId(s as u32)).map(|(_, t)| t.letter))
-                    .collect();
-                v.sort();
-                v.dedup();
-                v
-            }
-            None => Vec::new(),
-        };
         let mut v = Verdict::new(VerdictKind::Fail);
         v.reason = Some(Reason::CentralError);
-        v.furthest = Some(Furthest {
-            consumed: self.radix.unpack(key),
-            expected: letters.into_iter().map(Sym::Letter).collect(),
-        });
         v.vertices = self.vertices;
         AcOutcome {
             verdict: v,

@@ -21,7 +21,7 @@
 use crate::multitrace::{Component, Multitrace};
 use crate::signature::{Action, LifelineSet, LocationId};
 use crate::term::{TermId, TermStore};
-use crate::verdict::{Furthest, Mode, Reason, Sym, Verdict, VerdictKind};
+use crate::verdict::{Mode, Reason, Sym, Verdict, VerdictKind};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::time::{Duration, Instant};
 
@@ -89,31 +89,9 @@ pub fn explore(
     mt: &Multitrace,
     opts: &ExploreOptions,
 ) -> Verdict {
-    let missing = store.lifelines(root).minus(mt.lifelines());
-    let owned;
-    let mt = if missing.is_empty() {
-        mt
-    } else {
-        let mut m = mt.clone();
-        m.complete_with(m.lifelines().union(missing));
-        owned = m;
-        &owned
-    };
-    // Lifeline removal is unsound on loopH (see TermStore::has_head_loop): no local analyses
-    // nor POR (both argue through removal), and in prefix mode unobserved continuations are
-    // explored as silent moves instead of removing lifelines.
-    let adjusted;
-    let head = store.has_head_loop(root);
-    let opts = if head {
-        adjusted = ExploreOptions {
-            loc: false,
-            por: false,
-            ..*opts
-        };
-        &adjusted
-    } else {
-        opts
-    };
+    let (owned, adjusted, head) = prepare(store, root, mt, opts);
+    let mt = owned.as_ref().unwrap_or(mt);
+    let opts = adjusted.as_ref().unwrap_or(opts);
     let mut search = Search::new(store, mt, opts);
     search.silent = head;
     let first_mode = opts.mode;
@@ -135,7 +113,6 @@ pub fn explore(
                 });
             } else {
                 v.reason = Some(Reason::CentralError);
-                v.furthest = Some(search.furthest());
             }
             v
         }
@@ -169,6 +146,54 @@ pub fn explore(
     verdict
 }
 
+/// Is `mt` a multi-prefix of an accepted multitrace of `root`? Prefix mode's first search
+/// only (no Pass/WeakPass distinction, no witness; `opts.mode` is ignored): `Ok(answer)`, or
+/// `Err(limit)` when the budget ran out; with the vertices spent.
+pub fn is_multi_prefix(
+    store: &mut TermStore,
+    root: TermId,
+    mt: &Multitrace,
+    opts: &ExploreOptions,
+) -> (Result<bool, &'static str>, u64) {
+    let (owned, adjusted, head) = prepare(store, root, mt, opts);
+    let mt = owned.as_ref().unwrap_or(mt);
+    let opts = adjusted.as_ref().unwrap_or(opts);
+    let mut search = Search::new(store, mt, opts);
+    search.silent = head;
+    let answer = match search.run(root, true) {
+        Outcome::Found => Ok(true),
+        Outcome::NotFound => Ok(false),
+        Outcome::Exhausted(limit) => Err(limit),
+    };
+    (answer, search.vertices)
+}
+
+/// What every search of `mt` starts from: the multitrace completed with an empty trace for
+/// each lifeline of the term that no component covers (unobserved), and, when the term has a
+/// `loopH`, options without local analyses nor POR (lifeline removal is unsound there, see
+/// `TermStore::has_head_loop`; in prefix mode unobserved continuations are then explored as
+/// silent moves). `None` where nothing changes; the flag says whether to use silent moves.
+fn prepare(
+    store: &TermStore,
+    root: TermId,
+    mt: &Multitrace,
+    opts: &ExploreOptions,
+) -> (Option<Multitrace>, Option<ExploreOptions>, bool) {
+    let missing = store.lifelines(root).minus(mt.lifelines());
+    let owned = (!missing.is_empty()).then(|| {
+        let mut m = mt.clone();
+        m.complete_with(m.lifelines().union(missing));
+        m
+    });
+    let head = store.has_head_loop(root);
+    let adjusted = head.then_some(ExploreOptions {
+        loc: false,
+        por: false,
+        ..*opts
+    });
+    (owned, adjusted, head)
+}
+
 fn inconclusive(limit: &str, established: Option<String>) -> Verdict {
     let mut v = Verdict::new(VerdictKind::Inconclusive);
     v.reason = Some(Reason::Budget {
@@ -194,8 +219,6 @@ struct Search<'a> {
     start: Instant,
     /// Memo of local analyses: (component, local term, position, prefix?) -> ok.
     local: FxHashMap<(u32, TermId, u32, bool), bool>,
-    /// Furthest vertex reached: (actions consumed, positions, term).
-    best: Option<(usize, Vec<u32>, TermId)>,
     /// The local analysis that cut the initial vertex: (component, furthest local position,
     /// local term there).
     root_cut: Option<(usize, u32, TermId)>,
@@ -221,24 +244,10 @@ impl<'a> Search<'a> {
             vertices: 0,
             start: Instant::now(),
             local: FxHashMap::default(),
-            best: None,
             root_cut: None,
             last_local: (0, TermId::EMPTY),
             path: None,
             silent: false,
-        }
-    }
-
-    fn furthest(&mut self) -> Furthest {
-        let (_, pos, t) = self.best.clone().unwrap_or_default();
-        Furthest {
-            consumed: pos.iter().map(|&p| p as usize).collect(),
-            expected: self
-                .store
-                .frontier(t)
-                .into_iter()
-                .map(Sym::Action)
-                .collect(),
         }
     }
 
@@ -290,10 +299,6 @@ impl<'a> Search<'a> {
             if let Err(limit) = self.tick(t) {
                 return Outcome::Exhausted(limit);
             }
-            let consumed: usize = pos.iter().map(|&p| p as usize).sum();
-            if self.best.as_ref().is_none_or(|b| consumed > b.0) {
-                self.best = Some((consumed, pos.to_vec(), t));
-            }
             if (0..n).all(|k| pos[k] == self.len(k)) {
                 if removal || self.store.terminates(t) {
                     if track {
@@ -327,7 +332,7 @@ impl<'a> Search<'a> {
                 match self.local_analyses(t, &pos, removal) {
                     Err(limit) => return Outcome::Exhausted(limit),
                     Ok(Some(k)) => {
-                        if consumed == 0 {
+                        if pos.iter().all(|&p| p == 0) {
                             self.root_cut = Some((k, self.last_local.0, self.last_local.1));
                         }
                         continue;

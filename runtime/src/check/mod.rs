@@ -2,6 +2,7 @@
 //!
 //! - [`ac`]: the centralized procedure on a compiled model (seed 004 Algorithm 1).
 //! - [`semi`]: AS, the semi-centralized procedure: local checks, `Inter`, then AC on it.
+//! - [`diagnose`]: why a multitrace fails, the same whatever the procedure.
 //! - [`mod@explore`]: term exploration of the operational semantics with lifeline removal, partial
 //!   order reduction and local analyses (seed 001); the reference oracle for everything else.
 //!
@@ -9,6 +10,7 @@
 //! serves every thread of a batch; each thread keeps its own [`Scratch`].
 
 pub mod ac;
+pub mod diagnose;
 pub mod explore;
 pub mod semi;
 
@@ -16,7 +18,7 @@ use crate::model::{CompiledModel, ModelKind};
 use crate::multitrace::Multitrace;
 use crate::nfa::LetterId;
 use crate::term::{TermId, TermStore};
-use crate::verdict::{Mode, Verdict};
+use crate::verdict::{Diagnosis, Mode, Reason, Sym, Verdict, VerdictKind};
 use ac::AcTables;
 use explore::{explore, Budget, ExploreOptions};
 use std::fmt;
@@ -67,7 +69,7 @@ impl fmt::Display for CheckError {
 impl std::error::Error for CheckError {}
 
 /// Options of a check.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CheckOptions {
     /// Complete or prefix membership.
     pub mode: Mode,
@@ -79,6 +81,22 @@ pub struct CheckOptions {
     pub budget: Budget,
     /// Rebuild one accepted interleaving for a Pass.
     pub witness: bool,
+    /// Diagnose every Fail ([`diagnose`]) within this budget (all its queries together);
+    /// `None`: no diagnosis (the reason is then the procedure's own).
+    pub diagnosis: Option<Budget>,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            mode: Mode::default(),
+            choice: Choice::default(),
+            explore: ExploreOptions::default(),
+            budget: Budget::default(),
+            witness: false,
+            diagnosis: Some(Budget::default()),
+        }
+    }
 }
 
 /// A loaded model ready to check multitraces.
@@ -174,9 +192,25 @@ impl Engine {
             }
         }
         let p = self.resolve(opts.choice)?;
+        let mut v = self.run_letters(scratch, traces, opts, p)?;
+        if let (VerdictKind::Fail, Some(budget)) = (v.kind, opts.diagnosis) {
+            self.diagnose_letters(scratch, traces, opts, &budget, &mut v)?;
+        }
+        Ok((v, p))
+    }
+
+    /// The verdict of procedure `p` on `traces`, without a diagnosis.
+    fn run_letters(
+        &self,
+        scratch: &mut Scratch,
+        traces: &[Vec<LetterId>],
+        opts: &CheckOptions,
+        p: Procedure,
+    ) -> Result<Verdict, CheckError> {
+        let alphabet = &self.model.alphabet;
         if p == Procedure::Term {
             let mt = self.letters_to_multitrace(traces)?;
-            return Ok((self.explore(scratch, &mt, opts), Procedure::Term));
+            return Ok(self.explore(scratch, &mt, opts));
         }
         let (a, t) = (
             self.model.automata().expect("resolved to automata"),
@@ -208,10 +242,102 @@ impl Engine {
                 opts.witness,
             )
         };
-        Ok((v, p))
+        Ok(v)
+    }
+
+    /// Replaces the reason of a Fail of `traces` by the canonical one and adds the diagnosis
+    /// (see [`diagnose`]): with the automata when the model has them, else by term
+    /// exploration; actions of an interaction are reported as actions, not letters.
+    fn diagnose_letters(
+        &self,
+        scratch: &mut Scratch,
+        traces: &[Vec<LetterId>],
+        opts: &CheckOptions,
+        budget: &Budget,
+        v: &mut Verdict,
+    ) -> Result<(), CheckError> {
+        let alphabet = &self.model.alphabet;
+        let mut d = if let (Some(a), Some(t)) = (self.model.automata(), self.tables.as_ref()) {
+            v.reason = Some(diagnose::classify(a, alphabet, traces, opts.mode));
+            diagnose::diagnose_letters(a, t, alphabet, traces, scratch.automata.ac(), opts.mode, budget)
+        } else {
+            let mt = self.letters_to_multitrace(traces)?;
+            return self.diagnose_term(scratch, &mt, opts, budget, v);
+        };
+        d.local = v.reason.as_ref().and_then(|r| {
+            diagnose::local_entry(r, |i, p| traces[i].get(p).map(|&l| Sym::Letter(l)))
+        });
+        self.to_actions(&mut d, v);
+        v.diagnosis = Some(d);
+        Ok(())
+    }
+
+    /// The diagnosis of a Fail of `mt` by term exploration (its reason stays the procedure's).
+    fn diagnose_term(
+        &self,
+        scratch: &mut Scratch,
+        mt: &Multitrace,
+        opts: &CheckOptions,
+        budget: &Budget,
+        v: &mut Verdict,
+    ) -> Result<(), CheckError> {
+        let (_, root) = self.term.as_ref().ok_or_else(|| {
+            CheckError("term exploration needs an interaction".into())
+        })?;
+        let store = scratch
+            .store
+            .get_or_insert_with(|| self.term.as_ref().expect("term").0.clone());
+        let actions = match &self.model.origin {
+            crate::model::Origin::Interaction { letter_actions, .. } => letter_actions.clone(),
+            _ => Vec::new(),
+        };
+        let mut oracle = diagnose::TermOracle {
+            store,
+            root: *root,
+            mt,
+            actions,
+            explore: opts.explore,
+        };
+        let mut d = diagnose::diagnose_term(&mut oracle, opts.mode, budget);
+        d.local = v.reason.as_ref().and_then(|r| {
+            diagnose::local_entry(r, |i, p| {
+                mt.components.get(i).and_then(|c| c.trace.get(p)).map(|&a| Sym::Action(a))
+            })
+        });
+        self.to_actions(&mut d, v);
+        v.diagnosis = Some(d);
+        Ok(())
+    }
+
+    /// Reports letters of an interaction model as its actions, and sorts what is allowed, so
+    /// that a diagnosis reads the same whichever oracle computed it.
+    fn to_actions(&self, d: &mut Diagnosis, v: &mut Verdict) {
+        let map = |s: Sym| match (s, &self.model.origin) {
+            (Sym::Letter(l), crate::model::Origin::Interaction { letter_actions, .. }) => {
+                letter_actions.get(l.index()).map_or(s, |&a| Sym::Action(a))
+            }
+            _ => s,
+        };
+        for b in d.blocked.iter_mut().chain(d.local.iter_mut()) {
+            b.found = b.found.map(map);
+            for a in b.allowed.iter_mut() {
+                *a = map(*a);
+            }
+            b.allowed.sort();
+        }
+        if let Some(Reason::LocalError { expected, .. }) = &mut v.reason {
+            for a in expected.iter_mut() {
+                *a = map(*a);
+            }
+            expected.sort();
+        }
     }
 
     /// Checks one multitrace of an interaction model.
+    ///
+    /// A multitrace whose components are the compiled locations is checked (and its verdict
+    /// indexed) by location, in the model's order; otherwise, under `auto`, term exploration
+    /// checks it component by component, in the multitrace's order.
     pub fn check_multitrace(
         &self,
         scratch: &mut Scratch,
@@ -219,19 +345,25 @@ impl Engine {
         opts: &CheckOptions,
     ) -> Result<(Verdict, Procedure), CheckError> {
         let p = self.resolve(opts.choice)?;
-        if p == Procedure::Term {
-            return Ok((self.explore(scratch, mt, opts), p));
-        }
         match self.model.letter_traces(mt) {
             Ok(letters) => self.check_letters(scratch, &letters, opts),
             // Another grouping of lifelines than the compiled one: only term exploration can
-            // answer, and `auto` lets it.
-            Err(e) if opts.choice == Choice::Auto && self.term.is_some() => {
-                let _ = e;
-                Ok((self.explore(scratch, mt, opts), Procedure::Term))
+            // answer, and `auto` or `term` lets it.
+            Err(_) if (opts.choice == Choice::Auto || p == Procedure::Term) && self.term.is_some() => {
+                let mut v = self.explore(scratch, mt, opts);
+                if let (VerdictKind::Fail, Some(budget)) = (v.kind, opts.diagnosis) {
+                    self.diagnose_term(scratch, mt, opts, &budget, &mut v)?;
+                }
+                Ok((v, Procedure::Term))
             }
             Err(e) => Err(CheckError(e)),
         }
+    }
+
+    /// Whether `mt`'s components are the compiled locations (then verdicts are indexed by
+    /// location in the model's order; otherwise by component of `mt`).
+    pub fn matches_locations(&self, mt: &Multitrace) -> bool {
+        self.model.letter_traces(mt).is_ok()
     }
 
     fn explore(&self, scratch: &mut Scratch, mt: &Multitrace, opts: &CheckOptions) -> Verdict {

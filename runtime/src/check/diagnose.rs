@@ -1,0 +1,417 @@
+//! Diagnosis of a failed multitrace: where it stops making sense, and what the model allowed
+//! there, computed from the model and the multitrace alone.
+//!
+//! A verdict comes from one of three procedures (AC, AS, term exploration), each with options
+//! (viability pruning, POR, local analyses, memoization) that change how far a search went
+//! before it gave up. An explanation read off one search would therefore depend on the
+//! procedure; the diagnosis does not. It is defined on the semantics only:
+//!
+//! - A vector `v` of consumed positions is **consistent** when the multitrace cut at `v` (each
+//!   local trace `i` keeps its first `v[i]` actions) is a multi-prefix of an accepted
+//!   multitrace. Consistent vectors are downward closed (a prefix of a multi-prefix is one).
+//! - **The furthest consistent point** is the maximal consistent vector reached by the
+//!   *canonical rule*: start from `0` and advance the locations in turn, in location order, one
+//!   action at a time, as long as the cut stays consistent; a location that cannot advance is
+//!   done (by downward closure it can never advance again). The result is maximal: a
+//!   consistent `v' > v` would make `v + e_i ≤ v'` consistent for some done location `i`. The
+//!   rule lets every location progress at the same pace, so no location is blamed merely for
+//!   coming first. (When the model accepts nothing at all, the point is `0`.)
+//! - For each location with actions left there, its next action is **blocked**: the
+//!   diagnosis gives its 1-based position, the action, and the actions of that location the
+//!   model **allows** there (the `a` such that the cut extended by `a` on that location is
+//!   consistent). In complete mode, when every action is consumed but the multitrace is not
+//!   accepted, each location that can still act is listed with what it can do (`found` is the
+//!   end of its trace). When no location can do anything more, the interaction has **ended**.
+//! - The reason keeps AS's classification (LocalError / InterError / CentralError) whenever the
+//!   model has automata, whichever procedure ran ([`classify`]); a LocalError also reports what
+//!   the location's local verifier allowed where it rejected the trace.
+//!
+//! Every question is a prefix-membership query answered exactly: by AC's first search on
+//! automata ([`ac::is_multi_prefix_in`]), by term exploration otherwise
+//! ([`explore::is_multi_prefix`]). Both are exact, so the diagnosis of an interaction compiled
+//! to automata is the same with either oracle (tested). The diagnosis has its own budget,
+//! shared by all its queries; when it runs out the verdict stands and the diagnosis is marked
+//! partial (its point is consistent, but maybe not maximal).
+
+use super::ac::{self, AcScratch, AcTables};
+use super::explore::{self, Budget, ExploreOptions};
+use super::semi::{has_accepting_path, local_check, LocalOutcome};
+use crate::model::Automata;
+use crate::multitrace::Multitrace;
+use crate::nfa::{Alphabet, LetterId, LocationId};
+use crate::signature::Action;
+use crate::term::{TermId, TermStore};
+use crate::verdict::{Blocked, Diagnosis, Mode, Reason, Sym};
+use std::time::Instant;
+
+/// Answers "is this cut of the multitrace a multi-prefix of an accepted one?".
+trait Oracle {
+    /// Length of each local trace.
+    fn lens(&self) -> Vec<usize>;
+    /// The `p`-th action of trace `i`.
+    fn action(&self, i: usize, p: usize) -> Sym;
+    /// Every action location `i` could do.
+    fn candidates(&self, i: usize) -> Vec<Sym>;
+    /// Whether the cut at `v`, with `extra` appended to one trace, is consistent; `Err` when
+    /// `budget` ran out; with the vertices spent.
+    fn consistent(
+        &mut self,
+        v: &[usize],
+        extra: Option<(usize, Sym)>,
+        budget: &Budget,
+    ) -> (Result<bool, &'static str>, u64);
+}
+
+/// The oracle of a compiled model: AC's first search on the cut letters.
+pub(crate) struct AutomataOracle<'a> {
+    pub(crate) automata: &'a Automata,
+    pub(crate) tables: &'a AcTables,
+    pub(crate) alphabet: &'a Alphabet,
+    pub(crate) traces: &'a [Vec<LetterId>],
+    pub(crate) scratch: &'a mut AcScratch,
+    pub(crate) cut: Vec<Vec<LetterId>>,
+}
+
+impl Oracle for AutomataOracle<'_> {
+    fn lens(&self) -> Vec<usize> {
+        self.traces.iter().map(Vec::len).collect()
+    }
+    fn action(&self, i: usize, p: usize) -> Sym {
+        Sym::Letter(self.traces[i][p])
+    }
+    fn candidates(&self, i: usize) -> Vec<Sym> {
+        self.alphabet
+            .letters_of(LocationId(i as u32))
+            .iter()
+            .map(|&l| Sym::Letter(l))
+            .collect()
+    }
+    fn consistent(
+        &mut self,
+        v: &[usize],
+        extra: Option<(usize, Sym)>,
+        budget: &Budget,
+    ) -> (Result<bool, &'static str>, u64) {
+        self.cut.resize(self.traces.len(), Vec::new());
+        for (i, c) in self.cut.iter_mut().enumerate() {
+            c.clear();
+            c.extend_from_slice(&self.traces[i][..v[i]]);
+        }
+        if let Some((i, Sym::Letter(l))) = extra {
+            self.cut[i].push(l);
+        }
+        ac::is_multi_prefix_in(
+            self.scratch,
+            self.automata,
+            self.tables,
+            self.alphabet,
+            &self.cut,
+            budget,
+        )
+    }
+}
+
+/// The oracle of an interaction: term exploration of the cut multitrace.
+pub(crate) struct TermOracle<'a> {
+    pub(crate) store: &'a mut TermStore,
+    pub(crate) root: TermId,
+    pub(crate) mt: &'a Multitrace,
+    /// Every action of the interaction's signature, with the lifeline it occurs on.
+    pub(crate) actions: Vec<Action>,
+    pub(crate) explore: ExploreOptions,
+}
+
+impl Oracle for TermOracle<'_> {
+    fn lens(&self) -> Vec<usize> {
+        self.mt.components.iter().map(|c| c.trace.len()).collect()
+    }
+    fn action(&self, i: usize, p: usize) -> Sym {
+        Sym::Action(self.mt.components[i].trace[p])
+    }
+    fn candidates(&self, i: usize) -> Vec<Sym> {
+        let lifelines = self.mt.components[i].lifelines;
+        self.actions
+            .iter()
+            .filter(|a| lifelines.contains(a.lifeline))
+            .map(|&a| Sym::Action(a))
+            .collect()
+    }
+    fn consistent(
+        &mut self,
+        v: &[usize],
+        extra: Option<(usize, Sym)>,
+        budget: &Budget,
+    ) -> (Result<bool, &'static str>, u64) {
+        let mut cut = self.mt.clone();
+        for (c, &n) in cut.components.iter_mut().zip(v) {
+            c.trace.truncate(n);
+        }
+        if let Some((i, Sym::Action(a))) = extra {
+            cut.components[i].trace.push(a);
+        }
+        let opts = ExploreOptions {
+            mode: Mode::Prefix,
+            budget: *budget,
+            witness: false,
+            ..self.explore
+        };
+        explore::is_multi_prefix(self.store, self.root, &cut, &opts)
+    }
+}
+
+/// Queries under one shared budget.
+struct Queries<'o, O: Oracle + ?Sized> {
+    oracle: &'o mut O,
+    budget: Budget,
+    started: Instant,
+    vertices: u64,
+    exhausted: bool,
+}
+
+impl<O: Oracle + ?Sized> Queries<'_, O> {
+    /// `None` once the budget has run out (then every later query is refused too).
+    fn ask(&mut self, v: &[usize], extra: Option<(usize, Sym)>) -> Option<bool> {
+        if self.exhausted {
+            return None;
+        }
+        let left = Budget {
+            max_vertices: self
+                .budget
+                .max_vertices
+                .map(|m| m.saturating_sub(self.vertices)),
+            timeout: self
+                .budget
+                .timeout
+                .map(|t| t.saturating_sub(self.started.elapsed())),
+        };
+        if left.max_vertices == Some(0) || left.timeout.is_some_and(|t| t.is_zero()) {
+            self.exhausted = true;
+            return None;
+        }
+        let (answer, spent) = self.oracle.consistent(v, extra, &left);
+        self.vertices += spent;
+        match answer {
+            Ok(b) => Some(b),
+            Err(_) => {
+                self.exhausted = true;
+                None
+            }
+        }
+    }
+
+    /// The actions of location `i` the model allows after the cut `v`, except `skip` (known
+    /// not to be allowed); `None` when the budget ran out.
+    fn allowed(&mut self, v: &[usize], i: usize, skip: Option<Sym>) -> Option<Vec<Sym>> {
+        let mut out = Vec::new();
+        for a in self.oracle.candidates(i) {
+            if Some(a) == skip {
+                continue;
+            }
+            if self.ask(v, Some((i, a)))? {
+                out.push(a);
+            }
+        }
+        Some(out)
+    }
+}
+
+/// Diagnoses a failed multitrace (see the module documentation). `whole_consistent` is what
+/// is already known of the whole multitrace: in prefix mode a Fail means it is not a
+/// multi-prefix (`Some(false)`).
+fn diagnose_with(
+    oracle: &mut dyn Oracle,
+    whole_consistent: Option<bool>,
+    budget: &Budget,
+) -> Diagnosis {
+    let lens = oracle.lens();
+    let k = lens.len();
+    let mut q = Queries {
+        oracle,
+        budget: *budget,
+        started: Instant::now(),
+        vertices: 0,
+        exhausted: false,
+    };
+    let mut v = vec![0usize; k];
+    let whole = match whole_consistent {
+        Some(b) => Some(b),
+        None => q.ask(&lens, None),
+    };
+    let mut blocked = Vec::new();
+    let mut ended = false;
+    if whole == Some(true) {
+        // Complete mode: every action is consumed, but the run cannot end here.
+        v.clone_from(&lens);
+        let mut any = false;
+        for i in 0..k {
+            let Some(allowed) = q.allowed(&v, i, None) else {
+                break;
+            };
+            if !allowed.is_empty() {
+                any = true;
+                blocked.push(Blocked {
+                    location: LocationId(i as u32),
+                    position: v[i],
+                    found: None,
+                    allowed,
+                });
+            }
+        }
+        ended = !any && !q.exhausted;
+    } else if whole == Some(false) {
+        // The canonical rule: advance in turn, one action at a time.
+        let mut done: Vec<bool> = (0..k).map(|i| lens[i] == 0).collect();
+        let mut stuck = vec![false; k];
+        'rounds: loop {
+            let mut moved = false;
+            for i in 0..k {
+                if done[i] {
+                    continue;
+                }
+                v[i] += 1;
+                match q.ask(&v, None) {
+                    Some(true) => {
+                        moved = true;
+                        done[i] = v[i] == lens[i];
+                    }
+                    Some(false) => {
+                        v[i] -= 1;
+                        done[i] = true;
+                        stuck[i] = true;
+                    }
+                    None => {
+                        v[i] -= 1;
+                        break 'rounds;
+                    }
+                }
+            }
+            if !moved {
+                break;
+            }
+        }
+        // The empty cut may itself be inconsistent (a model that accepts nothing).
+        let empty_ok = v.iter().any(|&n| n > 0) || q.ask(&v, None).unwrap_or(true);
+        for i in (0..k).filter(|&i| stuck[i]) {
+            let found = q.oracle.action(i, v[i]);
+            let allowed = if empty_ok {
+                match q.allowed(&v, i, Some(found)) {
+                    Some(a) => a,
+                    None => break,
+                }
+            } else {
+                Vec::new()
+            };
+            blocked.push(Blocked {
+                location: LocationId(i as u32),
+                position: v[i],
+                found: Some(found),
+                allowed,
+            });
+        }
+        if !q.exhausted && blocked.iter().all(|b| b.allowed.is_empty()) {
+            // Nothing blocked can go on; can anything else?
+            ended = !empty_ok
+                || (0..k)
+                    .filter(|&i| !stuck[i])
+                    .all(|i| q.allowed(&v, i, None).is_some_and(|a| a.is_empty()));
+            ended &= !q.exhausted;
+        }
+    }
+    Diagnosis {
+        consumed: v,
+        blocked,
+        ended,
+        local: None,
+        partial: q.exhausted,
+        vertices: q.vertices,
+    }
+}
+
+/// The diagnosis of a failed multitrace of a compiled model, given as letters.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn diagnose_letters(
+    automata: &Automata,
+    tables: &AcTables,
+    alphabet: &Alphabet,
+    traces: &[Vec<LetterId>],
+    scratch: &mut AcScratch,
+    mode: Mode,
+    budget: &Budget,
+) -> Diagnosis {
+    let mut oracle = AutomataOracle {
+        automata,
+        tables,
+        alphabet,
+        traces,
+        scratch,
+        cut: Vec::new(),
+    };
+    diagnose_with(&mut oracle, known_whole(mode), budget)
+}
+
+/// The diagnosis of a failed multitrace of an interaction, by term exploration.
+pub(crate) fn diagnose_term(
+    oracle: &mut TermOracle<'_>,
+    mode: Mode,
+    budget: &Budget,
+) -> Diagnosis {
+    diagnose_with(oracle, known_whole(mode), budget)
+}
+
+/// What a Fail says of the whole multitrace: in prefix mode, that it is not a multi-prefix.
+fn known_whole(mode: Mode) -> Option<bool> {
+    (mode == Mode::Prefix).then_some(false)
+}
+
+/// AS's classification of a failed multitrace of a compiled model: the first location (in
+/// location order) whose trace its local verifier rejects, else InterError when the local
+/// areas have no accepting path in common, else CentralError.
+pub fn classify(automata: &Automata, alphabet: &Alphabet, traces: &[Vec<LetterId>], mode: Mode) -> Reason {
+    let words = automata.areas.words();
+    let mut inter = vec![!0u64; words];
+    let mut area = vec![0u64; words];
+    let mut seen = Vec::new();
+    for (k, trace) in traces.iter().enumerate() {
+        let dfa = &automata.projections[k];
+        match local_check(automata, dfa, alphabet, trace, mode, &mut area, &mut seen) {
+            LocalOutcome::Error { position, expected } => {
+                return Reason::LocalError {
+                    location: LocationId(k as u32),
+                    position,
+                    expected: expected.into_iter().map(Sym::Letter).collect(),
+                }
+            }
+            LocalOutcome::Pass { .. } => {
+                for (x, y) in inter.iter_mut().zip(&area) {
+                    *x &= *y;
+                }
+            }
+        }
+    }
+    if has_accepting_path(automata, &inter) {
+        Reason::CentralError
+    } else {
+        Reason::InterError
+    }
+}
+
+/// The LocalError of `reason`, if it is one, as a [`Blocked`] entry: `action(i, p)` gives the
+/// action found (`None` past the end of the trace).
+pub(crate) fn local_entry(
+    reason: &Reason,
+    action: impl Fn(usize, usize) -> Option<Sym>,
+) -> Option<Blocked> {
+    match reason {
+        Reason::LocalError {
+            location,
+            position,
+            expected,
+        } => Some(Blocked {
+            location: *location,
+            position: *position,
+            found: action(location.index(), *position),
+            allowed: expected.clone(),
+        }),
+        _ => None,
+    }
+}

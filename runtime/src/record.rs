@@ -1,0 +1,373 @@
+//! The verdict record: one per input multitrace, written the same by every front end.
+//!
+//! A [`Record`] is what a user builds on: the command line prints it as one text line
+//! ([`Record::text_line`]) or as one JSON object per line ([`Record::to_json`]); the Python
+//! package returns the same fields. The JSON layout is a versioned contract
+//! ([`RECORD_SCHEMA`]): keys always present, always in the order of the fields below, `null`
+//! where a field does not apply. Positions count from 1, like the positions of parse errors.
+//!
+//! Invariants: `verdict` is `Error` exactly when `error` is set (the input could not be read or
+//! checked); `diagnosis` is set only for a Fail; `local_error` only for a LocalError;
+//! `budget` only for Inconclusive.
+
+use crate::check::Procedure;
+use crate::syntax::ParseError;
+use crate::verdict::{Blocked, Diagnosis, Reason, Sym, Verdict, VerdictKind};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use std::time::Duration;
+
+/// Version of the record layout; bumped when a key changes meaning or disappears.
+pub const RECORD_SCHEMA: u32 = 1;
+
+/// One multitrace's result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Record {
+    /// Always [`RECORD_SCHEMA`].
+    pub schema: u32,
+    /// Where the multitrace was read: a file path, or `FILE:LINE` for a JSON Lines input.
+    pub trace: String,
+    /// The `id` of a JSON Lines multitrace (`null` for files and lines without one).
+    pub id: Option<String>,
+    /// `Pass`, `WeakPass`, `Fail`, `Inconclusive`, or `Error` (unreadable input).
+    pub verdict: String,
+    /// `ac`, `as` or `term` (`null` for an Error).
+    pub procedure: Option<String>,
+    /// For a Fail: `LocalError`, `InterError` or `CentralError` (AS's classification); for
+    /// Inconclusive: `Budget`.
+    pub reason: Option<String>,
+    /// One human-readable sentence: why it failed, which budget ran out, or the error.
+    pub explanation: Option<String>,
+    /// For a LocalError: where the location's local verifier rejected its trace alone.
+    pub local_error: Option<BlockedRecord>,
+    /// For a Fail: the diagnosis (the same for every procedure).
+    pub diagnosis: Option<DiagnosisRecord>,
+    /// For Inconclusive: the budget that ran out.
+    pub budget: Option<BudgetRecord>,
+    /// For an Error: what could not be read and where.
+    pub error: Option<ErrorRecord>,
+    /// With `--witness`, for a Pass: one accepted global interleaving.
+    pub witness: Option<Vec<String>>,
+    /// Search vertices of the check (the diagnosis counts its own).
+    pub vertices: u64,
+    /// Wall-clock time of reading and checking this multitrace, in microseconds.
+    pub time_us: u64,
+}
+
+/// A location's action that cannot happen (or the end of its trace).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BlockedRecord {
+    /// The location's name.
+    pub location: String,
+    /// Position of the action, from 1 (for the end of the trace: its length + 1).
+    pub position: usize,
+    /// The action found; `null` at the end of the trace.
+    pub found: Option<String>,
+    /// What the model (or, for `local_error`, the local verifier) allowed there.
+    pub allowed: Vec<String>,
+}
+
+/// The diagnosis of a Fail.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DiagnosisRecord {
+    /// Actions consumed per location at the furthest consistent point (an object whose keys
+    /// are the location names, in location order).
+    pub consumed: Consumed,
+    /// Each location blocked there.
+    pub blocked: Vec<BlockedRecord>,
+    /// Whether the model allows nothing more at all there.
+    pub ended: bool,
+    /// Whether the diagnosis budget ran out (the point may then not be the furthest).
+    pub partial: bool,
+}
+
+/// Location name to count, serialized as a JSON object in location order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Consumed(pub Vec<(String, usize)>);
+
+impl Serialize for Consumed {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// The budget that ran out.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BudgetRecord {
+    /// `vertices`, `time`, `term depth`, `size`, ...
+    pub limit: String,
+    /// What was established before, e.g. `accepted as a multi-prefix`.
+    pub established: Option<String>,
+}
+
+/// An input that could not be read or checked.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ErrorRecord {
+    /// The whole message (`FILE:LINE:COLUMN: ...` when the position is known).
+    pub message: String,
+    /// The file, when known.
+    pub file: Option<String>,
+    /// Line, from 1, when known.
+    pub line: Option<u32>,
+    /// Column in characters, from 1, when known.
+    pub column: Option<u32>,
+}
+
+impl ErrorRecord {
+    /// An error without a known position.
+    pub fn message(message: impl Into<String>) -> Self {
+        ErrorRecord {
+            message: message.into(),
+            file: None,
+            line: None,
+            column: None,
+        }
+    }
+}
+
+impl From<&ParseError> for ErrorRecord {
+    fn from(e: &ParseError) -> Self {
+        ErrorRecord {
+            message: e.to_string(),
+            file: Some(e.file.clone()),
+            line: Some(e.line),
+            column: Some(e.column),
+        }
+    }
+}
+
+/// How a record names things: actions or letters, and locations.
+pub struct Names<'a> {
+    /// Renders an action or a letter.
+    pub render: &'a dyn Fn(Sym) -> String,
+    /// Location (component) names, by index.
+    pub locations: &'a [String],
+}
+
+impl Names<'_> {
+    fn location(&self, i: usize) -> String {
+        self.locations
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| format!("#{i}"))
+    }
+
+    fn blocked(&self, b: &Blocked) -> BlockedRecord {
+        BlockedRecord {
+            location: self.location(b.location.index()),
+            position: b.position + 1,
+            found: b.found.map(self.render),
+            allowed: b.allowed.iter().map(|&a| (self.render)(a)).collect(),
+        }
+    }
+}
+
+impl Record {
+    fn empty(trace: String, id: Option<String>, verdict: &str, time: Duration) -> Self {
+        Record {
+            schema: RECORD_SCHEMA,
+            trace,
+            id,
+            verdict: verdict.into(),
+            procedure: None,
+            reason: None,
+            explanation: None,
+            local_error: None,
+            diagnosis: None,
+            budget: None,
+            error: None,
+            witness: None,
+            vertices: 0,
+            time_us: time.as_micros().min(u64::MAX as u128) as u64,
+        }
+    }
+
+    /// The record of a checked multitrace.
+    pub fn checked(
+        trace: String,
+        id: Option<String>,
+        verdict: &Verdict,
+        procedure: Procedure,
+        names: &Names<'_>,
+        time: Duration,
+    ) -> Self {
+        let mut r = Record::empty(trace, id, verdict.kind.name(), time);
+        r.procedure = Some(procedure.name().into());
+        r.reason = verdict.reason.as_ref().map(|x| x.name().to_string());
+        r.vertices = verdict.vertices;
+        if let Some(Reason::Budget { limit, established }) = &verdict.reason {
+            r.budget = Some(BudgetRecord {
+                limit: limit.clone(),
+                established: established.clone(),
+            });
+        }
+        if verdict.kind == VerdictKind::Fail {
+            r.local_error = verdict
+                .diagnosis
+                .as_ref()
+                .and_then(|d| d.local.as_ref())
+                .map(|b| names.blocked(b));
+            r.diagnosis = verdict.diagnosis.as_ref().map(|d| DiagnosisRecord {
+                consumed: Consumed(
+                    d.consumed
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &n)| (names.location(i), n))
+                        .collect(),
+                ),
+                blocked: d.blocked.iter().map(|b| names.blocked(b)).collect(),
+                ended: d.ended,
+                partial: d.partial,
+            });
+        }
+        r.witness = verdict
+            .witness
+            .as_ref()
+            .map(|w| w.iter().map(|&(_, s)| (names.render)(s)).collect());
+        r.explanation = explain(verdict, names);
+        r
+    }
+
+    /// The record of an input that could not be read or checked.
+    pub fn error(trace: String, id: Option<String>, error: ErrorRecord, time: Duration) -> Self {
+        let mut r = Record::empty(trace, id, "Error", time);
+        r.explanation = Some(error.message.clone());
+        r.error = Some(error);
+        r
+    }
+
+    /// The verdict, or `None` for an Error.
+    pub fn verdict_kind(&self) -> Option<VerdictKind> {
+        [
+            VerdictKind::Pass,
+            VerdictKind::WeakPass,
+            VerdictKind::Fail,
+            VerdictKind::Inconclusive,
+        ]
+        .into_iter()
+        .find(|k| k.name() == self.verdict)
+    }
+
+    /// The name shown for this multitrace: its file, or for a JSON line its `id` if any.
+    pub fn name(&self) -> &str {
+        self.id.as_deref().unwrap_or(&self.trace)
+    }
+
+    /// One line of JSON (no line break).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a record always serializes")
+    }
+
+    /// One line of text (no line break): `NAME: VERDICT`, and for a Fail, an Inconclusive or
+    /// an Error, why.
+    pub fn text_line(&self) -> String {
+        let mut s = format!("{}: {}", self.name(), self.verdict);
+        if let Some(r) = &self.reason {
+            s.push_str(&format!(" ({r})"));
+        }
+        if let Some(e) = &self.explanation {
+            s.push_str(": ");
+            s.push_str(e);
+        }
+        s
+    }
+}
+
+/// `a, b and c`; `nothing` for none.
+fn list(items: &[String]) -> String {
+    match items {
+        [] => "nothing".into(),
+        [a] => a.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// One sentence for a Fail or an Inconclusive (`None` for Pass and WeakPass).
+fn explain(v: &Verdict, names: &Names<'_>) -> Option<String> {
+    match (&v.reason, &v.diagnosis) {
+        (Some(Reason::Budget { limit, established }), _) => Some(match established {
+            Some(e) => format!("the {limit} budget ran out ({e})"),
+            None => format!("the {limit} budget ran out"),
+        }),
+        (_, Some(d)) if v.kind == VerdictKind::Fail => Some(explain_diagnosis(d, names)),
+        (Some(Reason::LocalError { location, .. }), None) => Some(format!(
+            "the trace of {} is rejected on its own",
+            names.location(location.index())
+        )),
+        _ => None,
+    }
+}
+
+/// `brok action 2 'brok?pub'`, or `brok's trace end (after action 3)`.
+fn what(b: &BlockedRecord) -> String {
+    match &b.found {
+        Some(a) => format!("{} action {} '{a}'", b.location, b.position),
+        None => format!("the end of {}'s trace (after action {})", b.location, b.position - 1),
+    }
+}
+
+fn explain_diagnosis(d: &Diagnosis, names: &Names<'_>) -> String {
+    let mut s = String::new();
+    if let Some(l) = &d.local {
+        let b = names.blocked(l);
+        s = match &b.found {
+            Some(_) => format!(
+                "{} is not allowed by {}'s local verifier, which allows {} there",
+                what(&b),
+                b.location,
+                list(&b.allowed)
+            ),
+            None => format!(
+                "{}'s trace cannot end after action {}: {} must go on with {}",
+                b.location,
+                b.position - 1,
+                b.location,
+                list(&b.allowed)
+            ),
+        };
+        if d.partial {
+            s.push_str(" (diagnosis partial: its budget ran out)");
+        }
+        return s;
+    }
+    let consumed: Vec<String> = d
+        .consumed
+        .iter()
+        .enumerate()
+        .map(|(i, n)| format!("{}:{n}", names.location(i)))
+        .collect();
+    let blocked: Vec<BlockedRecord> = d.blocked.iter().map(|b| names.blocked(b)).collect();
+    if !blocked.is_empty() && blocked.iter().all(|b| b.found.is_none()) {
+        let go: Vec<String> = blocked
+            .iter()
+            .map(|b| format!("{} with {}", b.location, list(&b.allowed)))
+            .collect();
+        s.push_str(&format!(
+            "every action is consumed but the run cannot end there; it must go on: {}",
+            go.join("; ")
+        ));
+    } else {
+        s.push_str(&format!("consistent up to [{}]", consumed.join(" ")));
+        for b in &blocked {
+            s.push_str(&format!("; {} is not allowed there", what(b)));
+            if !d.ended {
+                if b.allowed.is_empty() {
+                    s.push_str(&format!(" ({} can do nothing more)", b.location));
+                } else {
+                    s.push_str(&format!(" ({} could do {})", b.location, list(&b.allowed)));
+                }
+            }
+        }
+        if d.ended {
+            s.push_str("; the interaction has ended there");
+        }
+    }
+    if d.partial {
+        s.push_str(" (diagnosis partial: its budget ran out)");
+    }
+    s
+}
