@@ -66,6 +66,17 @@ enum ProcedureArg {
     Term,
 }
 
+/// When to color the verdicts of text output.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ColorArg {
+    /// On a terminal, unless NO_COLOR is set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
 /// Output format.
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum FormatArg {
@@ -166,6 +177,23 @@ struct CheckArgs {
     /// and its file is not read further.
     #[arg(long, value_name = "N", default_value_t = 256 << 20)]
     max_line_bytes: u64,
+    /// Print only failures, inconclusive verdicts, errors and the summary.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Expected verdicts: a manifest.tsv written by `gen`, or a TSV of `trace<TAB>verdict`
+    /// rows; every mismatch is reported and makes the exit status 1.
+    #[arg(long, value_name = "FILE")]
+    expect: Option<PathBuf>,
+    /// Color the verdicts of text output (auto: on a terminal, unless NO_COLOR is set).
+    #[arg(long, value_enum, default_value = "auto")]
+    color: ColorArg,
+    /// Do not diagnose failures (the reason is then the procedure's own, with no detail).
+    #[arg(long)]
+    no_diagnosis: bool,
+    /// Search-vertex budget of the diagnosis of one failure, all its queries together (0:
+    /// none); when it runs out the verdict stands and the diagnosis is marked partial.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    max_diagnosis_vertices: u64,
 }
 
 #[derive(Args)]
