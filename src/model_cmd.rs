@@ -1,4 +1,5 @@
-//! `compile`, `inspect` and `draw`.
+//! `compile`, `inspect` and `draw`, and [`load`]: the MODEL of every command (stale compiled
+//! models, options that cannot apply, the names inferred without a signature file).
 
 use crate::{CompileArgs, DrawArgs, InspectArgs, ModelArgs};
 use anyhow::{bail, Context, Result};
