@@ -14,13 +14,14 @@ mod timbuk;
 
 pub use interaction::{parse_interaction, parse_interaction_with_loops, LoopPosition, MAX_NESTING};
 pub use locations::{parse_locations_spec, random_partition};
-pub use multitrace_runtime::syntax::ParseError;
+// Text input (bounded reading, UTF-8 and binary checks) lives in the runtime, which reads
+// trace files the same way; re-exported so that the compiler's callers keep their paths.
+pub use multitrace_runtime::syntax::{read_text, ModelError, ParseError, MAX_TEXT_BYTES};
 pub use signature::parse_signature;
 pub use timbuk::{parse_timbuk, TimbukAutomaton};
 
 use multitrace_runtime::signature::Signature;
 use multitrace_runtime::term::{TermId, TermStore};
-use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
 /// An interaction read from files: its names, its terms and its root.
@@ -40,132 +41,6 @@ pub struct InteractionModel {
     pub file: PathBuf,
     /// Digest of the interaction and signature texts.
     pub digest: u64,
-}
-
-/// Why a model could not be read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ModelError {
-    /// A file could not be read.
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The system's explanation.
-        message: String,
-    },
-    /// A file was read but is not valid.
-    Parse(ParseError),
-}
-
-impl fmt::Display for ModelError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ModelError::Io { path, message } => {
-                write!(f, "{}: cannot read: {message}", path.display())
-            }
-            ModelError::Parse(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for ModelError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ModelError::Io { .. } => None,
-            ModelError::Parse(e) => Some(e),
-        }
-    }
-}
-
-impl From<ParseError> for ModelError {
-    fn from(e: ParseError) -> Self {
-        ModelError::Parse(e)
-    }
-}
-
-/// Reads a text file for a reader.
-///
-/// A leading byte-order mark is dropped. An empty file is an error ("empty file" at 1:1), as
-/// are invalid UTF-8 (at the line and column of the first invalid byte), a NUL byte and other
-/// control characters that do not occur in text (a binary file).
-///
-/// A file larger than [`MAX_TEXT_BYTES`] is refused (also an endless one such as `/dev/zero`):
-/// reading stops one byte past the limit.
-pub fn read_text(path: &Path) -> Result<String, ModelError> {
-    read_text_limited(path, MAX_TEXT_BYTES)
-}
-
-/// Largest text input (model, signature or multitrace file) the readers accept: 1 GiB, about
-/// 110 million actions in one `.htf` file. Larger local traces are split across files or
-/// checked as prefixes.
-pub const MAX_TEXT_BYTES: u64 = 1 << 30;
-
-fn read_text_limited(path: &Path, limit: u64) -> Result<String, ModelError> {
-    use std::io::Read;
-    let io = |e: std::io::Error| ModelError::Io {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let hint = file.metadata().map_or(0, |m| m.len()).min(limit + 1);
-    let mut bytes = Vec::with_capacity(usize::try_from(hint).unwrap_or(0));
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > limit {
-        return Err(ModelError::Io {
-            path: path.to_path_buf(),
-            message: format!(
-                "larger than {} bytes, the largest text input multitrace reads; split it",
-                limit
-            ),
-        });
-    }
-    text_of_bytes(&path.display().to_string(), bytes).map_err(ModelError::Parse)
-}
-
-/// The checks of [`read_text`] on bytes already read; `file` names them in errors.
-fn text_of_bytes(file: &str, bytes: Vec<u8>) -> Result<String, ParseError> {
-    if bytes.is_empty() {
-        return Err(ParseError::at(file, "", 0, "empty file"));
-    }
-    let mut text = match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => {
-            let bytes = e.as_bytes();
-            let valid = e.utf8_error().valid_up_to();
-            let prefix = bytes
-                .get(..valid)
-                .and_then(|b| std::str::from_utf8(b).ok())
-                .unwrap_or("");
-            let bad = bytes.get(valid).copied().unwrap_or(0);
-            return Err(ParseError::at(
-                file,
-                prefix,
-                valid,
-                format!("invalid UTF-8 (byte 0x{bad:02X}); is this a text file?"),
-            ));
-        }
-    };
-    if text.starts_with('\u{feff}') {
-        text.drain(..'\u{feff}'.len_utf8());
-    }
-    if let Some((at, c)) = text
-        .char_indices()
-        .find(|&(_, c)| c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\u{c}'))
-    {
-        let what = if c == '\0' {
-            "NUL byte".to_string()
-        } else {
-            format!("control character U+{:04X}", c as u32)
-        };
-        return Err(ParseError::at(
-            file,
-            &text,
-            at,
-            format!("{what}: this looks like a binary file, not text"),
-        ));
-    }
-    Ok(text)
 }
 
 /// The signature of an interaction file: the first existing file among `<stem>.hsf` beside
@@ -255,47 +130,6 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         dir
-    }
-
-    #[test]
-    fn text_checks() {
-        let e = text_of_bytes("f", Vec::new()).unwrap_err();
-        assert_eq!(e.to_string(), "f:1:1: empty file");
-        let e = text_of_bytes("f", b"ab\ncd\xffe".to_vec()).unwrap_err();
-        assert_eq!((e.line, e.column), (2, 3));
-        assert!(e.message.contains("invalid UTF-8"), "{e}");
-        let e = text_of_bytes("f", "∅\n∅é".bytes().chain([0xe2, 0x88]).collect()).unwrap_err();
-        assert_eq!((e.line, e.column), (2, 3), "{e}");
-        let e = text_of_bytes("f", b"o\n  \0".to_vec()).unwrap_err();
-        assert_eq!((e.line, e.column), (2, 3));
-        assert!(e.message.contains("NUL byte"), "{e}");
-        let e = text_of_bytes("f", b"\x07".to_vec()).unwrap_err();
-        assert!(e.message.contains("control character U+0007"), "{e}");
-        assert_eq!(
-            text_of_bytes("f", b"\xef\xbb\xbfo\r\n\t".to_vec()).unwrap(),
-            "o\r\n\t"
-        );
-    }
-
-    #[test]
-    fn oversized_and_endless_inputs_are_refused() {
-        let dir = scratch("big");
-        let path = dir.join("t.htf");
-        std::fs::write(&path, "{ [l1] l1!m }").unwrap();
-        assert!(read_text_limited(&path, 13).is_ok());
-        let e = read_text_limited(&path, 12).unwrap_err();
-        assert!(
-            e.to_string()
-                .ends_with("t.htf: cannot read: larger than 12 bytes, the largest text input multitrace reads; split it"),
-            "{e}"
-        );
-        // A device with no end stops at the limit instead of filling memory.
-        let zero = Path::new("/dev/zero");
-        if zero.exists() {
-            let e = read_text_limited(zero, 1 << 16).unwrap_err();
-            assert!(e.to_string().contains("larger than 65536 bytes"), "{e}");
-        }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
