@@ -1,19 +1,31 @@
 //! `local` and `central`: AS split across hosts (seed 004's architecture). Each host that holds
 //! a log runs `local` on its location's trace and ships the small summary; one host runs
 //! `central` on all summaries. The verdicts are those of `check --procedure as`.
+//!
+//! The summary format, its writer and its validating reader are
+//! [`multitrace_runtime::summary`]; the central step is
+//! [`multitrace_runtime::check::semi::central_check`].
+//!
+//! Exit status: `local` 0 when the local trace passes, 1 on a LocalError (the summary is
+//! written all the same: `central` needs it), 2 on errors; `central` as `check` (0 Pass or
+//! WeakPass, 1 Fail, 3 Inconclusive, 2 on errors, each one located message).
 
 use crate::{FormatArg, ModeArg, ModelArgs};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use multitrace_compiler::syntax::read_text;
 use multitrace_runtime::check::explore::Budget;
-use multitrace_runtime::check::semi::{central_check, local_summary, LocalSummary};
+use multitrace_runtime::check::semi::central_check;
 use multitrace_runtime::check::Engine;
-use multitrace_runtime::nfa::LocationId;
+use multitrace_runtime::model::CompiledModel;
+use multitrace_runtime::nfa::{LetterId, LocationId};
+use multitrace_runtime::summary::{
+    local_summary, mode_name, read_summary, write_summary, LocalResult, Summary, SummarySet,
+};
 use multitrace_runtime::syntax::{parse_htf, parse_mtf};
-use multitrace_runtime::verdict::{Mode, Reason, Sym, VerdictKind};
+use multitrace_runtime::verdict::{Mode, Reason, Sym, Verdict, VerdictKind};
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Arguments of `local`.
 #[derive(Args)]
@@ -68,8 +80,9 @@ pub fn local(args: LocalArgs) -> Result<u8> {
         .position(|n| *n == args.location)
     else {
         bail!(
-            "unknown location `{}`; locations are {}",
+            "--location {}: not a location of {}; its locations are {}",
             args.location,
+            args.model.display(),
             model.alphabet.location_names().join(" ")
         );
     };
@@ -86,52 +99,80 @@ pub fn local(args: LocalArgs) -> Result<u8> {
             .letter_traces(&mt)
             .map_err(|e| anyhow::anyhow!("{file}: {e}"))?
     };
+    let Some(trace) = traces.get(k) else {
+        bail!("{file}: no trace for location {}", args.location);
+    };
     let mode = match args.mode {
         ModeArg::Complete => Mode::Complete,
         ModeArg::Prefix => Mode::Prefix,
     };
-    let summary = local_summary(&model, LocationId(k as u32), &traces[k], mode)
-        .map_err(anyhow::Error::msg)?;
-    let json = serde_json::to_string_pretty(&summary)?;
-    std::fs::write(&args.output, json + "\n")
-        .with_context(|| format!("{}: cannot write", args.output.display()))?;
-    eprintln!(
-        "multitrace: {}: local verdict {} ({} actions)",
-        args.location,
-        summary.verdict,
-        summary.trace.len()
-    );
-    Ok(0)
+    let summary = local_summary(&model, LocationId(k as u32), trace, mode)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.model.display()))?;
+    let out = args.output.display();
+    let mut bytes = Vec::new();
+    write_summary(&summary, &mut bytes).with_context(|| format!("{out}: cannot write"))?;
+    std::fs::write(&args.output, bytes).with_context(|| format!("{out}: cannot write"))?;
+    let actions = plural(summary.trace.len(), "action");
+    match summary.position {
+        Some(p) => {
+            let found = summary
+                .trace
+                .get(p)
+                .map_or("the end of the trace".to_string(), |a| {
+                    format!("action {} `{a}`", p + 1)
+                });
+            eprintln!(
+                "multitrace: {}: local verdict LocalError at {found} ({actions}; its local \
+                 verifier allowed {}); summary written to {out}",
+                args.location,
+                or_nothing(&summary.expected),
+            );
+            Ok(1)
+        }
+        None => {
+            eprintln!(
+                "multitrace: {}: local verdict {} ({actions}, {} mode); summary written to {out}",
+                args.location,
+                summary.verdict,
+                mode_name(mode)
+            );
+            Ok(0)
+        }
+    }
 }
 
 pub fn central(args: CentralArgs) -> Result<u8> {
     let model = crate::model_cmd::load(&args.model, &args.model_args)?;
+    let engine = Engine::new(model);
+    let Some(tables) = engine.tables() else {
+        bail!(
+            "{}: this model is term-only: distributed AS needs automata (its local verifiers); \
+             use `multitrace check --procedure term`",
+            args.model.display()
+        );
+    };
+    let model = engine.model();
+    let start = Instant::now();
     let mut summaries = Vec::new();
     for p in &args.summaries {
         let text = read_text(p)?;
-        let s: LocalSummary = serde_json::from_str(&text).map_err(|e| {
-            anyhow::anyhow!(
-                "{}:{}:{}: not a local summary: {e}",
-                p.display(),
-                e.line(),
-                e.column()
-            )
-        })?;
+        let s = read_summary(&p.display().to_string(), &text, model)?;
         summaries.push(s);
     }
-    let engine = Engine::new(model);
-    let Some(tables) = engine.tables() else {
-        bail!("this model is term-only: distributed AS needs automata");
-    };
+    let set = SummarySet::new(model, summaries)?;
     let budget = Budget {
         max_vertices: (args.max_vertices > 0).then_some(args.max_vertices),
         timeout: (args.timeout_ms > 0).then(|| Duration::from_millis(args.timeout_ms)),
     };
-    let model = engine.model();
-    let v = central_check(model, tables, &summaries, &budget, args.witness)
-        .map_err(anyhow::Error::msg)?;
+    let v = central_check(model, tables, &set, &budget, args.witness)?;
+    let time = start.elapsed();
     let render = |s: Sym| match s {
-        Sym::Letter(l) => model.alphabet.name(l).to_string(),
+        Sym::Letter(l) => model
+            .alphabet
+            .names()
+            .get(l.index())
+            .cloned()
+            .unwrap_or_default(),
         Sym::Action(a) => model
             .signature()
             .map(|sig| sig.action_to_string(a))
@@ -140,18 +181,34 @@ pub fn central(args: CentralArgs) -> Result<u8> {
     let names = model.alphabet.location_names().to_vec();
     match args.format {
         FormatArg::Text => {
-            let why = v.explain(&render, &names);
-            if why.is_empty() {
-                println!("{}", v.kind);
-            } else {
-                println!("{} ({why})", v.kind);
+            for s in set.summaries() {
+                println!("{}", input_line(model, s));
+            }
+            match explain(model, &set, &v) {
+                Some(why) => println!("{} ({why})", v.kind),
+                None => println!("{}", v.kind),
             }
             if let Some(w) = &v.witness {
                 let w: Vec<String> = w.iter().map(|&(_, s)| render(s)).collect();
                 println!("  witness: {}", w.join(" "));
             }
+            let actions: usize = set.summaries().iter().map(|s| s.trace().len()).sum();
+            let verdict = match &v.reason {
+                Some(r) => format!("{} ({})", v.kind, r.name()),
+                None => v.kind.to_string(),
+            };
+            println!(
+                "1 multitrace from {} ({}, {} mode): {verdict}; total {:.3} s",
+                plural(set.summaries().len(), "summary"),
+                plural(actions, "action"),
+                mode_name(set.mode()),
+                time.as_secs_f64()
+            );
         }
         FormatArg::Jsonl => {
+            for s in set.summaries() {
+                eprintln!("multitrace: note: {}", input_line(model, s));
+            }
             let location = match &v.reason {
                 Some(Reason::LocalError { location, .. }) => names.get(location.index()).cloned(),
                 _ => None,
@@ -170,4 +227,85 @@ pub fn central(args: CentralArgs) -> Result<u8> {
         VerdictKind::Fail => 1,
         VerdictKind::Inconclusive => 3,
     })
+}
+
+/// `location clt1: s1.json (local Pass, 3 actions)`: which summary was read for which location.
+fn input_line(model: &CompiledModel, s: &Summary) -> String {
+    format!(
+        "location {}: {} (local {}, {})",
+        location_name(model, s.location()),
+        s.file(),
+        s.verdict_name(),
+        plural(s.trace().len(), "action")
+    )
+}
+
+/// Why a central verdict is not a Pass, in one clause (`None` for Pass and WeakPass).
+fn explain(model: &CompiledModel, set: &SummarySet, v: &Verdict) -> Option<String> {
+    let letters = |ls: &[LetterId]| -> Vec<String> {
+        ls.iter()
+            .map(|l| {
+                model
+                    .alphabet
+                    .names()
+                    .get(l.index())
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .collect()
+    };
+    Some(match v.reason.as_ref()? {
+        Reason::LocalError { location, .. } => {
+            let s = set.summaries().get(location.index())?;
+            let LocalResult::LocalError { position, expected } = s.result() else {
+                return None;
+            };
+            let name = location_name(model, s.location());
+            let found = match s.trace().get(*position) {
+                Some(&a) => format!("action {} `{}`", position + 1, letters(&[a]).concat()),
+                None => "the end of its trace".to_string(),
+            };
+            format!(
+                "LocalError: {name} {found} is not allowed by its local verifier, which allowed {}",
+                or_nothing(&letters(expected))
+            )
+        }
+        Reason::InterError => "InterError: the areas of the local traces have no accepting \
+                               path in common"
+            .to_string(),
+        Reason::CentralError => {
+            "CentralError: no interleaving of the local traces is accepted".to_string()
+        }
+        Reason::Budget { limit, established } => match established {
+            Some(e) => format!("the {limit} budget ran out ({e})"),
+            None => format!("the {limit} budget ran out"),
+        },
+    })
+}
+
+fn location_name(model: &CompiledModel, k: LocationId) -> String {
+    model
+        .alphabet
+        .location_names()
+        .get(k.index())
+        .cloned()
+        .unwrap_or_else(|| format!("#{}", k.index()))
+}
+
+/// `1 action`, `3 actions`, `1 summary`, `2 summaries`.
+fn plural(n: usize, word: &str) -> String {
+    match (n, word.strip_suffix('y')) {
+        (1, _) => format!("1 {word}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        (_, None) => format!("{n} {word}s"),
+    }
+}
+
+/// `a, b or c`; `nothing` for none.
+fn or_nothing(items: &[String]) -> String {
+    match items {
+        [] => "nothing".into(),
+        [a] => a.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
 }

@@ -15,6 +15,7 @@ use crate::check::explore::Budget;
 use crate::model::Automata;
 use crate::nfa::{Alphabet, LetterId, LocationId, StateId};
 use crate::project::{bits, AreaId, ProjDfa, NO_STATE};
+use crate::summary::{LocalResult, SummaryError, SummaryErrorKind, SummarySet};
 use crate::verdict::{Mode, Reason, Sym, Verdict, VerdictKind};
 
 /// The result of a local check.
@@ -393,195 +394,42 @@ fn local_error(k: usize, position: usize, expected: Vec<LetterId>) -> Verdict {
     v
 }
 
-/// What a local verifier sends to the central verifier in distributed AS (seed 004's
-/// architecture): its verdict and, when it passes, `Area(μi)` and the trace itself.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct LocalSummary {
-    /// Always `"multitrace-local-summary"`.
-    pub format: String,
-    /// Format version (1).
-    pub version: u32,
-    /// Digest of the compiled model, as 16 hexadecimal digits.
-    pub digest: String,
-    /// The location's name.
-    pub location: String,
-    /// `"complete"` or `"prefix"`.
-    pub mode: String,
-    /// The local trace, as letter names.
-    pub trace: Vec<String>,
-    /// `"Pass"` or `"LocalError"`.
-    pub verdict: String,
-    /// For a LocalError: the first position that cannot be read.
-    pub position: Option<usize>,
-    /// For a LocalError: the letters readable there.
-    pub expected: Vec<String>,
-    /// For a Pass: `Area(μi)` as hexadecimal 64-bit words, least significant transition first.
-    pub area: Option<String>,
-}
-
-const SUMMARY_FORMAT: &str = "multitrace-local-summary";
-
-fn mode_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Complete => "complete",
-        Mode::Prefix => "prefix",
-    }
-}
-
-/// The local step of distributed AS for location `k`.
-pub fn local_summary(
-    model: &crate::model::CompiledModel,
-    k: LocationId,
-    trace: &[LetterId],
-    mode: Mode,
-) -> Result<LocalSummary, String> {
-    let automata = model
-        .automata()
-        .ok_or("a term-only model has no local verifiers; use check --procedure term")?;
-    let dfa = automata
-        .projections
-        .get(k.index())
-        .ok_or("unknown location")?;
-    let mut area = vec![0u64; automata.areas.words()];
-    let mut seen = Vec::new();
-    let outcome = local_check(
-        automata,
-        dfa,
-        &model.alphabet,
-        trace,
-        mode,
-        &mut area,
-        &mut seen,
-    );
-    let names = |ls: &[LetterId]| -> Vec<String> {
-        ls.iter()
-            .map(|&l| model.alphabet.name(l).to_string())
-            .collect()
-    };
-    let mut s = LocalSummary {
-        format: SUMMARY_FORMAT.into(),
-        version: 1,
-        digest: format!("{:016x}", model.digest),
-        location: model.alphabet.location_name(k).to_string(),
-        mode: mode_name(mode).into(),
-        trace: names(trace),
-        verdict: "Pass".into(),
-        position: None,
-        expected: Vec::new(),
-        area: None,
-    };
-    match outcome {
-        LocalOutcome::Pass { .. } => {
-            s.area = Some(area.iter().map(|w| format!("{w:016x}")).collect());
-        }
-        LocalOutcome::Error { position, expected } => {
-            s.verdict = "LocalError".into();
-            s.position = Some(position);
-            s.expected = names(&expected);
-        }
-    }
-    Ok(s)
-}
-
-/// The central step of distributed AS: combines one summary per location. Errors (not
-/// verdicts) when the summaries do not fit the model or each other.
+/// The central step of distributed AS (seed 004's architecture): intersects the areas of the
+/// local summaries (one per location, validated by [`crate::summary`]) and runs AC on `Inter`.
+/// The first LocalError in location order is the verdict when a local verifier reported one.
+/// Errors (not verdicts) when the set does not fit `model`.
 pub fn central_check(
     model: &crate::model::CompiledModel,
     tables: &AcTables,
-    summaries: &[LocalSummary],
+    summaries: &SummarySet,
     budget: &Budget,
     witness: bool,
-) -> Result<Verdict, String> {
-    let automata = model
-        .automata()
-        .ok_or("a term-only model has no local verifiers")?;
-    let alphabet = &model.alphabet;
-    let digest = format!("{:016x}", model.digest);
-    let n = alphabet.locations();
-    let mut by_location: Vec<Option<&LocalSummary>> = vec![None; n];
-    let mut mode = None;
-    for s in summaries {
-        if s.format != SUMMARY_FORMAT || s.version != 1 {
-            return Err(format!(
-                "not a local summary of this version ({} {})",
-                s.format, s.version
-            ));
-        }
-        if s.digest != digest {
-            return Err(format!(
-                "summary of location {} comes from another model (digest {}, model {digest})",
-                s.location, s.digest
-            ));
-        }
-        let m = match s.mode.as_str() {
-            "complete" => Mode::Complete,
-            "prefix" => Mode::Prefix,
-            other => {
-                return Err(format!(
-                    "unknown mode `{other}` in summary of {}",
-                    s.location
-                ))
-            }
-        };
-        if mode.is_some_and(|x| x != m) {
-            return Err("summaries were made in different modes".into());
-        }
-        mode = Some(m);
-        let k = alphabet
-            .location_names()
-            .iter()
-            .position(|x| *x == s.location)
-            .ok_or_else(|| format!("unknown location `{}`", s.location))?;
-        if by_location[k].is_some() {
-            return Err(format!("two summaries for location {}", s.location));
-        }
-        by_location[k] = Some(s);
-    }
-    let missing: Vec<&str> = (0..n)
-        .filter(|&k| by_location[k].is_none())
-        .map(|k| alphabet.location_name(LocationId(k as u32)))
-        .collect();
-    if !missing.is_empty() {
-        return Err(format!("no summary for location(s) {}", missing.join(", ")));
-    }
-    let mode = mode.unwrap_or_default();
+) -> Result<Verdict, SummaryError> {
+    summaries.fits(model)?;
+    let Some(automata) = model.automata() else {
+        return Err(SummaryError {
+            file: None,
+            position: None,
+            field: None,
+            kind: Box::new(SummaryErrorKind::TermOnly),
+        });
+    };
     let words = automata.areas.words();
     let mut inter = vec![!0u64; words];
-    let mut traces = Vec::with_capacity(n);
-    for (k, s) in by_location.iter().enumerate() {
-        let s = s.expect("checked above");
-        let letters: Vec<LetterId> = s
-            .trace
-            .iter()
-            .map(|name| {
-                alphabet
-                    .letter(name)
-                    .filter(|&l| alphabet.location(l).index() == k)
-                    .ok_or_else(|| format!("letter `{name}` is not a letter of {}", s.location))
-            })
-            .collect::<Result<_, _>>()?;
-        if s.verdict == "LocalError" {
-            let expected = s.expected.iter().filter_map(|x| alphabet.letter(x));
-            return Ok(local_error(k, s.position.unwrap_or(0), expected.collect()));
+    let mut traces = Vec::with_capacity(summaries.summaries().len());
+    for (k, s) in summaries.summaries().iter().enumerate() {
+        match s.result() {
+            LocalResult::LocalError { position, expected } => {
+                return Ok(local_error(k, *position, expected.clone()));
+            }
+            LocalResult::Pass { area } => bits::intersect_with(&mut inter, area),
         }
-        let hex = s
-            .area
-            .as_deref()
-            .ok_or("a passing summary without its area")?;
-        if hex.len() != words * 16 {
-            return Err(format!("the area of {} has the wrong size", s.location));
-        }
-        for (w, slot) in inter.iter_mut().enumerate() {
-            let word = u64::from_str_radix(&hex[w * 16..w * 16 + 16], 16)
-                .map_err(|_| format!("the area of {} is not hexadecimal", s.location))?;
-            *slot &= word;
-        }
-        traces.push(letters);
+        traces.push(s.trace().to_vec());
     }
-    // Bits past the last transition are not transitions.
+    // Bits past the last transition are not transitions (validated summaries have none).
     let nt = automata.nfa.transitions().len();
-    if nt % 64 != 0 {
-        inter[words - 1] &= (1u64 << (nt % 64)) - 1;
+    if let Some(last) = inter.last_mut().filter(|_| nt % 64 != 0) {
+        *last &= (1u64 << (nt % 64)) - 1;
     }
     if !has_accepting_path(automata, &inter) {
         let mut v = Verdict::new(VerdictKind::Fail);
@@ -591,10 +439,10 @@ pub fn central_check(
     Ok(check_ac(
         automata,
         tables,
-        alphabet,
+        &model.alphabet,
         &traces,
         Some(&inter),
-        mode,
+        summaries.mode(),
         budget,
         witness,
     )
