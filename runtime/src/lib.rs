@@ -49,6 +49,7 @@
 #![forbid(unsafe_code)]
 
 pub mod artifact;
+pub mod batch;
 pub mod check;
 pub mod model;
 pub mod multitrace;
