@@ -340,13 +340,6 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         writeln!(out, "{}", summary.line())?;
     }
     out.flush()?;
-    if summary.errors > 0 {
-        eprintln!(
-            "multitrace: {} could not be read or checked (see the Error {})",
-            plural(summary.errors, "input", "inputs"),
-            if summary.errors == 1 { "record" } else { "records" }
-        );
-    }
     let mut code = summary.exit_code();
     if let Some(c) = &checker {
         if c.report() && code != 2 {
@@ -745,6 +738,10 @@ fn print_record(
     color: bool,
 ) -> std::io::Result<()> {
     let kind = rec.verdict_kind();
+    if let Some(e) = &rec.error {
+        // Also where scripts look for input errors (the record keeps the stream complete).
+        eprintln!("multitrace: {}", e.message);
+    }
     if quiet && matches!(kind, Some(VerdictKind::Pass | VerdictKind::WeakPass)) {
         return Ok(());
     }

@@ -50,9 +50,10 @@ fn check_directory_prints_one_line_per_trace_and_a_summary() {
         .iter()
         .map(|l| l.split(':').next().unwrap())
         .collect();
-    let mut sorted = names.clone();
-    sorted.sort();
-    assert_eq!(names, sorted);
+    // Natural order: k5 before k20.
+    let k = |n: &str| names.iter().position(|x| x.ends_with(n)).unwrap();
+    assert!(k("k5.htf") < k("k20.htf") && k("k2.htf") < k("k5.htf"));
+    assert!(k("coloc_ok.htf") < k("emit1_recv2.htf") && k("k20.htf") < k("recv_only.htf"));
     assert!(out.contains("k20.htf: Pass"));
     assert!(out.contains("emit2_recv1.htf: WeakPass"));
     assert!(out.contains("coloc_recv_overtakes.htf: Fail (LocalError"));
@@ -120,7 +121,11 @@ fn exhausted_budget_is_inconclusive_with_status_3() {
         "--no-por",
     ]);
     assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
-    assert!(stdout(&o).contains("Inconclusive (vertices budget exhausted"));
+    assert!(
+        stdout(&o).contains("Inconclusive (Budget): the vertices budget ran out"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]
@@ -268,7 +273,10 @@ fn as_reports_local_inter_and_central_errors_on_the_running_example() {
     };
     let local = by_name("local_error_l2.mtf");
     assert_eq!(
-        (local["reason"].as_str(), local["location"].as_str()),
+        (
+            local["reason"].as_str(),
+            local["local_error"]["location"].as_str()
+        ),
         (Some("LocalError"), Some("l2"))
     );
     assert_eq!(by_name("inter_error.mtf")["reason"], "InterError");
@@ -419,7 +427,7 @@ fn local_and_central_reproduce_check_as() {
         (
             v["verdict"].to_string(),
             v["reason"].to_string(),
-            v["location"].to_string(),
+            v["local_error"].to_string(),
         )
     };
     let mut compared = 0;
@@ -441,7 +449,8 @@ fn local_and_central_reproduce_check_as() {
                     "-o",
                     out.to_str().unwrap(),
                 ]);
-                assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+                // 0 when the local trace passes, 1 on a LocalError.
+                assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
                 summaries.push(out.to_str().unwrap().to_string());
             }
             let mut args = vec!["central", model, "--format", "jsonl"];
@@ -508,7 +517,8 @@ fn json_lines_on_standard_input_and_witnesses() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines.len(), 2);
-    assert_eq!(lines[0]["trace"], "ok");
+    assert_eq!(lines[0]["id"], "ok");
+    assert_eq!(lines[0]["trace"], "<stdin>:1");
     assert_eq!(lines[0]["verdict"], "Pass");
     assert_eq!(
         lines[0]["witness"],

@@ -127,6 +127,102 @@ fn automaton_fixtures_give_expected_verdicts_with_ac_and_as() {
     }
 }
 
+/// Every fixture multitrace (interactions and raw automata), both modes: the record of every
+/// procedure and option set carries the same explanation, reason and diagnosis, a Fail is
+/// always explained (never by "nothing"), and what a LocalError reports found is the action
+/// at that position.
+#[test]
+fn fixture_failures_are_explained_the_same_by_every_procedure() {
+    use multitrace_runtime::record::{Names, Record};
+    use multitrace_runtime::verdict::Sym;
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("expected.txt").is_file())
+        .collect();
+    dirs.sort();
+    let mut fails = 0;
+    for dir in dirs {
+        let timbuk = dir.join("model.timbuk");
+        let path = if timbuk.is_file() { timbuk } else { dir.join("model.hif") };
+        let model =
+            multitrace_compiler::source::load_model(&path, None, &CompileOptions::default())
+                .unwrap();
+        let engine = Engine::new(model);
+        let model = engine.model();
+        let mut scratch = engine.scratch();
+        let render = |s: Sym| match s {
+            Sym::Action(a) => model.signature().unwrap().action_to_string(a),
+            Sym::Letter(l) => model.alphabet.name(l).to_string(),
+        };
+        let procedures: &[Procedure] = match (model.automata().is_some(), model.signature().is_some()) {
+            (true, true) => &[Procedure::Ac, Procedure::As, Procedure::Term],
+            (true, false) => &[Procedure::Ac, Procedure::As],
+            _ => &[Procedure::Term],
+        };
+        for (trace, _, _) in expected_verdicts(&dir) {
+            let text = read_text(&trace).unwrap();
+            let file = trace.display().to_string();
+            for mode in [Mode::Complete, Mode::Prefix] {
+                let mut seen: Option<(String, String)> = None;
+                for &p in procedures {
+                    for explore in variants(mode) {
+                        let opts = CheckOptions {
+                            mode,
+                            choice: Choice::Force(p),
+                            explore,
+                            ..CheckOptions::default()
+                        };
+                        let (v, names) = if let Some(sig) = model.signature() {
+                            let (mt, htf_names) = parse_htf(&file, &text, sig).unwrap();
+                            let names = if engine.matches_locations(&mt) {
+                                model.alphabet.location_names().to_vec()
+                            } else {
+                                htf_names
+                            };
+                            match engine.check_multitrace(&mut scratch, &mt, &opts) {
+                                Ok((v, _)) => (v, names),
+                                // Co-localized traces on singleton locations: term only.
+                                Err(_) => continue,
+                            }
+                        } else {
+                            let traces = multitrace_runtime::syntax::parse_mtf(&file, &text, &model.alphabet).unwrap();
+                            let (v, _) = engine.check_letters(&mut scratch, &traces, &opts).unwrap();
+                            (v, model.alphabet.location_names().to_vec())
+                        };
+                        let names = Names { render: &render, locations: &names };
+                        let r = Record::checked(file.clone(), None, &v, p, &names, std::time::Duration::ZERO);
+                        if v.kind != VerdictKind::Fail {
+                            continue;
+                        }
+                        let e = r.explanation.clone().unwrap();
+                        assert!(!e.contains("nothing") || e.contains("can do nothing more"), "{file} {mode:?} {p:?}: {e}");
+                        assert!(r.diagnosis.is_some(), "{file}");
+                        if let Some(l) = &r.local_error {
+                            let k = names.locations.iter().position(|n| *n == l.location).unwrap();
+                            assert!(l.position >= 1);
+                            let _ = k;
+                        }
+                        let canonical = format!(
+                            "{:?} {:?} {:?} {:?}",
+                            r.reason, r.explanation, r.local_error, r.diagnosis
+                        );
+                        match &seen {
+                            None => seen = Some((format!("{p:?}"), canonical)),
+                            Some((first, c)) => assert_eq!(
+                                &canonical, c,
+                                "{file} {mode:?}: {p:?} {explore:?} vs {first}"
+                            ),
+                        }
+                        fails += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(fails > 100, "{fails}");
+}
+
 /// A letter in the trace of another location is refused, not checked: the procedures read
 /// each trace on its own location's tables.
 #[test]
@@ -610,7 +706,8 @@ mod differential {
     use multitrace_runtime::project::bits;
     use multitrace_runtime::signature::{Action, LifelineSet, Signature};
     use multitrace_runtime::term::TermStore;
-    use multitrace_runtime::verdict::{Mode, VerdictKind};
+    use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
+    use multitrace_runtime::verdict::{Diagnosis, Mode, VerdictKind};
     use proptest::prelude::*;
     use std::collections::BTreeSet;
 
@@ -796,6 +893,85 @@ mod differential {
                         set = next;
                     }
                     prop_assert!(set.iter().any(|&s| nfa.is_accepting(s)), "{:?} {:?}", a, w);
+                }
+            }
+        }
+
+        /// The diagnosis of a Fail is the same whatever the procedure (AC, AS, term
+        /// exploration, with viability pruning, POR, LOC and memoization on or off), and
+        /// whichever oracle computes it: the automata, or term exploration on the same
+        /// interaction compiled term-only.
+        #[test]
+        fn diagnoses_are_the_same_for_every_procedure(a in arb_ast(), colocated in any::<bool>(), seed in 1..u64::MAX) {
+            let (m, c) = compile(&a, colocated);
+            if c.automata().is_none() {
+                return Ok(());
+            }
+            let groups = groups_of(&c);
+            let term_only = {
+                let opts = CompileOptions {
+                    locations: if colocated {
+                        LocationChoice::Groups(vec![vec!["l0".into(), "l1".into()], vec!["l2".into()]])
+                    } else {
+                        LocationChoice::Default
+                    },
+                    policy: multitrace_compiler::compile::AutomataPolicy::Never,
+                    ..CompileOptions::default()
+                };
+                Engine::new(compile_interaction(&m, &opts).unwrap())
+            };
+            let engine = Engine::new(c);
+            let (mut s1, mut s2) = (engine.scratch(), term_only.scratch());
+            let budget = Budget { max_vertices: Some(2_000_000), timeout: None };
+            for mu in candidates(&a, &groups, seed) {
+                let mt = multitrace(&groups, &mu);
+                for mode in [Mode::Complete, Mode::Prefix] {
+                    let mut seen: Option<(String, Diagnosis)> = None;
+                    let mut runs = Vec::new();
+                    for p in [Procedure::Ac, Procedure::As, Procedure::Term] {
+                        for (por, loc, memo) in [(true, true, true), (false, false, true), (true, false, false)] {
+                            let opts = CheckOptions {
+                                mode,
+                                choice: Choice::Force(p),
+                                explore: ExploreOptions { por, loc, memo, ..ExploreOptions::default() },
+                                budget,
+                                diagnosis: Some(budget),
+                                ..CheckOptions::default()
+                            };
+                            runs.push((format!("{p:?} {por} {loc} {memo}"), engine.check_multitrace(&mut s1, &mt, &opts).unwrap().0));
+                            if p == Procedure::Term {
+                                runs.push((format!("term-only {por} {loc} {memo}"), term_only.check_multitrace(&mut s2, &mt, &opts).unwrap().0));
+                            }
+                        }
+                    }
+                    for (name, v) in runs {
+                        if v.kind != VerdictKind::Fail {
+                            prop_assert!(v.diagnosis.is_none());
+                            continue;
+                        }
+                        let mut d = v.diagnosis.clone().expect("a Fail is diagnosed");
+                        if d.partial {
+                            // Only term exploration may give up (bounded silent moves under
+                            // loopH); the automata never do on these small cases.
+                            prop_assert!(name.starts_with("term-only"), "{} {:?}", name, a);
+                            continue;
+                        }
+                        d.vertices = 0;
+                        if name.starts_with("term-only") {
+                            // Its reason is term exploration's own; the rest is canonical.
+                            d.local = None;
+                        }
+                        match &seen {
+                            None => seen = Some((format!("{name} {:?}", v.reason), d)),
+                            Some((first, e)) => {
+                                let mut e = e.clone();
+                                if name.starts_with("term-only") {
+                                    e.local = None;
+                                }
+                                prop_assert_eq!(&d, &e, "{} vs {}: {:?} {:?} {:?}", name, first, a, mu, mode);
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -315,6 +315,12 @@ fn explain_diagnosis(d: &Diagnosis, names: &Names<'_>) -> String {
     if let Some(l) = &d.local {
         let b = names.blocked(l);
         s = match &b.found {
+            Some(_) if b.allowed.is_empty() => format!(
+                "{} is not allowed by {}'s local verifier: {} can do nothing more there",
+                what(&b),
+                b.location,
+                b.location
+            ),
             Some(_) => format!(
                 "{} is not allowed by {}'s local verifier, which allows {} there",
                 what(&b),

@@ -299,11 +299,18 @@ impl Engine {
             explore: opts.explore,
         };
         let mut d = diagnose::diagnose_term(&mut oracle, opts.mode, budget);
-        d.local = v.reason.as_ref().and_then(|r| {
-            diagnose::local_entry(r, |i, p| {
-                mt.components.get(i).and_then(|c| c.trace.get(p)).map(|&a| Sym::Action(a))
-            })
-        });
+        // No local verifiers: the LocalError is the one the queries established (whatever the
+        // exploration options), else a CentralError.
+        if !d.partial {
+            v.reason = Some(match &d.local {
+                Some(b) => Reason::LocalError {
+                    location: b.location,
+                    position: b.position,
+                    expected: b.allowed.clone(),
+                },
+                None => Reason::CentralError,
+            });
+        }
         self.to_actions(&mut d, v);
         v.diagnosis = Some(d);
         Ok(())
