@@ -12,8 +12,8 @@ use multitrace_compiler::syntax::read_text;
 use multitrace_runtime::check::explore::{Budget, ExploreOptions, CHECK_STACK_SIZE};
 use multitrace_runtime::check::{CheckError, CheckOptions, Choice, Engine, Procedure, Scratch};
 use multitrace_runtime::manifest::Expectations;
-use multitrace_runtime::record::{ErrorRecord, Names, Record};
 use multitrace_runtime::model::CompiledModel;
+use multitrace_runtime::record::{ErrorRecord, Names, Record};
 use multitrace_runtime::syntax::{parse_htf, parse_jsonl_line, parse_mtf, NameIndex, ParseError};
 use multitrace_runtime::verdict::{Mode, Sym, Verdict, VerdictKind};
 use std::collections::BTreeMap;
@@ -170,7 +170,8 @@ impl Source {
                     Err(e) => {
                         self.lines = None;
                         let i = self.take_index();
-                        let mut r = ErrorRecord::message(format!("{file}:{line}: cannot read: {e}"));
+                        let mut r =
+                            ErrorRecord::message(format!("{file}:{line}: cannot read: {e}"));
                         r.file = Some(file.clone());
                         r.line = Some(line as u32);
                         return Some((i, Input::Error(format!("{file}:{line}"), r)));
@@ -251,8 +252,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         budget,
         witness: args.witness,
         diagnosis: (!args.no_diagnosis).then_some(Budget {
-            max_vertices: (args.max_diagnosis_vertices > 0)
-                .then_some(args.max_diagnosis_vertices),
+            max_vertices: (args.max_diagnosis_vertices > 0).then_some(args.max_diagnosis_vertices),
             timeout: budget.timeout,
         }),
     };
@@ -354,7 +354,11 @@ fn read_expectations(path: &Path, mode: Mode) -> Result<Expectations> {
     let text = read_text(path)?;
     let e = Expectations::parse(path, &text)?;
     if let Some(row) = e.rows.iter().find(|r| r.mode.is_some_and(|m| m != mode)) {
-        let m = if mode == Mode::Complete { "prefix" } else { "complete" };
+        let m = if mode == Mode::Complete {
+            "prefix"
+        } else {
+            "complete"
+        };
         bail!(
             "{}:{}: this expected verdict holds in {m} mode, and the check runs in the other one; add --mode {m}",
             path.display(),
@@ -417,15 +421,25 @@ impl Checker {
         eprintln!(
             "multitrace: --expect: {} of {} checked against an expected verdict, {}{}{}",
             self.seen.len() - missing,
-            plural(self.seen.len() - missing + self.unexpected, "multitrace", "multitraces"),
+            plural(
+                self.seen.len() - missing + self.unexpected,
+                "multitrace",
+                "multitraces"
+            ),
             plural(self.mismatches, "mismatch", "mismatches"),
             if missing > 0 {
-                format!("; {} not found among the inputs", plural(missing, "expected row", "expected rows"))
+                format!(
+                    "; {} not found among the inputs",
+                    plural(missing, "expected row", "expected rows")
+                )
             } else {
                 String::new()
             },
             if self.unexpected > 0 {
-                format!("; {} without an expected verdict", plural(self.unexpected, "input", "inputs"))
+                format!(
+                    "; {} without an expected verdict",
+                    plural(self.unexpected, "input", "inputs")
+                )
             } else {
                 String::new()
             },

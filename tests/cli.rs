@@ -813,3 +813,227 @@ fn draw_to_standard_output_writes_only_graphviz() {
     assert!(left.is_empty(), "{left:?}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Masks the timings of a summary line (`total 194 µs, median 13.0 µs`).
+fn mask_times(line: &str) -> String {
+    match (line.find("; total "), line.find(", median ")) {
+        (Some(a), Some(b)) if b > a => {
+            let rest = &line[b + ", median ".len()..];
+            let end = rest.find(';').unwrap_or(rest.len());
+            format!("{}; total T, median T{}", &line[..a], &rest[end..])
+        }
+        _ => line.to_string(),
+    }
+}
+
+#[test]
+fn readme_example_is_what_the_command_prints() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme.find("Example output (exit status 1").unwrap();
+    let block: Vec<String> = readme[start..]
+        .lines()
+        .skip_while(|l| !l.starts_with("    "))
+        .take_while(|l| l.starts_with("    "))
+        .map(|l| mask_times(&l[4..]))
+        .collect();
+    let o = run(&[
+        "check",
+        "fixtures/seed004-mqtt/model.hif",
+        "fixtures/seed004-mqtt/traces/",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let printed: Vec<String> = stdout(&o).lines().map(mask_times).collect();
+    assert_eq!(printed, block);
+}
+
+/// Issue 10's acceptance: example2 in complete mode is explained the same by every
+/// procedure, naming the blocked action; no output says "expected nothing".
+#[test]
+fn every_procedure_explains_a_failure_the_same_way() {
+    let mut lines = Vec::new();
+    for p in ["ac", "as", "term"] {
+        let o = run(&[
+            "check",
+            "fixtures/seed004-mqtt/model.hif",
+            "fixtures/seed004-mqtt/traces/example2.htf",
+            "--mode",
+            "complete",
+            "--procedure",
+            p,
+        ]);
+        assert_eq!(o.status.code(), Some(1));
+        lines.push(stdout(&o).lines().next().unwrap().to_string());
+    }
+    assert!(lines.windows(2).all(|w| w[0] == w[1]), "{lines:#?}");
+    assert!(
+        lines[0].contains("brok action 2 'brok?pub' is not allowed there (brok could do brok?sub)"),
+        "{}",
+        lines[0]
+    );
+    for dir in ["seed004-mqtt", "loopP", "seed001-fig1", "seed003-fig2"] {
+        for p in ["auto", "term"] {
+            for mode in ["complete", "prefix"] {
+                let o = run(&[
+                    "check",
+                    &format!("fixtures/{dir}/model.hif"),
+                    &format!("fixtures/{dir}/traces"),
+                    "--procedure",
+                    p,
+                    "--mode",
+                    mode,
+                ]);
+                let out = stdout(&o);
+                assert!(!out.contains("expected nothing"), "{out}");
+                assert!(!out.contains("next nothing"), "{out}");
+            }
+        }
+    }
+}
+
+/// One record per input, in order, also for an unreadable one; the JSON record has a schema
+/// version and its keys in a fixed order.
+#[test]
+fn an_unreadable_input_gets_an_error_record_in_order() {
+    let d = scratch("error-record");
+    for f in ["example1.htf", "example2.htf"] {
+        std::fs::copy(
+            root().join("fixtures/seed004-mqtt/traces").join(f),
+            d.join(f),
+        )
+        .unwrap();
+    }
+    std::fs::write(d.join("example10.htf"), "{ [clt1] clt1!begin.clt1!nope }").unwrap();
+    let o = run(&[
+        "check",
+        "fixtures/seed004-mqtt/model.hif",
+        d.to_str().unwrap(),
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let out = stdout(&o);
+    let recs: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let names: Vec<&str> = recs
+        .iter()
+        .map(|r| r["trace"].as_str().unwrap().rsplit('/').next().unwrap())
+        .collect();
+    // Natural order: example10 after example2.
+    assert_eq!(names, ["example1.htf", "example2.htf", "example10.htf"]);
+    assert_eq!(recs[2]["verdict"], "Error");
+    assert_eq!(recs[2]["error"]["line"], 1);
+    assert!(recs[2]["error"]["column"].as_u64().unwrap() > 1);
+    assert!(stderr(&o).contains("example10.htf:1:"), "{}", stderr(&o));
+    let keys: Vec<&str> = out
+        .lines()
+        .next()
+        .unwrap()
+        .split("\":")
+        .map(|k| k.rsplit('"').next().unwrap())
+        .collect();
+    assert_eq!(
+        keys[..14],
+        [
+            "schema",
+            "trace",
+            "id",
+            "verdict",
+            "procedure",
+            "reason",
+            "explanation",
+            "local_error",
+            "diagnosis",
+            "budget",
+            "error",
+            "witness",
+            "vertices",
+            "time_us"
+        ]
+    );
+    assert_eq!(
+        recs[1]["diagnosis"]["consumed"],
+        serde_json::json!({"clt1": 3, "brok": 1, "clt2": 1})
+    );
+    assert_eq!(recs[1]["diagnosis"]["blocked"][0]["found"], "brok?pub");
+    // The summary counts it.
+    let o = run(&[
+        "check",
+        "fixtures/seed004-mqtt/model.hif",
+        d.to_str().unwrap(),
+    ]);
+    assert!(
+        stdout(&o).contains("3 multitraces: 1 Pass, 1 Fail (1 CentralError), 1 Error;"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn quiet_expect_and_color() {
+    let d = scratch("expect");
+    let tsv = d.join("expected.tsv");
+    std::fs::write(
+        &tsv,
+        format!(
+            "{r}/fixtures/seed004-mqtt/traces/example1.htf\tPass\n{r}/fixtures/seed004-mqtt/traces/example2.htf\tFail\tCentralError\n",
+            r = root().display()
+        ),
+    )
+    .unwrap();
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "check".to_string(),
+            "fixtures/seed004-mqtt/model.hif".into(),
+            "fixtures/seed004-mqtt/traces/example1.htf".into(),
+            "fixtures/seed004-mqtt/traces/example2.htf".into(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let run_s = |a: Vec<String>| bin().current_dir(root()).args(a).output().unwrap();
+    // Every row matches: the exit status is the verdicts' (1: a Fail).
+    let o = run_s(args(&[
+        "--expect",
+        tsv.to_str().unwrap(),
+        "--mode",
+        "complete",
+    ]));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("MISMATCH"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("0 mismatches"), "{}", stderr(&o));
+    // A wrong expectation is reported.
+    std::fs::write(
+        &tsv,
+        format!(
+            "{}/fixtures/seed004-mqtt/traces/example1.htf\tFail\n",
+            root().display()
+        ),
+    )
+    .unwrap();
+    let o = run_s(args(&[
+        "--expect",
+        tsv.to_str().unwrap(),
+        "--quiet",
+        "--color",
+        "always",
+    ]));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("MISMATCH"), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(!out.contains("example1.htf"), "--quiet hides passes: {out}");
+    assert!(out.contains("\x1b[31mFail\x1b[0m"), "{out}");
+    // NO_COLOR and pipes: no escapes.
+    let o = bin()
+        .current_dir(root())
+        .args(args(&[]))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!stdout(&o).contains('\x1b'));
+    // --jobs 0 is a usage error.
+    let o = run_s(args(&["--jobs", "0"]));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--jobs 0"), "{}", stderr(&o));
+}

@@ -144,7 +144,11 @@ fn fixture_failures_are_explained_the_same_by_every_procedure() {
     let mut fails = 0;
     for dir in dirs {
         let timbuk = dir.join("model.timbuk");
-        let path = if timbuk.is_file() { timbuk } else { dir.join("model.hif") };
+        let path = if timbuk.is_file() {
+            timbuk
+        } else {
+            dir.join("model.hif")
+        };
         let model =
             multitrace_compiler::source::load_model(&path, None, &CompileOptions::default())
                 .unwrap();
@@ -155,11 +159,12 @@ fn fixture_failures_are_explained_the_same_by_every_procedure() {
             Sym::Action(a) => model.signature().unwrap().action_to_string(a),
             Sym::Letter(l) => model.alphabet.name(l).to_string(),
         };
-        let procedures: &[Procedure] = match (model.automata().is_some(), model.signature().is_some()) {
-            (true, true) => &[Procedure::Ac, Procedure::As, Procedure::Term],
-            (true, false) => &[Procedure::Ac, Procedure::As],
-            _ => &[Procedure::Term],
-        };
+        let procedures: &[Procedure] =
+            match (model.automata().is_some(), model.signature().is_some()) {
+                (true, true) => &[Procedure::Ac, Procedure::As, Procedure::Term],
+                (true, false) => &[Procedure::Ac, Procedure::As],
+                _ => &[Procedure::Term],
+            };
         for (trace, _, _) in expected_verdicts(&dir) {
             let text = read_text(&trace).unwrap();
             let file = trace.display().to_string();
@@ -186,20 +191,43 @@ fn fixture_failures_are_explained_the_same_by_every_procedure() {
                                 Err(_) => continue,
                             }
                         } else {
-                            let traces = multitrace_runtime::syntax::parse_mtf(&file, &text, &model.alphabet).unwrap();
-                            let (v, _) = engine.check_letters(&mut scratch, &traces, &opts).unwrap();
+                            let traces = multitrace_runtime::syntax::parse_mtf(
+                                &file,
+                                &text,
+                                &model.alphabet,
+                            )
+                            .unwrap();
+                            let (v, _) =
+                                engine.check_letters(&mut scratch, &traces, &opts).unwrap();
                             (v, model.alphabet.location_names().to_vec())
                         };
-                        let names = Names { render: &render, locations: &names };
-                        let r = Record::checked(file.clone(), None, &v, p, &names, std::time::Duration::ZERO);
+                        let names = Names {
+                            render: &render,
+                            locations: &names,
+                        };
+                        let r = Record::checked(
+                            file.clone(),
+                            None,
+                            &v,
+                            p,
+                            &names,
+                            std::time::Duration::ZERO,
+                        );
                         if v.kind != VerdictKind::Fail {
                             continue;
                         }
                         let e = r.explanation.clone().unwrap();
-                        assert!(!e.contains("nothing") || e.contains("can do nothing more"), "{file} {mode:?} {p:?}: {e}");
+                        assert!(
+                            !e.contains("nothing") || e.contains("can do nothing more"),
+                            "{file} {mode:?} {p:?}: {e}"
+                        );
                         assert!(r.diagnosis.is_some(), "{file}");
                         if let Some(l) = &r.local_error {
-                            let k = names.locations.iter().position(|n| *n == l.location).unwrap();
+                            let k = names
+                                .locations
+                                .iter()
+                                .position(|n| *n == l.location)
+                                .unwrap();
                             assert!(l.position >= 1);
                             let _ = k;
                         }
@@ -701,12 +729,12 @@ mod differential {
     use multitrace_runtime::check::semi::{
         check_as, check_as_in, local_check, AsScratch, LocalOutcome, LocalTables,
     };
+    use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
     use multitrace_runtime::model::{CompiledModel, ModelKind};
     use multitrace_runtime::nfa::{LetterId, LocationId, StateId};
     use multitrace_runtime::project::bits;
     use multitrace_runtime::signature::{Action, LifelineSet, Signature};
     use multitrace_runtime::term::TermStore;
-    use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
     use multitrace_runtime::verdict::{Diagnosis, Mode, VerdictKind};
     use proptest::prelude::*;
     use std::collections::BTreeSet;

@@ -306,7 +306,11 @@ fn explain(v: &Verdict, names: &Names<'_>) -> Option<String> {
 fn what(b: &BlockedRecord) -> String {
     match &b.found {
         Some(a) => format!("{} action {} '{a}'", b.location, b.position),
-        None => format!("the end of {}'s trace (after action {})", b.location, b.position - 1),
+        None => format!(
+            "the end of {}'s trace (after action {})",
+            b.location,
+            b.position - 1
+        ),
     }
 }
 

@@ -318,7 +318,11 @@ fn diagnose_with(
             ended &= !q.exhausted;
         }
     }
-    let local = if classify { local_by_queries(&mut q, &lens) } else { None };
+    let local = if classify {
+        local_by_queries(&mut q, &lens)
+    } else {
+        None
+    };
     Diagnosis {
         consumed: v,
         blocked,
@@ -390,11 +394,7 @@ pub(crate) fn diagnose_letters(
 
 /// The diagnosis of a failed multitrace of an interaction, by term exploration; `local` is
 /// its LocalError, established by queries on each trace alone (see [`local_by_queries`]).
-pub(crate) fn diagnose_term(
-    oracle: &mut TermOracle<'_>,
-    mode: Mode,
-    budget: &Budget,
-) -> Diagnosis {
+pub(crate) fn diagnose_term(oracle: &mut TermOracle<'_>, mode: Mode, budget: &Budget) -> Diagnosis {
     diagnose_with(oracle, known_whole(mode), budget, true)
 }
 
@@ -406,7 +406,12 @@ fn known_whole(mode: Mode) -> Option<bool> {
 /// AS's classification of a failed multitrace of a compiled model: the first location (in
 /// location order) whose trace its local verifier rejects, else InterError when the local
 /// areas have no accepting path in common, else CentralError.
-pub fn classify(automata: &Automata, alphabet: &Alphabet, traces: &[Vec<LetterId>], mode: Mode) -> Reason {
+pub fn classify(
+    automata: &Automata,
+    alphabet: &Alphabet,
+    traces: &[Vec<LetterId>],
+    mode: Mode,
+) -> Reason {
     let words = automata.areas.words();
     let mut inter = vec![!0u64; words];
     let mut area = vec![0u64; words];
@@ -625,11 +630,27 @@ mod tests {
             traces: vec![vec![0, 0, 1], vec![0, 1]],
             letters: 2,
         };
-        let d = diagnose_with(&mut f, Some(false), &Budget { max_vertices: Some(2), timeout: None }, false);
+        let d = diagnose_with(
+            &mut f,
+            Some(false),
+            &Budget {
+                max_vertices: Some(2),
+                timeout: None,
+            },
+            false,
+        );
         assert!(d.partial);
         // What it established is consistent.
         assert!(f.brute(&d.consumed, None));
-        let full = diagnose_with(&mut f, Some(false), &Budget { max_vertices: None, timeout: None }, false);
+        let full = diagnose_with(
+            &mut f,
+            Some(false),
+            &Budget {
+                max_vertices: None,
+                timeout: None,
+            },
+            false,
+        );
         assert!(!full.partial);
         assert_eq!(full.consumed, vec![2, 1]);
     }

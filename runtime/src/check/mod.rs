@@ -259,7 +259,15 @@ impl Engine {
         let alphabet = &self.model.alphabet;
         let mut d = if let (Some(a), Some(t)) = (self.model.automata(), self.tables.as_ref()) {
             v.reason = Some(diagnose::classify(a, alphabet, traces, opts.mode));
-            diagnose::diagnose_letters(a, t, alphabet, traces, scratch.automata.ac(), opts.mode, budget)
+            diagnose::diagnose_letters(
+                a,
+                t,
+                alphabet,
+                traces,
+                scratch.automata.ac(),
+                opts.mode,
+                budget,
+            )
         } else {
             let mt = self.letters_to_multitrace(traces)?;
             return self.diagnose_term(scratch, &mt, opts, budget, v);
@@ -281,9 +289,10 @@ impl Engine {
         budget: &Budget,
         v: &mut Verdict,
     ) -> Result<(), CheckError> {
-        let (_, root) = self.term.as_ref().ok_or_else(|| {
-            CheckError("term exploration needs an interaction".into())
-        })?;
+        let (_, root) = self
+            .term
+            .as_ref()
+            .ok_or_else(|| CheckError("term exploration needs an interaction".into()))?;
         let store = scratch
             .store
             .get_or_insert_with(|| self.term.as_ref().expect("term").0.clone());
@@ -356,7 +365,9 @@ impl Engine {
             Ok(letters) => self.check_letters(scratch, &letters, opts),
             // Another grouping of lifelines than the compiled one: only term exploration can
             // answer, and `auto` or `term` lets it.
-            Err(_) if (opts.choice == Choice::Auto || p == Procedure::Term) && self.term.is_some() => {
+            Err(_)
+                if (opts.choice == Choice::Auto || p == Procedure::Term) && self.term.is_some() =>
+            {
                 let mut v = self.explore(scratch, mt, opts);
                 if let (VerdictKind::Fail, Some(budget)) = (v.kind, opts.diagnosis) {
                     self.diagnose_term(scratch, mt, opts, &budget, &mut v)?;
