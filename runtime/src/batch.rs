@@ -62,7 +62,7 @@ use std::fmt;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
 /// Default longest JSON Lines line: 256 MiB.
@@ -547,25 +547,74 @@ impl Lookup {
 /// A progress callback.
 type ProgressFn<'a> = Box<dyn FnMut(Progress) + Send + 'a>;
 
-/// Checks many multitraces against one model: see the [module documentation](self).
-pub struct Batch<'a> {
-    engine: &'a Engine,
-    check: CheckOptions,
-    options: BatchOptions,
+/// The engine of a batch: borrowed, or shared with other owners (a batch that outlives the
+/// caller's frame, e.g. on a thread of its own).
+enum EngineRef<'a> {
+    Borrowed(&'a Engine),
+    Shared(Arc<Engine>),
+}
+
+/// Name tables of a model, built once and shared by the batches over it.
+struct Tables {
     names: NameIndex,
     lookup: Lookup,
+}
+
+impl Tables {
+    fn new(engine: &Engine) -> Self {
+        Tables {
+            names: NameIndex::new(&engine.model().alphabet),
+            lookup: Lookup::new(engine.model()),
+        }
+    }
+}
+
+/// Checks many multitraces against one model: see the [module documentation](self).
+pub struct Batch<'a> {
+    engine: EngineRef<'a>,
+    check: CheckOptions,
+    options: BatchOptions,
+    tables: Arc<Tables>,
     progress: Option<Mutex<ProgressFn<'a>>>,
+}
+
+impl Batch<'static> {
+    /// A batch over a shared engine: it borrows nothing, so it can move to another thread.
+    pub fn shared(engine: Arc<Engine>, check: CheckOptions, options: BatchOptions) -> Self {
+        let tables = Arc::new(Tables::new(&engine));
+        Batch {
+            engine: EngineRef::Shared(engine),
+            check,
+            options,
+            tables,
+            progress: None,
+        }
+    }
 }
 
 impl<'a> Batch<'a> {
     /// A batch over `engine`'s model, asking each multitrace what `check` says.
     pub fn new(engine: &'a Engine, check: CheckOptions, options: BatchOptions) -> Self {
         Batch {
-            engine,
+            engine: EngineRef::Borrowed(engine),
             check,
             options,
-            names: NameIndex::new(&engine.model().alphabet),
-            lookup: Lookup::new(engine.model()),
+            tables: Arc::new(Tables::new(engine)),
+            progress: None,
+        }
+    }
+
+    /// Another batch over the same engine with other options, sharing this one's name tables
+    /// (cheap: the tables are built once per model). The progress callback is not kept.
+    pub fn reconfigure(&self, check: CheckOptions, options: BatchOptions) -> Batch<'a> {
+        Batch {
+            engine: match &self.engine {
+                EngineRef::Borrowed(e) => EngineRef::Borrowed(e),
+                EngineRef::Shared(e) => EngineRef::Shared(Arc::clone(e)),
+            },
+            check,
+            options,
+            tables: Arc::clone(&self.tables),
             progress: None,
         }
     }
@@ -577,8 +626,11 @@ impl<'a> Batch<'a> {
     }
 
     /// The engine.
-    pub fn engine(&self) -> &'a Engine {
-        self.engine
+    pub fn engine(&self) -> &Engine {
+        match &self.engine {
+            EngineRef::Borrowed(e) => e,
+            EngineRef::Shared(e) => e,
+        }
     }
 
     /// The check options.
@@ -594,10 +646,10 @@ impl<'a> Batch<'a> {
     /// Whether the check options can run on this model at all (a procedure forced on a model
     /// that does not support it is refused here, before any input is read).
     pub fn validate(&self) -> Result<(), CheckError> {
-        let locations = self.engine.model().alphabet.locations();
-        self.engine
+        let locations = self.engine().model().alphabet.locations();
+        self.engine()
             .check_letters(
-                &mut self.engine.scratch(),
+                &mut self.engine().scratch(),
                 &vec![Vec::new(); locations],
                 &self.check,
             )
@@ -673,7 +725,7 @@ impl<'a> Batch<'a> {
                 let spawned = std::thread::Builder::new()
                     .stack_size(CHECK_STACK_SIZE)
                     .spawn_scoped(scope, move || {
-                        let mut scratch = self.engine.scratch();
+                        let mut scratch = self.engine().scratch();
                         loop {
                             if stop.load(Ordering::Relaxed) {
                                 break;
@@ -747,7 +799,7 @@ impl<'a> Batch<'a> {
         match run {
             Ok(outcome) => outcome,
             Err(panic) => {
-                *scratch = self.engine.scratch();
+                *scratch = self.engine().scratch();
                 let what = panic
                     .downcast_ref::<&str>()
                     .map(|s| s.to_string())
@@ -766,7 +818,7 @@ impl<'a> Batch<'a> {
 
     fn check_input(&self, scratch: &mut Scratch, input: Input) -> Outcome {
         let start = Instant::now();
-        let engine = self.engine;
+        let engine = self.engine();
         let model = engine.model();
         let opts = &self.check;
         let (trace, id, outcome) = match input {
@@ -778,7 +830,13 @@ impl<'a> Batch<'a> {
             Input::Error(name, e) => (name, None, Err(e)),
             Input::Line { file, line, text } => {
                 let trace = format!("{file}:{line}");
-                match parse_jsonl_line(&file, line, text.trim_end(), &model.alphabet, &self.names) {
+                match parse_jsonl_line(
+                    &file,
+                    line,
+                    text.trim_end(),
+                    &model.alphabet,
+                    &self.tables.names,
+                ) {
                     Ok((id, traces)) => {
                         let r = engine
                             .check_letters(scratch, &traces, opts)
@@ -820,7 +878,7 @@ impl<'a> Batch<'a> {
         let text = read_text(path).map_err(|e| text_error(&e))?;
         let file = path.display().to_string();
         if path.extension().is_some_and(|e| e == "mtf") {
-            let model = self.engine.model();
+            let model = self.engine().model();
             let traces =
                 parse_mtf(&file, &text, &model.alphabet).map_err(|e| ErrorRecord::from(&e))?;
             return self.check_letters(scratch, &traces, &file);
@@ -834,9 +892,9 @@ impl<'a> Batch<'a> {
         traces: &[Vec<LetterId>],
         file: &str,
     ) -> Result<Checked, ErrorRecord> {
-        let model = self.engine.model();
+        let model = self.engine().model();
         let (v, p) = self
-            .engine
+            .engine()
             .check_letters(scratch, traces, &self.check)
             .map_err(|e| check_error(file, e))?;
         Ok((v, p, model.alphabet.location_names().to_vec(), false))
@@ -851,7 +909,7 @@ impl<'a> Batch<'a> {
         text: &str,
         positions: bool,
     ) -> Result<Checked, ErrorRecord> {
-        let model = self.engine.model();
+        let model = self.engine().model();
         let Some(sig) = model.signature() else {
             let mut r = ErrorRecord::message(format!(
                 "{file}: this model is a raw automaton; give its multitraces as .mtf or JSON Lines"
@@ -866,9 +924,9 @@ impl<'a> Batch<'a> {
                 ErrorRecord::message(format!("{file}: {}", e.message))
             }
         })?;
-        let matches = self.engine.matches_locations(&mt);
+        let matches = self.engine().matches_locations(&mt);
         let (v, p) = self
-            .engine
+            .engine()
             .check_multitrace(scratch, &mt, &self.check)
             .map_err(|e| check_error(file, e))?;
         // Verdicts are indexed by compiled location when the components are the locations,
@@ -883,26 +941,26 @@ impl<'a> Batch<'a> {
     }
 
     fn check_memory(&self, scratch: &mut Scratch, item: &Item) -> Result<Checked, ErrorRecord> {
-        let model = self.engine.model();
+        let model = self.engine().model();
         let alphabet = &model.alphabet;
         let name = &item.trace;
         let error = |message: String| ErrorRecord::message(format!("{name}: {message}"));
         if item
             .traces
             .iter()
-            .all(|(loc, _)| self.lookup.locations.contains_key(loc))
+            .all(|(loc, _)| self.tables.lookup.locations.contains_key(loc))
         {
             let mut traces = vec![Vec::new(); alphabet.locations()];
             let mut seen = vec![false; alphabet.locations()];
             for (loc, letters) in &item.traces {
-                let k = self.lookup.locations[loc];
+                let k = self.tables.lookup.locations[loc];
                 if std::mem::replace(&mut seen[k], true) {
                     return Err(error(format!("location `{loc}` listed twice")));
                 }
                 let trace = &mut traces[k];
                 trace.reserve(letters.len());
                 for (position, letter) in letters.iter().enumerate() {
-                    let Some(&l) = self.lookup.letters.get(letter) else {
+                    let Some(&l) = self.tables.lookup.letters.get(letter) else {
                         return Err(error(format!(
                             "unknown {} `{letter}` at position {} of the trace of `{loc}`",
                             if model.signature().is_some() {
@@ -932,7 +990,7 @@ impl<'a> Batch<'a> {
                 .traces
                 .iter()
                 .map(|(l, _)| l)
-                .find(|l| !self.lookup.locations.contains_key(*l))
+                .find(|l| !self.tables.lookup.locations.contains_key(*l))
                 .cloned()
                 .unwrap_or_default();
             error(format!(
@@ -974,7 +1032,7 @@ impl<'a> Batch<'a> {
     ///
     /// The first input that cannot be read is the error (with its position).
     pub fn read_items(&self, path: &Path) -> Result<Vec<Item>, ErrorRecord> {
-        let model = self.engine.model();
+        let model = self.engine().model();
         let alphabet = &model.alphabet;
         let by_location = |trace: String, id: Option<String>, traces: &[Vec<LetterId>]| Item {
             trace,
@@ -999,9 +1057,14 @@ impl<'a> Batch<'a> {
                 Input::Memory(item) => items.push(item),
                 Input::Line { file, line, text } => {
                     let trace = format!("{file}:{line}");
-                    let (id, traces) =
-                        parse_jsonl_line(&file, line, text.trim_end(), alphabet, &self.names)
-                            .map_err(|e| ErrorRecord::from(&e))?;
+                    let (id, traces) = parse_jsonl_line(
+                        &file,
+                        line,
+                        text.trim_end(),
+                        alphabet,
+                        &self.tables.names,
+                    )
+                    .map_err(|e| ErrorRecord::from(&e))?;
                     let id = (id != trace).then_some(id);
                     items.push(by_location(trace, id, &traces));
                 }
