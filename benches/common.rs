@@ -21,7 +21,11 @@ pub fn automatark_locations() -> LocationChoice {
 /// The four AutomatArk NFAs present under `../shared/data` (name, file, options with the three
 /// locations); empty when the data is absent.
 pub fn automatark(root: &Path) -> Vec<(String, PathBuf, CompileOptions)> {
-    let data = root.join("../shared/data/automatark/NFA");
+    let _ = root;
+    let Some(data) = multitrace_runtime::testdata::data("automatark/NFA", "AutomatArk benchmarks")
+    else {
+        return Vec::new();
+    };
     [
         "Bakery-4P-BinEnc-BwBad/armcNFA_inclTest_12",
         "Bakery-4P-BinEnc-BwBad/armcNFA_inclTest_11",

@@ -75,11 +75,11 @@ fn bench(c: &mut Criterion) {
     g.bench_function("fixtures", |b| b.iter(|| fixtures.run(&opts)));
     g.finish();
 
-    let lfrem = root.join("../shared/data/hibou-lfrem-sample/gen_ints");
-    if !lfrem.is_dir() {
-        eprintln!("explore/lfrem skipped: {} is absent", lfrem.display());
+    let Some(lfrem) =
+        multitrace_runtime::testdata::data("hibou-lfrem-sample/gen_ints", "explore/lfrem")
+    else {
         return;
-    }
+    };
     let buckets: [(&str, usize, usize); 5] = [
         ("0-3", 0, 3),
         ("4-8", 4, 8),

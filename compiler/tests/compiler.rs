@@ -337,9 +337,7 @@ fn fixtures_give_expected_verdicts_with_term_exploration() {
 
 /// The HIBOU benchmark sample (seed 001 Sec. 6), when `../shared/data` is present.
 fn lfrem() -> Option<PathBuf> {
-    let p =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/hibou-lfrem-sample/gen_ints");
-    p.is_dir().then_some(p)
+    multitrace_runtime::testdata::data("hibou-lfrem-sample/gen_ints", "the HIBOU sample")
 }
 
 fn htf_files(dir: &Path) -> Vec<PathBuf> {

@@ -51,9 +51,9 @@
 pub mod artifact;
 pub mod batch;
 pub mod check;
+pub mod manifest;
 pub mod model;
 pub mod multitrace;
-pub mod manifest;
 pub mod nfa;
 pub mod project;
 pub mod record;
@@ -61,4 +61,5 @@ pub mod signature;
 pub mod summary;
 pub mod syntax;
 pub mod term;
+pub mod testdata;
 pub mod verdict;

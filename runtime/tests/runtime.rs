@@ -7,7 +7,7 @@ use multitrace_runtime::check::explore::{explore, Budget, ExploreOptions};
 use multitrace_runtime::multitrace::Multitrace;
 use multitrace_runtime::signature::{ActionKind, LifelineSet};
 use multitrace_runtime::term::{LoopKind, TermStore};
-use multitrace_runtime::verdict::{Mode, Sym, VerdictKind};
+use multitrace_runtime::verdict::{Mode, VerdictKind};
 use oracle::*;
 use proptest::prelude::*;
 

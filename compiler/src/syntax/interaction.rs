@@ -971,10 +971,14 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "reads /work/shared/data/hibou-lfrem-sample when present"]
     fn real_sample_files() {
-        let dir = std::path::Path::new("/work/shared/data/hibou-lfrem-sample/gen_ints");
-        let Ok(entries) = std::fs::read_dir(dir) else {
+        let Some(dir) = multitrace_runtime::testdata::data(
+            "hibou-lfrem-sample/gen_ints",
+            "HIBOU sample interactions",
+        ) else {
+            return;
+        };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
             return;
         };
         let sig_text =

@@ -219,9 +219,13 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "reads /work/shared/data/hibou-lfrem-sample when present"]
     fn real_sample_models() {
-        let dir = Path::new("/work/shared/data/hibou-lfrem-sample/gen_ints");
+        let Some(dir) = multitrace_runtime::testdata::data(
+            "hibou-lfrem-sample/gen_ints",
+            "HIBOU sample models",
+        ) else {
+            return;
+        };
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
         };

@@ -275,9 +275,13 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "reads /work/shared/data/hibou-lfrem-sample when present"]
     fn real_sample_files() {
-        let path = std::path::Path::new("/work/shared/data/hibou-lfrem-sample/signature.hsf");
+        let Some(path) = multitrace_runtime::testdata::data(
+            "hibou-lfrem-sample/signature.hsf",
+            "the HIBOU sample's signature",
+        ) else {
+            return;
+        };
         let Ok(text) = std::fs::read_to_string(path) else {
             return;
         };

@@ -685,7 +685,6 @@ fn systems_block(
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use std::path::PathBuf;
 
     const SMALL: &str = "Ops a0:1 a1:1 a2:1 x:0
 
@@ -1102,11 +1101,9 @@ a0(q1) -> q1
     /// The AutomatArk NFAs of seed 004, read from the shared data folder when it exists.
     #[test]
     fn automatark_files() {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
-        if !root.is_dir() {
-            eprintln!("skipping automatark_files: {} is absent", root.display());
+        let Some(root) = multitrace_runtime::testdata::data("", "automatark_files") else {
             return;
-        }
+        };
         let nfa = root.join("automatark/NFA");
         let cases = [
             (

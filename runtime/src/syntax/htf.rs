@@ -619,9 +619,11 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "reads /work/shared/data/hibou-lfrem-sample when present"]
     fn real_sample_files() {
-        let root = std::path::Path::new("/work/shared/data/hibou-lfrem-sample");
+        let Some(root) = crate::testdata::data("hibou-lfrem-sample", "HIBOU sample .htf files")
+        else {
+            return;
+        };
         let Ok(dirs) = std::fs::read_dir(root.join("gen_ints")) else {
             return;
         };
