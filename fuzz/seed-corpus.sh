@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 fx=../fixtures
-for t in hsf hif htf mtf timbuk mtm locations jsonl; do mkdir -p "corpus/$t"; done
+for t in hsf hif htf mtf timbuk mtm locations jsonl summary; do mkdir -p "corpus/$t"; done
 n=0
 for f in "$fx"/*/*.hsf; do cp "$f" "corpus/hsf/$((n++))-$(basename "$f")"; done
 for f in "$fx"/*/*.hif; do cp "$f" "corpus/hif/$((n++))-$(basename "$f")"; done
@@ -25,4 +25,11 @@ printf 'l1' > corpus/locations/single
 printf 'a, e ; c,d;b' > corpus/locations/spaces
 printf '{"id": "t1", "traces": {"l1": ["a", "e"], "l2": ["c"], "l3": []}}\n{"traces": {"l3": ["b", "b"]}}\n' > corpus/jsonl/two
 printf '{"id": 7, "traces": {"l2": ["a17", "d"]}}\n' > corpus/jsonl/one
+# Summaries: mode 0 (a file; the bad-input cases, some of them valid for the MQTT model) and
+# mode 1 (a location, a mode and letters for `local_summary`).
+for f in ../tests/bad_inputs/cases/summary-*.json; do
+    { printf '\x00'; cat "$f"; } > "corpus/summary/$((n++))-$(basename "$f")"
+done
+printf '\x01\x00\x00\x03\x05' > corpus/summary/local-clt1
+printf '\x01\x03\x01\x02' > corpus/summary/local-brok-prefix
 echo "corpus seeded: $(find corpus -type f | wc -l) files"

@@ -160,16 +160,42 @@ pub enum LocalResult {
 }
 
 /// A summary read and validated against a model by [`read_summary`] (or made from one by
-/// [`Summary::from_local`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// [`Summary::from_local`]). Two summaries are equal when they say the same thing from the
+/// same file (where the fields stood in it does not count).
+#[derive(Clone, Debug)]
 pub struct Summary {
     file: String,
+    /// Where the `location` and `mode` values are in the file, for errors about the set.
+    location_at: Option<(u32, u32)>,
+    mode_at: Option<(u32, u32)>,
     digest: u64,
     location: LocationId,
     mode: Mode,
     trace: Vec<LetterId>,
     result: LocalResult,
 }
+
+impl PartialEq for Summary {
+    fn eq(&self, other: &Self) -> bool {
+        (
+            &self.file,
+            self.digest,
+            self.location,
+            self.mode,
+            &self.trace,
+            &self.result,
+        ) == (
+            &other.file,
+            other.digest,
+            other.location,
+            other.mode,
+            &other.trace,
+            &other.result,
+        )
+    }
+}
+
+impl Eq for Summary {}
 
 impl Summary {
     /// The file it was read from (as named to [`read_summary`]).
@@ -292,7 +318,15 @@ pub fn read_summary(
     let start = text.len() - text.trim_start().len();
     if !text[start..].is_empty() && !text[start..].starts_with('{') {
         return Err(match serde_json::from_str::<serde_json::Value>(text) {
-            Err(e) => json_error(file, text, &spans, &e),
+            Err(_) => {
+                let found = text[start..]
+                    .chars()
+                    .next()
+                    .map_or_else(String::new, describe_char);
+                let message = format!("found {found}, expected `{{`");
+                SummaryError::in_file(file, SummaryErrorKind::Syntax { message })
+                    .at(text, Some(start))
+            }
             Ok(v) => {
                 let found = match v {
                     serde_json::Value::Array(_) => "an array",
@@ -318,7 +352,11 @@ pub fn read_summary(
 fn json_error(file: &str, text: &str, spans: &Spans, e: &serde_json::Error) -> SummaryError {
     use serde_json::error::Category;
     // serde_json counts columns in bytes; locate the byte and count characters instead.
-    let offset = byte_offset(text, e.line(), e.column());
+    // At the end of the input, point after its last character (serde points at it).
+    let offset = match e.classify() {
+        Category::Eof => text.len(),
+        _ => byte_offset(text, e.line(), e.column()),
+    };
     let message = e.to_string();
     let message = match message.rfind(" at line ") {
         Some(i) if e.line() > 0 => message[..i].to_string(),
@@ -554,8 +592,16 @@ fn validate(
             ))
         }
     };
+    let at = |field: &str| {
+        spans
+            .value(field)
+            .filter(|_| !text.is_empty())
+            .map(|offset| line_column(text, offset))
+    };
     Ok(Summary {
         file: file.to_string(),
+        location_at: at("location"),
+        mode_at: at("mode"),
         digest,
         location,
         mode,
@@ -900,6 +946,7 @@ impl SummarySet {
                         },
                     );
                     e.field = Some("mode");
+                    e.position = s.mode_at;
                     return Err(e);
                 }
                 Some(_) => {}
@@ -921,6 +968,7 @@ impl SummarySet {
                     },
                 );
                 e.field = Some("location");
+                e.position = s.location_at;
                 return Err(e);
             }
             *slot = Some(s);
@@ -1523,7 +1571,11 @@ mod tests {
                 // The wire form round-trips exactly.
                 assert_eq!(text_of(&s.to_local(&model)), *text);
                 let wire: LocalSummary = serde_json::from_str(text).unwrap();
-                assert_eq!(Summary::from_local(file, &wire, &model).unwrap(), *s);
+                let mem = Summary::from_local(file, &wire, &model).unwrap();
+                assert_eq!(
+                    (mem.location(), mem.mode(), mem.trace(), mem.result()),
+                    (s.location(), s.mode(), s.trace(), s.result())
+                );
             }
             let set = SummarySet::new(&model, summaries).unwrap();
             assert_eq!(set.mode(), mode);
@@ -1700,13 +1752,19 @@ mod tests {
         assert_eq!(*error(&model, " \n").kind, SummaryErrorKind::Empty);
         let e = error(&model, "not json");
         assert!(matches!(*e.kind, SummaryErrorKind::Syntax { .. }), "{e}");
-        assert_eq!(e.position, Some((1, 2)));
-        assert!(e.to_string().starts_with("s.json:1:2: not JSON: "), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("s.json:1:1: not JSON: found `n`, expected `{`"),
+            "{e}"
+        );
+        let e = error(&model, "{\"format\" 1}");
+        assert!(matches!(*e.kind, SummaryErrorKind::Syntax { .. }), "{e}");
+        assert_eq!(e.position, Some((1, 11)), "{e}");
         let cut = &good[..good.find("\"mode\"").unwrap()];
         let e = error(&model, cut);
         assert!(matches!(*e.kind, SummaryErrorKind::Truncated { .. }), "{e}");
-        let lines = cut.lines().count() as u32;
-        assert!(matches!(e.position, Some((l, _)) if l >= lines), "{e}");
+        // At the end of the text.
+        assert_eq!(e.position, Some(line_column(cut, cut.len())), "{e}");
         // A non-ASCII character before the error counts as one column.
         let e = error(&model, "{\"format\": \"é\" x}");
         assert!(matches!(*e.kind, SummaryErrorKind::Syntax { .. }), "{e}");
@@ -1954,6 +2012,7 @@ mod tests {
         twice.push(copy);
         let e = SummarySet::new(&model, twice).unwrap_err();
         assert_eq!(e.file.as_deref(), Some("again.json"));
+        assert_eq!(e.position, Some((5, 15)), "{e}");
         assert_eq!(
             *e.kind,
             SummaryErrorKind::DuplicateLocation {
@@ -1965,6 +2024,7 @@ mod tests {
         let mixed = vec![complete[0].clone(), prefix[1].clone(), complete[2].clone()];
         let e = SummarySet::new(&model, mixed).unwrap_err();
         assert_eq!(e.file.as_deref(), Some("brok.json"));
+        assert_eq!(e.position, Some((6, 11)), "{e}");
         assert!(matches!(
             *e.kind,
             SummaryErrorKind::ModeMismatch {
