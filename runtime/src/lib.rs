@@ -41,6 +41,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! Papers are cited as "seed NNN" (with a definition or algorithm number): the table in
+//! `docs/papers.md` of the repository says which paper each one is and what we take from it.
+//!
 //! Invariants kept across the crate: ids are small `u32` newtypes that index the table that
 //! issued them; a loaded model is validated and then immutable (`Send + Sync`); a verdict is
 //! never a guess (a budget that runs out gives [`verdict::VerdictKind::Inconclusive`]); readers
