@@ -311,14 +311,14 @@ impl CompiledModel {
     pub fn letter_traces(
         &self,
         mt: &crate::multitrace::Multitrace,
-    ) -> Result<Vec<Vec<LetterId>>, String> {
+    ) -> Result<Vec<Vec<LetterId>>, TraceMismatch> {
         let Origin::Interaction {
             signature,
             location_lifelines,
             ..
         } = &self.origin
         else {
-            return Err("this model's letters are not actions; give .mtf traces".into());
+            return Err(TraceMismatch::NotAnInteraction);
         };
         let mut out = vec![Vec::new(); location_lifelines.len()];
         let name = |set: LifelineSet| {
@@ -330,14 +330,15 @@ impl CompiledModel {
         for c in &mt.components {
             if let Some(k) = location_lifelines.iter().position(|&g| g == c.lifelines) {
                 for &a in &c.trace {
-                    out[k].push(self.letter_of(a).ok_or("action outside the alphabet")?);
+                    out[k].push(self.letter_of(a).ok_or_else(|| {
+                        TraceMismatch::OutsideAlphabet(signature.action_to_string(a))
+                    })?);
                 }
             } else if !c.trace.is_empty() {
-                return Err(format!(
-                    "component [{}] is not a location of the compiled model (locations: {}); compile with matching --locations",
-                    name(c.lifelines),
-                    location_lifelines.iter().map(|&g| format!("[{}]", name(g))).collect::<Vec<_>>().join(" ")
-                ));
+                return Err(TraceMismatch::NotALocation {
+                    component: name(c.lifelines),
+                    locations: location_lifelines.iter().map(|&g| name(g)).collect(),
+                });
             }
         }
         Ok(out)
@@ -375,3 +376,46 @@ impl CompiledModel {
         }
     }
 }
+
+/// Why a multitrace of actions cannot be given to a compiled model as letters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TraceMismatch {
+    /// The model is a raw automaton: its letters are not actions.
+    NotAnInteraction,
+    /// An action that is not a letter of the model.
+    OutsideAlphabet(String),
+    /// A component (its lifelines, joined by `,`) that is not a compiled location.
+    NotALocation {
+        /// The component's lifelines.
+        component: String,
+        /// The compiled locations' lifelines.
+        locations: Vec<String>,
+    },
+}
+
+impl std::fmt::Display for TraceMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TraceMismatch::NotAnInteraction => {
+                f.write_str("this model's letters are not actions; give .mtf traces")
+            }
+            TraceMismatch::OutsideAlphabet(a) => {
+                write!(f, "action {a} is outside the compiled model's alphabet")
+            }
+            TraceMismatch::NotALocation {
+                component,
+                locations,
+            } => write!(
+                f,
+                "component [{component}] is not a location of the compiled model (locations: {}); compile with matching --locations",
+                locations
+                    .iter()
+                    .map(|g| format!("[{g}]"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TraceMismatch {}

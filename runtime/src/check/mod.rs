@@ -58,11 +58,55 @@ pub enum Choice {
 
 /// A check that cannot run (not a Fail: the question cannot be asked this way).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CheckError(pub String);
+pub enum CheckError {
+    /// AC or AS was asked for on a term-only model.
+    NeedsAutomata {
+        /// The procedure asked for.
+        procedure: Procedure,
+        /// Why the model is term-only.
+        why: String,
+    },
+    /// Term exploration was asked for on a raw automaton.
+    NeedsInteraction,
+    /// Not one local trace per location.
+    TraceCount {
+        /// The model's locations.
+        expected: usize,
+        /// The traces given.
+        found: usize,
+    },
+    /// A letter that is not one of its trace's location's letters.
+    ForeignLetter {
+        /// The letter's id.
+        letter: u32,
+        /// The location of the trace that holds it.
+        location: String,
+    },
+    /// The multitrace does not fit the compiled model's locations or alphabet.
+    Mismatch(crate::model::TraceMismatch),
+}
 
 impl fmt::Display for CheckError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            CheckError::NeedsAutomata { procedure, why } => write!(
+                f,
+                "--procedure {} needs automata, but this model is term-only ({why}); use --procedure term or auto",
+                procedure.name()
+            ),
+            CheckError::NeedsInteraction => f.write_str(
+                "--procedure term needs an interaction; this model is a raw automaton",
+            ),
+            CheckError::TraceCount { expected, found } => write!(
+                f,
+                "one local trace per location expected ({expected} locations), found {found}"
+            ),
+            CheckError::ForeignLetter { letter, location } => write!(
+                f,
+                "letter {letter} in the trace of location {location}: every letter must be one of that location's letters"
+            ),
+            CheckError::Mismatch(m) => m.fmt(f),
+        }
     }
 }
 
@@ -154,15 +198,15 @@ impl Engine {
         match (choice, &self.model.kind) {
             (Choice::Auto, ModelKind::Automata(_)) => Ok(Procedure::As),
             (Choice::Auto, ModelKind::TermOnly(_)) => Ok(Procedure::Term),
-            (Choice::Force(p @ (Procedure::Ac | Procedure::As)), ModelKind::TermOnly(why)) => Err(
-                CheckError(format!(
-                    "--procedure {} needs automata, but this model is term-only ({why}); use --procedure term or auto",
-                    p.name()
-                )),
-            ),
-            (Choice::Force(Procedure::Term), _) if self.term.is_none() => Err(CheckError(
-                "--procedure term needs an interaction; this model is a raw automaton".into(),
-            )),
+            (Choice::Force(p @ (Procedure::Ac | Procedure::As)), ModelKind::TermOnly(why)) => {
+                Err(CheckError::NeedsAutomata {
+                    procedure: p,
+                    why: why.clone(),
+                })
+            }
+            (Choice::Force(Procedure::Term), _) if self.term.is_none() => {
+                Err(CheckError::NeedsInteraction)
+            }
             (Choice::Force(p), _) => Ok(p),
         }
     }
@@ -176,7 +220,10 @@ impl Engine {
     ) -> Result<(Verdict, Procedure), CheckError> {
         let alphabet = &self.model.alphabet;
         if traces.len() != alphabet.locations() {
-            return Err(CheckError("one local trace per location expected".into()));
+            return Err(CheckError::TraceCount {
+                expected: alphabet.locations(),
+                found: traces.len(),
+            });
         }
         // The procedures rely on it (each location's DFA, AC's viability tables).
         for (k, trace) in traces.iter().enumerate() {
@@ -184,11 +231,12 @@ impl Engine {
                 .iter()
                 .find(|l| l.index() >= alphabet.len() || alphabet.location(**l).index() != k)
             {
-                return Err(CheckError(format!(
-                    "letter {} in the trace of location {}: every letter must be one of that location's letters",
-                    l.0,
-                    alphabet.location_name(crate::nfa::LocationId(k as u32)),
-                )));
+                return Err(CheckError::ForeignLetter {
+                    letter: l.0,
+                    location: alphabet
+                        .location_name(crate::nfa::LocationId(k as u32))
+                        .to_string(),
+                });
             }
         }
         let p = self.resolve(opts.choice)?;
@@ -289,10 +337,7 @@ impl Engine {
         budget: &Budget,
         v: &mut Verdict,
     ) -> Result<(), CheckError> {
-        let (_, root) = self
-            .term
-            .as_ref()
-            .ok_or_else(|| CheckError("term exploration needs an interaction".into()))?;
+        let (_, root) = self.term.as_ref().ok_or(CheckError::NeedsInteraction)?;
         let store = scratch
             .store
             .get_or_insert_with(|| self.term.as_ref().expect("term").0.clone());
@@ -374,7 +419,7 @@ impl Engine {
                 }
                 Ok((v, Procedure::Term))
             }
-            Err(e) => Err(CheckError(e)),
+            Err(e) => Err(CheckError::Mismatch(e)),
         }
     }
 
@@ -407,7 +452,7 @@ impl Engine {
             ..
         } = &self.model.origin
         else {
-            return Err(CheckError("term exploration needs an interaction".into()));
+            return Err(CheckError::NeedsInteraction);
         };
         Ok(Multitrace {
             components: traces
