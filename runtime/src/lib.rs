@@ -60,6 +60,7 @@ pub mod multitrace;
 pub mod nfa;
 pub mod project;
 pub mod record;
+pub mod rng;
 pub mod signature;
 pub mod summary;
 pub mod syntax;
