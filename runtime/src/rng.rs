@@ -142,6 +142,9 @@ mod tests {
             counts[r.below(6)] += 1;
         }
         // Expected 10,000 each; 5 standard deviations is about 460.
-        assert!(counts.iter().all(|&c| (9_500..10_500).contains(&c)), "{counts:?}");
+        assert!(
+            counts.iter().all(|&c| (9_500..10_500).contains(&c)),
+            "{counts:?}"
+        );
     }
 }
