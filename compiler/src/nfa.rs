@@ -78,51 +78,20 @@ fn trim(
     transitions: Vec<Transition>,
     letters: usize,
 ) -> Synthesis {
-    let n = terms.len();
-    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for t in &transitions {
-        preds[t.to.index()].push(t.from.0);
-    }
-    let mut live = accepting.clone();
-    let mut stack: Vec<u32> = (0..n as u32).filter(|&s| accepting[s as usize]).collect();
-    while let Some(s) = stack.pop() {
-        for &p in &preds[s as usize] {
-            if !live[p as usize] {
-                live[p as usize] = true;
-                stack.push(p);
-            }
-        }
-    }
-    live[0] = true;
-    let mut renum = vec![u32::MAX; n];
-    let mut kept_terms = Vec::new();
-    let mut kept_accepting = Vec::new();
-    for s in 0..n {
-        if live[s] {
-            renum[s] = kept_terms.len() as u32;
-            kept_terms.push(terms[s]);
-            kept_accepting.push(accepting[s]);
-        }
-    }
-    let kept: Vec<Transition> = transitions
-        .into_iter()
-        .filter(|t| live[t.from.index()] && live[t.to.index()])
-        .map(|t| Transition {
-            from: StateId(renum[t.from.index()]),
-            letter: t.letter,
-            to: StateId(renum[t.to.index()]),
-        })
-        .collect();
-    let nfa = Nfa::new(
-        kept_terms.len() as u32,
+    let full = Nfa::new(
+        terms.len() as u32,
         vec![StateId(0)],
-        kept_accepting,
-        kept,
+        accepting,
+        transitions,
         letters,
     )
     .expect("synthesized automata are well formed");
-    Synthesis {
-        nfa,
-        terms: kept_terms,
-    }
+    let (nfa, renum) = full.trim();
+    let terms = terms
+        .into_iter()
+        .zip(&renum)
+        .filter(|&(_, &r)| r != u32::MAX)
+        .map(|(t, _)| t)
+        .collect();
+    Synthesis { nfa, terms }
 }

@@ -211,22 +211,14 @@ pub fn project(
         .map(|set| bits::iter(set).any(|s| nfa.is_accepting(StateId(s as u32))))
         .collect();
     // Live: can reach an accepting DFA state.
-    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); m];
-    for (cell, &t) in next.iter().enumerate() {
-        if t != NO_STATE {
-            preds[t as usize].push((cell / letters.max(1)) as u32);
-        }
-    }
-    let mut live = accepting.clone();
-    let mut stack: Vec<u32> = (0..m as u32).filter(|&s| accepting[s as usize]).collect();
-    while let Some(s) = stack.pop() {
-        for &p in &preds[s as usize] {
-            if !live[p as usize] {
-                live[p as usize] = true;
-                stack.push(p);
-            }
-        }
-    }
+    let live = multitrace_runtime::nfa::reaching(
+        m,
+        next.iter()
+            .enumerate()
+            .filter(|&(_, &t)| t != NO_STATE)
+            .map(|(cell, &t)| ((cell / letters.max(1)) as u32, t)),
+        (0..m).filter(|&s| accepting[s]),
+    );
     // Tail: transitions reachable from the subset.
     let tail: Vec<AreaId> = subsets
         .iter()

@@ -371,3 +371,158 @@ mod tests {
         assert!(bad.validate().is_err());
     }
 }
+
+/// The nodes of a graph of `n` nodes that reach one of `targets` (themselves included), by
+/// the reversed `edges` `(from, to)`: the one backward reachability of the crates (live states
+/// of NFAs and DFAs, trimming).
+pub fn reaching(
+    n: usize,
+    edges: impl IntoIterator<Item = (u32, u32)>,
+    targets: impl IntoIterator<Item = usize>,
+) -> Vec<bool> {
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (from, to) in edges {
+        preds[to as usize].push(from);
+    }
+    let mut mark = vec![false; n];
+    let mut stack: Vec<usize> = Vec::new();
+    for t in targets {
+        if !mark[t] {
+            mark[t] = true;
+            stack.push(t);
+        }
+    }
+    while let Some(s) = stack.pop() {
+        for &p in &preds[s] {
+            if !mark[p as usize] {
+                mark[p as usize] = true;
+                stack.push(p as usize);
+            }
+        }
+    }
+    mark
+}
+
+impl Nfa {
+    /// States reachable from an initial state.
+    pub fn reachable(&self) -> Vec<bool> {
+        let n = self.states as usize;
+        let mut mark = vec![false; n];
+        let mut stack: Vec<StateId> = self.initial.clone();
+        for s in &stack {
+            mark[s.index()] = true;
+        }
+        while let Some(s) = stack.pop() {
+            for (_, t) in self.out(s) {
+                if !mark[t.to.index()] {
+                    mark[t.to.index()] = true;
+                    stack.push(t.to);
+                }
+            }
+        }
+        mark
+    }
+
+    /// States that can reach an accepting state (live states).
+    pub fn co_reachable(&self) -> Vec<bool> {
+        reaching(
+            self.states as usize,
+            self.transitions.iter().map(|t| (t.from.0, t.to.0)),
+            (0..self.states as usize).filter(|&s| self.accepting[s]),
+        )
+    }
+
+    /// The automaton without the states that cannot reach an accepting state, except the
+    /// initial ones (an automaton keeps an initial state even when it accepts nothing), and
+    /// the new number of each old state (`u32::MAX` when dropped). State names follow.
+    pub fn trim(&self) -> (Nfa, Vec<u32>) {
+        let n = self.states as usize;
+        let mut keep = self.co_reachable();
+        for s in &self.initial {
+            keep[s.index()] = true;
+        }
+        let mut renum = vec![u32::MAX; n];
+        let mut kept = 0u32;
+        for s in 0..n {
+            if keep[s] {
+                renum[s] = kept;
+                kept += 1;
+            }
+        }
+        let map = |s: StateId| StateId(renum[s.index()]);
+        let transitions = self
+            .transitions
+            .iter()
+            .filter(|t| keep[t.from.index()] && keep[t.to.index()])
+            .map(|t| Transition {
+                from: map(t.from),
+                letter: t.letter,
+                to: map(t.to),
+            })
+            .collect();
+        let letters = self
+            .transitions
+            .iter()
+            .map(|t| t.letter.index() + 1)
+            .max()
+            .unwrap_or(0);
+        let nfa = Nfa {
+            states: kept,
+            initial: self.initial.iter().map(|&s| map(s)).collect(),
+            accepting: (0..n)
+                .filter(|&s| keep[s])
+                .map(|s| self.accepting[s])
+                .collect(),
+            transitions: Vec::new(),
+            out_start: Vec::new(),
+            state_names: Vec::new(),
+        };
+        let mut out = Nfa::new(nfa.states, nfa.initial, nfa.accepting, transitions, letters)
+            .expect("a trimmed automaton keeps the invariants of its source");
+        if !self.state_names.is_empty() {
+            out.state_names = (0..n)
+                .filter(|&s| keep[s])
+                .map(|s| self.state_names[s].clone())
+                .collect();
+        }
+        (out, renum)
+    }
+}
+
+#[cfg(test)]
+mod reach_tests {
+    use super::*;
+
+    fn t(from: u32, letter: u32, to: u32) -> Transition {
+        Transition {
+            from: StateId(from),
+            letter: LetterId(letter),
+            to: StateId(to),
+        }
+    }
+
+    #[test]
+    fn reachability_and_trimming() {
+        // 0 -a-> 1 -b-> 2 (accepting), 0 -a-> 3 (dead end), 4 unreachable -a-> 2.
+        let nfa = Nfa::new(
+            5,
+            vec![StateId(0)],
+            vec![false, false, true, false, false],
+            vec![t(0, 0, 1), t(1, 1, 2), t(0, 0, 3), t(4, 0, 2)],
+            2,
+        )
+        .unwrap();
+        assert_eq!(nfa.reachable(), vec![true, true, true, true, false]);
+        assert_eq!(nfa.co_reachable(), vec![true, true, true, false, true]);
+        let (trimmed, renum) = nfa.trim();
+        assert_eq!(renum, vec![0, 1, 2, u32::MAX, 3]);
+        assert_eq!(trimmed.states(), 4);
+        assert_eq!(trimmed.transitions().len(), 3);
+        assert!(trimmed.is_accepting(StateId(2)));
+        // Nothing accepted: the initial state stays.
+        let empty = Nfa::new(2, vec![StateId(1)], vec![false, false], vec![t(0, 0, 1)], 1).unwrap();
+        let (trimmed, renum) = empty.trim();
+        assert_eq!((trimmed.states(), renum), (1, vec![u32::MAX, 0]));
+        assert_eq!(trimmed.initial(), &[StateId(0)]);
+    }
+}

@@ -103,19 +103,10 @@ impl AcTables {
         let letter_location: Vec<u32> = (0..letters)
             .map(|a| alphabet.location(LetterId(a as u32)).0)
             .collect();
-        // Backward reachability from the accepting states.
-        let mut preds: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
-        for t in nfa.transitions() {
-            preds[t.to.index()].push((t.from.0, t.letter.0));
-        }
-        let mut live = accepting.clone();
-        let mut stack: Vec<usize> = bits::iter(&accepting).collect();
-        while let Some(s) = stack.pop() {
-            for &(p, _) in &preds[s] {
-                if !bits::get(&live, p as usize) {
-                    bits::set(&mut live, p as usize);
-                    stack.push(p as usize);
-                }
+        let mut live = vec![0u64; accepting.len()];
+        for (s, l) in nfa.co_reachable().into_iter().enumerate() {
+            if l {
+                bits::set(&mut live, s);
             }
         }
         let mut ranges = vec![(0u32, 0u32); n * letters];
@@ -140,6 +131,13 @@ impl AcTables {
             && locations * n * words <= TABLE_MAX_WORDS
             && locations * n * (n + nfa.transitions().len()) <= OTHERS_MAX_WORK)
             .then(|| {
+                // Backward closures by the letters of other locations: a filtered walk of the
+                // reversed transitions per (location, state).
+                let mut preds: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n];
+                for t in nfa.transitions() {
+                    preds[t.to.index()].push((t.from.0, t.letter.0));
+                }
+                let mut stack: Vec<usize> = Vec::new();
                 let mut others = vec![0u64; locations * n * words];
                 for j in 0..locations {
                     for s in 0..n {
@@ -509,7 +507,14 @@ pub fn is_multi_prefix_in(
     let mut radix = std::mem::take(&mut scratch.radix);
     let out = if radix.fill(traces) {
         with_run(
-            scratch, &radix, automata, tables, alphabet, traces, None, budget,
+            scratch,
+            &radix,
+            automata,
+            tables,
+            alphabet,
+            traces,
+            None,
+            budget,
             |run| match run.search(true) {
                 Search::Found => (Ok(true), run.vertices),
                 Search::NotFound => (Ok(false), run.vertices),
@@ -569,7 +574,14 @@ fn run_ac(
     witness: bool,
 ) -> AcOutcome {
     with_run(
-        scratch, radix, automata, tables, alphabet, traces, mask, budget,
+        scratch,
+        radix,
+        automata,
+        tables,
+        alphabet,
+        traces,
+        mask,
+        budget,
         |run| decide(run, mode, witness),
     )
 }

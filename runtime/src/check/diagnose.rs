@@ -336,10 +336,14 @@ fn diagnose_with(
 /// The first location (in order) whose trace alone is not a multi-prefix, with the position
 /// of the action that makes it so (by bisection: consistency is monotone in the length) and
 /// what the model allows there. Models without automata have no local verifiers; this is
-/// their LocalError, in the prefix sense.
+/// their LocalError, in the prefix sense. None when the model accepts nothing at all.
 fn local_by_queries<O: Oracle + ?Sized>(q: &mut Queries<'_, O>, lens: &[usize]) -> Option<Blocked> {
     let k = lens.len();
     let mut v = vec![0usize; k];
+    // A model that accepts nothing rejects every trace alike: no location is to blame.
+    if !q.ask(&v, None)? {
+        return None;
+    }
     for i in 0..k {
         v[i] = lens[i];
         let alone = q.ask(&v, None)?;
@@ -615,7 +619,7 @@ mod tests {
                 w[i] = n;
                 f.brute(&w, None)
             };
-            let want = (0..k).find(|&i| !alone(i, lens[i])).map(|i| {
+            let want = (0..k).find(|&i| empty_ok && !alone(i, lens[i])).map(|i| {
                 let p = (0..lens[i]).find(|&p| !alone(i, p + 1)).unwrap();
                 (i, p)
             });
