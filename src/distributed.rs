@@ -24,6 +24,7 @@ use multitrace_runtime::summary::{
 };
 use multitrace_runtime::syntax::{parse_htf, parse_mtf};
 use multitrace_runtime::verdict::{Mode, Reason, Sym, Verdict, VerdictKind};
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -179,31 +180,33 @@ pub fn central(args: CentralArgs) -> Result<u8> {
             .unwrap_or_default(),
     };
     let names = model.alphabet.location_names().to_vec();
+    // Written at once, so that a closed standard output is an error (exit 2), not a panic.
+    let mut lines: Vec<String> = Vec::new();
     match args.format {
         FormatArg::Text => {
             for s in set.summaries() {
-                println!("{}", input_line(model, s));
+                lines.push(input_line(model, s));
             }
             match explain(model, &set, &v) {
-                Some(why) => println!("{} ({why})", v.kind),
-                None => println!("{}", v.kind),
+                Some(why) => lines.push(format!("{} ({why})", v.kind)),
+                None => lines.push(v.kind.to_string()),
             }
             if let Some(w) = &v.witness {
                 let w: Vec<String> = w.iter().map(|&(_, s)| render(s)).collect();
-                println!("  witness: {}", w.join(" "));
+                lines.push(format!("  witness: {}", w.join(" ")));
             }
             let actions: usize = set.summaries().iter().map(|s| s.trace().len()).sum();
             let verdict = match &v.reason {
                 Some(r) => format!("{} ({})", v.kind, r.name()),
                 None => v.kind.to_string(),
             };
-            println!(
+            lines.push(format!(
                 "1 multitrace from {} ({}, {} mode): {verdict}; total {:.3} s",
                 plural(set.summaries().len(), "summary"),
                 plural(actions, "action"),
                 mode_name(set.mode()),
                 time.as_secs_f64()
-            );
+            ));
         }
         FormatArg::Jsonl => {
             for s in set.summaries() {
@@ -219,9 +222,15 @@ pub fn central(args: CentralArgs) -> Result<u8> {
                 "reason": v.reason.as_ref().map(Reason::name),
                 "location": location,
             });
-            println!("{obj}");
+            lines.push(obj.to_string());
         }
     }
+    let mut stdout = std::io::stdout().lock();
+    lines
+        .iter()
+        .try_for_each(|l| writeln!(stdout, "{l}"))
+        .and_then(|()| stdout.flush())
+        .context("standard output: cannot write")?;
     Ok(match v.kind {
         VerdictKind::Pass | VerdictKind::WeakPass => 0,
         VerdictKind::Fail => 1,
