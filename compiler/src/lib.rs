@@ -11,7 +11,6 @@
 //! - [`compile`]: the pipeline producing a [`multitrace_runtime::model::CompiledModel`];
 //! - [`source`]: models named by path (`.hif`, `.timbuk`, `.mtm`), read and compiled as needed.
 //! - [`diagram`]: sequence diagrams of interactions (layout, then SVG).
-//! - [`diagram`]: sequence diagrams of interactions (layout, then SVG).
 //! - [`generate`]: reproducible multitraces of a verdict category (seed 004 Sec. 5, seed 001
 //!   Sec. 6), each checked before it is labelled.
 //!
@@ -22,7 +21,6 @@
 #![forbid(unsafe_code)]
 
 pub mod compile;
-pub mod diagram;
 pub mod diagram;
 pub mod generate;
 pub mod nfa;
