@@ -32,7 +32,8 @@ enum Command {
     Compile(CompileArgs),
     /// Describe a model: kind, locations, automata sizes, compile time.
     Inspect(InspectArgs),
-    /// Draw a model's NFA or one location's local verifier as Graphviz.
+    /// Draw a model's interaction as a sequence diagram (SVG), or its NFA or one location's
+    /// local verifier as Graphviz.
     Draw(DrawArgs),
     /// Distributed AS, local step: check one location's trace, write its summary.
     Local(distributed::LocalArgs),
@@ -228,12 +229,17 @@ struct DrawArgs {
     #[command(flatten)]
     model_args: ModelArgs,
     /// Draw the NFA A.
-    #[arg(long, conflicts_with = "dfa", required_unless_present = "dfa")]
+    #[arg(long, conflicts_with_all = ["dfa", "diagram"], required_unless_present_any = ["dfa", "diagram"])]
     nfa: bool,
     /// Draw the local verifier Proj(A, Σi) of this location (its name, e.g. l1 or l1,l2).
-    #[arg(long, value_name = "LOCATION")]
+    #[arg(long, value_name = "LOCATION", conflicts_with = "diagram")]
     dfa: Option<String>,
-    /// Output file (.dot); a .svg is written beside it when a `dot` program is present.
+    /// Draw the interaction as a sequence diagram (SVG, written without external programs;
+    /// term-only models too).
+    #[arg(long)]
+    diagram: bool,
+    /// Output file (.dot, or .svg with --diagram); `-` writes to standard output. Without
+    /// --diagram, a .svg is written beside the .dot when a `dot` program is present.
     #[arg(short, long)]
     output: PathBuf,
 }

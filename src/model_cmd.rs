@@ -348,7 +348,47 @@ fn esc(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
+/// Writes `text` to `output`, or to standard output for `-`.
+fn write_output(output: &Path, text: &str) -> Result<()> {
+    if output.as_os_str() == "-" {
+        let mut out = std::io::stdout().lock();
+        return out
+            .write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .context("standard output: cannot write");
+    }
+    std::fs::write(output, text).with_context(|| format!("{}: cannot write", output.display()))?;
+    eprintln!("multitrace: wrote {}", output.display());
+    Ok(())
+}
+
+/// `draw --diagram`: the interaction as a sequence diagram. A source interaction is drawn as
+/// read (not compiled); a compiled model from the interaction it keeps.
+fn draw_diagram(args: &DrawArgs) -> Result<()> {
+    let title = args.model.display().to_string();
+    let svg = if is_artifact(&args.model) {
+        multitrace_compiler::diagram::model_svg(&load(&args.model, &args.model_args)?, &title)?
+    } else {
+        match read_source(&args.model, args.model_args.signature.as_deref())? {
+            Source::Interaction(m) => multitrace_compiler::diagram::interaction_svg(
+                &m.signature,
+                &m.store,
+                m.root,
+                &title,
+            )?,
+            Source::Automaton { .. } => {
+                return Err(multitrace_compiler::diagram::DiagramError::NotAnInteraction.into())
+            }
+        }
+    };
+    write_output(&args.output, &svg)
+}
+
 pub fn draw(args: DrawArgs) -> Result<u8> {
+    if args.diagram {
+        draw_diagram(&args)?;
+        return Ok(0);
+    }
     let m = load_for_viewing(&args.model, &args.model_args)?;
     let Some(a) = m.automata() else {
         bail!("this model is term-only: it has no automata to draw");
