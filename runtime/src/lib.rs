@@ -53,6 +53,8 @@
 
 pub mod artifact;
 pub mod batch;
+pub mod bits;
+pub mod budget;
 pub mod check;
 pub mod manifest;
 pub mod model;

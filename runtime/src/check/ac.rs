@@ -33,10 +33,10 @@
 // Index loops over locations keep positions, traces and strides visibly in step.
 #![allow(clippy::needless_range_loop)]
 
-use crate::check::explore::Budget;
+use crate::bits;
+use crate::budget::Budget;
 use crate::model::Automata;
 use crate::nfa::{Alphabet, LetterId, Nfa, StateId};
-use crate::project::bits;
 use crate::verdict::{Mode, Reason, Sym, Verdict, VerdictKind};
 use rustc_hash::FxHashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -34,8 +34,9 @@
 //! partial (its point is consistent, but maybe not maximal).
 
 use super::ac::{self, AcScratch, AcTables};
-use super::explore::{self, Budget, ExploreOptions};
+use super::explore::{self, ExploreOptions};
 use super::semi::{has_accepting_path, local_check, LocalOutcome};
+use crate::budget::Budget;
 use crate::model::Automata;
 use crate::multitrace::Multitrace;
 use crate::nfa::{Alphabet, LetterId, LocationId};

@@ -23,7 +23,7 @@ use crate::signature::{Action, LifelineSet, LocationId};
 use crate::term::{TermId, TermStore};
 use crate::verdict::{Mode, Reason, Sym, Verdict, VerdictKind};
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Terms deeper than this stop the search (Inconclusive), so that the recursive semantic
 /// functions stay within the stack of a checking thread (see [`CHECK_STACK_SIZE`]).
@@ -32,23 +32,7 @@ pub const MAX_TERM_DEPTH: u32 = 20_000;
 /// Stack size for threads that run checks: enough for terms of [`MAX_TERM_DEPTH`].
 pub const CHECK_STACK_SIZE: usize = 256 << 20;
 
-/// Resource limits for one multitrace.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Budget {
-    /// Most search vertices (global and local analyses together); `None` for no limit.
-    pub max_vertices: Option<u64>,
-    /// Most wall-clock time; `None` for no limit.
-    pub timeout: Option<Duration>,
-}
-
-impl Default for Budget {
-    fn default() -> Self {
-        Budget {
-            max_vertices: Some(5_000_000),
-            timeout: None,
-        }
-    }
-}
+pub use crate::budget::Budget;
 
 /// Options of term exploration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -14,13 +14,14 @@ pub mod diagnose;
 pub mod explore;
 pub mod semi;
 
+use crate::budget::Budget;
 use crate::model::{CompiledModel, ModelKind};
 use crate::multitrace::Multitrace;
 use crate::nfa::LetterId;
 use crate::term::{TermId, TermStore};
 use crate::verdict::{Diagnosis, Mode, Reason, Sym, Verdict, VerdictKind};
 use ac::AcTables;
-use explore::{explore, Budget, ExploreOptions};
+use explore::{explore, ExploreOptions};
 use std::fmt;
 
 /// A check procedure.

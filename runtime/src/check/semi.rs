@@ -10,11 +10,12 @@
 //! Partial observation (prefix mode): a local trace passes when its DFA state is live, and its
 //! area also covers what is reachable after its end (the state's `tail`).
 
+use crate::bits;
+use crate::budget::Budget;
 use crate::check::ac::{check_ac, check_ac_in, AcScratch, AcTables};
-use crate::check::explore::Budget;
 use crate::model::Automata;
 use crate::nfa::{Alphabet, LetterId, LocationId, StateId};
-use crate::project::{bits, AreaId, ProjDfa, NO_STATE};
+use crate::project::{AreaId, ProjDfa, NO_STATE};
 use crate::summary::{LocalResult, SummaryError, SummaryErrorKind, SummarySet};
 use crate::verdict::{Mode, Reason, Sym, Verdict, VerdictKind};
 
