@@ -24,6 +24,7 @@ pub mod compile;
 pub mod diagram;
 pub mod generate;
 pub mod nfa;
+pub mod partition;
 pub mod project;
 pub mod rewrite;
 pub mod source;

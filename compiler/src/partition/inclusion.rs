@@ -1,0 +1,327 @@
+//! Question (a): does a partition lose guarantees on global traces?
+//!
+//! A counterexample is a global trace `w` that respects the causal restriction
+//! ([`super::Causality`]), whose projection on every block is accepted by that block's local
+//! verifier (complete mode: `π_i(w) ∈ π_i(L(A))`; prefix mode: a prefix of one), and that `A`
+//! rejects (`w ∉ L(A)`; prefix mode: `w` is not a prefix of a word of `L(A)`).
+//!
+//! The search is breadth first over the product of the local verifiers, the determinized `A`
+//! and one counter per constrained channel (emissions not yet received), so the first
+//! counterexample met is a shortest one. Counters are exact up to a bound `K` and become `ω`
+//! beyond it (from then on that channel's receptions are unconstrained). The `ω` graph
+//! over-approximates the causal traces, and the exact part (no `ω`) is exactly the causal
+//! traces with at most `K` messages in flight per channel. Hence:
+//!
+//! - no counterexample in the whole graph: the partition is faithful for **every** global trace
+//!   (no bound: the abstraction only adds traces);
+//! - a counterexample in the exact part: a real one, shortest among the traces with at most `K`
+//!   messages in flight, and shortest overall when no spurious one came first or when it has at
+//!   most `K + 1` actions (a trace with more in flight has at least `K + 1` emissions);
+//! - a counterexample reached through `ω` is replayed exactly: real, or spurious; when only
+//!   spurious ones exist the search is repeated with a larger `K`, and at the largest the answer
+//!   is undecided, with the bound under which no counterexample exists.
+//!
+//! Without counters (raw automata, or no constrained channel) the search is a plain language
+//! inclusion and always decides within its state budget.
+
+use crate::partition::{Analyzer, Partition};
+use multitrace_runtime::nfa::LetterId;
+use multitrace_runtime::verdict::Mode;
+use rustc_hash::FxHashMap;
+
+const OMEGA: u32 = u32::MAX;
+
+/// Bounds of the search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InclusionLimits {
+    /// Most product states per search.
+    pub max_states: usize,
+    /// Largest in-flight bound `K` tried (the search tries `1..=K`).
+    pub max_in_flight: u32,
+}
+
+impl Default for InclusionLimits {
+    fn default() -> Self {
+        InclusionLimits {
+            max_states: 1_000_000,
+            max_in_flight: 3,
+        }
+    }
+}
+
+/// How short a counterexample is known to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shortest {
+    /// No counterexample has fewer actions.
+    Overall,
+    /// No counterexample with at most this many messages in flight per channel has fewer
+    /// actions.
+    AmongInFlight(u32),
+}
+
+/// A global trace that every local verifier accepts and `A` rejects.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GlobalCounterexample {
+    /// The global trace (letters of the global model).
+    pub word: Vec<LetterId>,
+    /// How short it is known to be.
+    pub shortest: Shortest,
+    /// The most messages in flight on one channel along it.
+    pub in_flight: u32,
+}
+
+/// Why the search ended without an answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Undecided {
+    /// The state budget ran out; every global trace of at most `complete_up_to` actions (with at
+    /// most `in_flight` messages in flight per channel, when there are channels) was searched.
+    States {
+        /// The budget.
+        limit: usize,
+        /// Traces up to this length were all searched.
+        complete_up_to: usize,
+        /// The in-flight bound of the search that ran out.
+        in_flight: u32,
+    },
+    /// No counterexample with at most `bound` messages in flight per channel exists (searched
+    /// exhaustively), but the abstraction beyond the bound finds one that is not causal.
+    InFlight {
+        /// The largest bound tried.
+        bound: u32,
+        /// A word of the abstraction that the exact replay refutes.
+        spurious: Vec<LetterId>,
+    },
+}
+
+/// The answer to question (a).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Inclusion {
+    /// Proven: no global trace of any length is a counterexample.
+    Faithful {
+        /// The in-flight bound of the abstraction that proved it (`None`: no counters).
+        in_flight: Option<u32>,
+    },
+    /// A counterexample.
+    Counterexample(GlobalCounterexample),
+    /// Undecided within the bounds.
+    Undecided(Undecided),
+}
+
+/// Statistics of a check.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InclusionStats {
+    /// Product states built, all searches together.
+    pub states: usize,
+    /// Searches run (one per in-flight bound tried).
+    pub runs: usize,
+}
+
+enum Run {
+    Faithful,
+    Found(GlobalCounterexample),
+    Budget { complete_up_to: usize },
+    Spurious(Vec<LetterId>),
+}
+
+/// Answers question (a) for partition `p` in `mode`.
+pub fn check(
+    an: &mut Analyzer<'_>,
+    p: &Partition,
+    mode: Mode,
+    limits: &InclusionLimits,
+) -> (Inclusion, InclusionStats) {
+    let counters = an.problem().causality().counters();
+    let bounds: Vec<u32> = if counters == 0 {
+        vec![0]
+    } else if limits.max_in_flight == 0 {
+        vec![0]
+    } else {
+        (1..=limits.max_in_flight).collect()
+    };
+    let mut stats = InclusionStats::default();
+    let mut last_spurious = Vec::new();
+    for &k in &bounds {
+        stats.runs += 1;
+        match run(an, p, mode, k, limits.max_states, &mut stats.states) {
+            Run::Faithful => {
+                return (
+                    Inclusion::Faithful {
+                        in_flight: (counters > 0).then_some(k),
+                    },
+                    stats,
+                )
+            }
+            Run::Found(c) => return (Inclusion::Counterexample(c), stats),
+            Run::Budget { complete_up_to } => {
+                return (
+                    Inclusion::Undecided(Undecided::States {
+                        limit: limits.max_states,
+                        complete_up_to,
+                        in_flight: k,
+                    }),
+                    stats,
+                )
+            }
+            Run::Spurious(w) => last_spurious = w,
+        }
+    }
+    (
+        Inclusion::Undecided(Undecided::InFlight {
+            bound: *bounds.last().unwrap_or(&0),
+            spurious: last_spurious,
+        }),
+        stats,
+    )
+}
+
+fn run(
+    an: &mut Analyzer<'_>,
+    p: &Partition,
+    mode: Mode,
+    k: u32,
+    max_states: usize,
+    built: &mut usize,
+) -> Run {
+    let problem = an.problem();
+    let causality = problem.causality();
+    let letters = problem.letters();
+    let block_of_letter: Vec<usize> = (0..letters)
+        .map(|x| p.block_of(problem.atom_of_letter(LetterId(x as u32))))
+        .collect();
+    let mut blocks = an.take_blocks(p);
+    let mut global = an.take_global();
+    let g = &an.graph;
+    let nb = blocks.len();
+    let nc = causality.counters();
+    let stride = 1 + nb + nc;
+
+    let mut arena: Vec<u32> = Vec::new();
+    let mut index: FxHashMap<Box<[u32]>, u32> = FxHashMap::default();
+    let mut parent: Vec<(u32, u32)> = Vec::new();
+    let mut depth: Vec<u32> = Vec::new();
+
+    let mut key = vec![0u32; stride];
+    key[0] = global.initial();
+    for (i, d) in blocks.iter().enumerate() {
+        key[1 + i] = d.initial();
+    }
+    let is_cex =
+        |key: &[u32], global: &super::lazy::LazyDfa, blocks: &[super::lazy::LazyDfa]| match mode {
+            Mode::Complete => {
+                !global.is_accepting(key[0])
+                    && blocks
+                        .iter()
+                        .enumerate()
+                        .all(|(i, d)| d.is_accepting(key[1 + i]))
+            }
+            Mode::Prefix => global.is_empty(key[0]),
+        };
+    let word_of = |parent: &[(u32, u32)], mut id: u32| {
+        let mut w = Vec::new();
+        while id != 0 {
+            let (p, x) = parent[id as usize];
+            w.push(LetterId(x));
+            id = p;
+        }
+        w.reverse();
+        w
+    };
+    let exact = |key: &[u32]| key[1 + nb..].iter().all(|&c| c != OMEGA);
+
+    let result = 'search: {
+        // A block whose verifier accepts nothing in this mode, not even a prefix: nothing is
+        // accepted locally.
+        if blocks.iter().any(|d| d.is_empty(d.initial())) {
+            break 'search Run::Faithful;
+        }
+        index.insert(key.clone().into_boxed_slice(), 0);
+        arena.extend_from_slice(&key);
+        parent.push((0, 0));
+        depth.push(0);
+        *built += 1;
+        if is_cex(&key, &global, &blocks) {
+            break 'search Run::Found(GlobalCounterexample {
+                word: Vec::new(),
+                shortest: Shortest::Overall,
+                in_flight: 0,
+            });
+        }
+        let mut spurious: Option<Vec<LetterId>> = None;
+        let mut head = 0usize;
+        while head < parent.len() {
+            let id = head;
+            head += 1;
+            let cur: Vec<u32> = arena[id * stride..(id + 1) * stride].to_vec();
+            if mode == Mode::Prefix && global.is_empty(cur[0]) {
+                continue; // a counterexample already (spurious, or it would have ended the search)
+            }
+            for x in 0..letters {
+                let letter = LetterId(x as u32);
+                let b = block_of_letter[x];
+                let t = blocks[b].step(g, cur[1 + b], letter);
+                if blocks[b].is_empty(t) {
+                    continue;
+                }
+                key.copy_from_slice(&cur);
+                key[1 + b] = t;
+                if let Some(Some(c)) = causality.decr.get(x) {
+                    let v = &mut key[1 + nb + *c as usize];
+                    if *v == 0 {
+                        continue;
+                    }
+                    if *v != OMEGA {
+                        *v -= 1;
+                    }
+                }
+                if let Some(list) = causality.incr.get(x) {
+                    for &c in list {
+                        let v = &mut key[1 + nb + c as usize];
+                        if *v != OMEGA {
+                            *v = if *v + 1 > k { OMEGA } else { *v + 1 };
+                        }
+                    }
+                }
+                key[0] = global.step(g, cur[0], letter);
+                if index.contains_key(key.as_slice()) {
+                    continue;
+                }
+                let nid = parent.len() as u32;
+                index.insert(key.clone().into_boxed_slice(), nid);
+                arena.extend_from_slice(&key);
+                parent.push((id as u32, x as u32));
+                depth.push(depth[id] + 1);
+                *built += 1;
+                if is_cex(&key, &global, &blocks) {
+                    let w = word_of(&parent, nid);
+                    let (causal, in_flight) = causality.replay(&w);
+                    if exact(&key) || causal {
+                        let d = w.len() as u32;
+                        let shortest = if nc == 0 || spurious.is_none() || d <= k + 1 {
+                            Shortest::Overall
+                        } else {
+                            Shortest::AmongInFlight(k)
+                        };
+                        break 'search Run::Found(GlobalCounterexample {
+                            word: w,
+                            shortest,
+                            in_flight,
+                        });
+                    }
+                    spurious.get_or_insert(w);
+                }
+                if parent.len() > max_states {
+                    break 'search Run::Budget {
+                        complete_up_to: depth[id] as usize,
+                    };
+                }
+            }
+        }
+        match spurious {
+            Some(w) => Run::Spurious(w),
+            None => Run::Faithful,
+        }
+    };
+    an.put_blocks(p, blocks);
+    an.put_global(global);
+    result
+}

@@ -1,0 +1,333 @@
+//! Determinized views of the global automaton built on demand: the local verifier of any set
+//! of atoms (`Proj(A, Σ)`, subsets closed under the other letters, Def. 5 of seed 004) and the
+//! determinized `A` itself. Subsets keep only states that can still reach acceptance, so a
+//! non-empty subset is a live one (a prefix of the language) and the empty subset is the dead
+//! state.
+
+use crate::partition::{Partition, Problem};
+use multitrace_runtime::nfa::{LetterId, StateId};
+use multitrace_runtime::verdict::Mode;
+use rustc_hash::FxHashMap;
+
+const UNKNOWN: u32 = u32::MAX;
+
+/// The global automaton's transitions between co-reachable states.
+pub(crate) struct Graph {
+    words: usize,
+    letters: usize,
+    out: Vec<Vec<(u32, u32)>>,
+    initial: Vec<u32>,
+    accepting: Vec<bool>,
+}
+
+impl Graph {
+    fn new(problem: &Problem) -> Graph {
+        let a = problem
+            .global()
+            .automata()
+            .expect("the problem's global model has automata");
+        let nfa = &a.nfa;
+        let live = nfa.co_reachable();
+        let n = nfa.states();
+        let mut out = vec![Vec::new(); n];
+        for t in nfa.transitions() {
+            if live[t.from.index()] && live[t.to.index()] {
+                out[t.from.index()].push((t.letter.0, t.to.0));
+            }
+        }
+        Graph {
+            words: n.div_ceil(64).max(1),
+            letters: problem.letters(),
+            out,
+            initial: nfa
+                .initial()
+                .iter()
+                .filter(|s| live[s.index()])
+                .map(|s| s.0)
+                .collect(),
+            accepting: (0..n)
+                .map(|s| nfa.is_accepting(StateId(s as u32)))
+                .collect(),
+        }
+    }
+}
+
+/// A determinized view of the global automaton over some visible letters (the others are
+/// silent), built on demand.
+pub(crate) struct LazyDfa {
+    visible: Vec<bool>,
+    silent: bool,
+    words: usize,
+    letters: usize,
+    sets: Vec<u64>,
+    index: FxHashMap<Box<[u64]>, u32>,
+    accepting: Vec<bool>,
+    empty: Vec<bool>,
+    next: Vec<u32>,
+}
+
+impl LazyDfa {
+    fn new(g: &Graph, visible: Vec<bool>) -> LazyDfa {
+        let silent = visible.iter().any(|v| !v);
+        let mut d = LazyDfa {
+            visible,
+            silent,
+            words: g.words,
+            letters: g.letters,
+            sets: Vec::new(),
+            index: FxHashMap::default(),
+            accepting: Vec::new(),
+            empty: Vec::new(),
+            next: Vec::new(),
+        };
+        let mut set = vec![0u64; g.words];
+        for &s in &g.initial {
+            set[s as usize / 64] |= 1 << (s % 64);
+        }
+        d.close(g, &mut set);
+        d.intern(g, set);
+        d
+    }
+
+    /// Adds the states reachable by silent letters.
+    fn close(&self, g: &Graph, set: &mut [u64]) {
+        if !self.silent {
+            return;
+        }
+        let mut stack: Vec<u32> = Vec::new();
+        for (w, &word) in set.iter().enumerate() {
+            let mut b = word;
+            while b != 0 {
+                stack.push((w * 64 + b.trailing_zeros() as usize) as u32);
+                b &= b - 1;
+            }
+        }
+        while let Some(s) = stack.pop() {
+            for &(x, t) in &g.out[s as usize] {
+                if !self.visible[x as usize] && set[t as usize / 64] >> (t % 64) & 1 == 0 {
+                    set[t as usize / 64] |= 1 << (t % 64);
+                    stack.push(t);
+                }
+            }
+        }
+    }
+
+    fn intern(&mut self, g: &Graph, set: Vec<u64>) -> u32 {
+        if let Some(&id) = self.index.get(set.as_slice()) {
+            return id;
+        }
+        let id = self.empty.len() as u32;
+        let mut acc = false;
+        for (w, &word) in set.iter().enumerate() {
+            let mut b = word;
+            while b != 0 {
+                acc |= g.accepting[w * 64 + b.trailing_zeros() as usize];
+                b &= b - 1;
+            }
+        }
+        self.accepting.push(acc);
+        self.empty.push(set.iter().all(|&w| w == 0));
+        self.sets.extend_from_slice(&set);
+        self.index.insert(set.into_boxed_slice(), id);
+        self.next.resize(self.next.len() + self.letters, UNKNOWN);
+        id
+    }
+
+    /// The initial state.
+    pub fn initial(&self) -> u32 {
+        0
+    }
+
+    /// The state after visible letter `x` (the empty state when it cannot be read).
+    pub fn step(&mut self, g: &Graph, s: u32, x: LetterId) -> u32 {
+        let cell = s as usize * self.letters + x.index();
+        let t = self.next[cell];
+        if t != UNKNOWN {
+            return t;
+        }
+        let mut set = vec![0u64; self.words];
+        let from = &self.sets[s as usize * self.words..(s as usize + 1) * self.words];
+        for (w, &word) in from.iter().enumerate() {
+            let mut b = word;
+            while b != 0 {
+                let q = w * 64 + b.trailing_zeros() as usize;
+                b &= b - 1;
+                for &(y, t) in &g.out[q] {
+                    if y == x.0 {
+                        set[t as usize / 64] |= 1 << (t % 64);
+                    }
+                }
+            }
+        }
+        self.close(g, &mut set);
+        let t = self.intern(g, set);
+        self.next[cell] = t;
+        t
+    }
+
+    /// Whether the state holds an accepting state (the word read is in the language).
+    pub fn is_accepting(&self, s: u32) -> bool {
+        self.accepting[s as usize]
+    }
+
+    /// Whether the state is empty (the word read is not a prefix of the language).
+    pub fn is_empty(&self, s: u32) -> bool {
+        self.empty[s as usize]
+    }
+
+    /// Whether the state passes in `mode`.
+    pub fn passes(&self, s: u32, mode: Mode) -> bool {
+        match mode {
+            Mode::Complete => self.accepting[s as usize],
+            Mode::Prefix => !self.empty[s as usize],
+        }
+    }
+}
+
+/// Shared state of an analysis: the global automaton and the local verifiers of the blocks
+/// met so far (a block recurs in many partitions), built on demand.
+pub struct Analyzer<'p> {
+    problem: &'p Problem,
+    pub(crate) graph: Graph,
+    blocks: FxHashMap<u64, LazyDfa>,
+    global: Option<LazyDfa>,
+}
+
+impl<'p> Analyzer<'p> {
+    /// An analyzer of `problem`.
+    pub fn new(problem: &'p Problem) -> Self {
+        let graph = Graph::new(problem);
+        let global = LazyDfa::new(&graph, vec![true; problem.letters()]);
+        Analyzer {
+            problem,
+            graph,
+            blocks: FxHashMap::default(),
+            global: Some(global),
+        }
+    }
+
+    /// The problem.
+    pub fn problem(&self) -> &'p Problem {
+        self.problem
+    }
+
+    /// The local verifiers of `p`'s blocks, taken out of the cache (give them back with
+    /// [`Analyzer::put_blocks`]).
+    pub(crate) fn take_blocks(&mut self, p: &Partition) -> Vec<LazyDfa> {
+        p.blocks()
+            .iter()
+            .map(|&b| {
+                self.blocks.remove(&b).unwrap_or_else(|| {
+                    let visible = (0..self.problem.letters())
+                        .map(|x| b >> self.problem.atom_of_letter(LetterId(x as u32)) & 1 == 1)
+                        .collect();
+                    LazyDfa::new(&self.graph, visible)
+                })
+            })
+            .collect()
+    }
+
+    /// Puts back what [`Analyzer::take_blocks`] took.
+    pub(crate) fn put_blocks(&mut self, p: &Partition, dfas: Vec<LazyDfa>) {
+        for (&b, d) in p.blocks().iter().zip(dfas) {
+            self.blocks.insert(b, d);
+        }
+    }
+
+    /// The determinized global automaton, taken out (give it back with
+    /// [`Analyzer::put_global`]).
+    pub(crate) fn take_global(&mut self) -> LazyDfa {
+        self.global
+            .take()
+            .unwrap_or_else(|| LazyDfa::new(&self.graph, vec![true; self.problem.letters()]))
+    }
+
+    /// Puts back the determinized global automaton.
+    pub(crate) fn put_global(&mut self, d: LazyDfa) {
+        self.global = Some(d);
+    }
+
+    /// Whether every local verifier of `p` accepts its projection of `w` in `mode`.
+    pub fn locally_accepted(&mut self, p: &Partition, w: &[LetterId], mode: Mode) -> bool {
+        let traces = self.problem.project(p, w);
+        let mut dfas = self.take_blocks(p);
+        let mut ok = true;
+        for (d, t) in dfas.iter_mut().zip(&traces) {
+            let mut s = d.initial();
+            for &x in t {
+                s = d.step(&self.graph, s, x);
+                if d.is_empty(s) {
+                    break;
+                }
+            }
+            if !d.passes(s, mode) {
+                ok = false;
+                break;
+            }
+        }
+        self.put_blocks(p, dfas);
+        ok
+    }
+
+    /// Whether `A` accepts `w` (complete mode) or `w` is a prefix of an accepted word (prefix
+    /// mode).
+    pub fn globally_accepted(&mut self, w: &[LetterId], mode: Mode) -> bool {
+        let mut d = self.take_global();
+        let mut s = d.initial();
+        for &x in w {
+            s = d.step(&self.graph, s, x);
+        }
+        let ok = d.passes(s, mode);
+        self.put_global(d);
+        ok
+    }
+
+    /// Words of length at most `max` whose every prefix passes the local verifier of `block`
+    /// in prefix mode, grouped by length; each word is kept when it passes in `mode`. The
+    /// flag says whether words longer than `max` exist (the list is then cut).
+    pub(crate) fn block_words(
+        &mut self,
+        block: u64,
+        mode: Mode,
+        max: usize,
+        cap: usize,
+    ) -> (Vec<Vec<Vec<LetterId>>>, bool) {
+        let p = Partition {
+            blocks: vec![block],
+        };
+        let mut dfas = self.take_blocks(&p);
+        let d = &mut dfas[0];
+        let letters: Vec<LetterId> = (0..self.problem.letters())
+            .map(|x| LetterId(x as u32))
+            .filter(|&x| block >> self.problem.atom_of_letter(x) & 1 == 1)
+            .collect();
+        let mut by_len: Vec<Vec<Vec<LetterId>>> = vec![Vec::new(); max + 1];
+        let mut cut = false;
+        let mut count = 0usize;
+        let mut stack: Vec<(u32, Vec<LetterId>)> = vec![(d.initial(), Vec::new())];
+        while let Some((s, w)) = stack.pop() {
+            if d.passes(s, mode) {
+                count += 1;
+                by_len[w.len()].push(w.clone());
+            }
+            for &x in &letters {
+                let t = d.step(&self.graph, s, x);
+                if d.is_empty(t) {
+                    continue;
+                }
+                if w.len() == max || count >= cap {
+                    cut = true;
+                    continue;
+                }
+                let mut w2 = w.clone();
+                w2.push(x);
+                stack.push((t, w2));
+            }
+        }
+        for l in &mut by_len {
+            l.sort();
+        }
+        self.put_blocks(&p, dfas);
+        (by_len, cut)
+    }
+}

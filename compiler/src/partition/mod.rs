@@ -1,0 +1,645 @@
+//! Which participants must be monitored together (seed 002), for a partition of the
+//! lifelines (or, for a raw automaton, of its letters) into locations.
+//!
+//! Two questions are asked of a partition `P` (module [`inclusion`] and module [`central`]):
+//!
+//! - **(a) Does `P` lose guarantees on global traces?** A *counterexample* is a global trace `w`
+//!   that the network can produce ([`Causality`]), whose projection on every location is
+//!   accepted by that location's local verifier `Proj(A, Σi)`, and that `A` rejects. This is
+//!   seed 002's comparison of independent local monitors with one monitor of the whole system.
+//!   It is decided by a breadth-first search of the product of the local verifiers, the
+//!   determinized `A` and the in-flight message counters, which gives the shortest
+//!   counterexample; the counters are exact up to a bound and abstracted beyond it (see
+//!   [`inclusion`] for what is then proven).
+//! - **(b) Is the central step needed?** A *counterexample* is a multitrace that the network can
+//!   produce, that every local verifier accepts, and that is not accepted (AS's InterError or
+//!   CentralError). When (a) holds, (b) holds (proven in [`central`]); otherwise (b) is searched
+//!   exhaustively up to a number of actions, then by random sampling.
+//!
+//! Faithfulness for (a) is preserved by coarsening (the local verifiers of a coarser partition
+//! accept fewer global traces), so the faithful partitions are those coarser than the *finest
+//! faithful partitions*, which [`search`] looks for, guided by a static analysis of the
+//! interaction ([`statics`]: seed 002's Def. 1 and our adaptation to asynchronous messages).
+//!
+//! The global language `L(A)` is the one of the model compiled with a single location, so that
+//! no weak-to-strict rewriting applies (rewriting keeps multitraces, not global traces).
+//! Every counterexample can be re-checked with the runtime's own procedures ([`recheck`]).
+
+pub mod central;
+pub mod inclusion;
+mod lazy;
+pub mod recheck;
+pub mod search;
+pub mod statics;
+
+use crate::compile::{CompileOptions, LocationChoice};
+use crate::source::{compile_source, Source, SourceError};
+use crate::syntax::read_text;
+pub use lazy::Analyzer;
+use multitrace_runtime::model::{CompiledModel, ModelKind, Origin};
+use multitrace_runtime::nfa::{LetterId, LocationId};
+use multitrace_runtime::signature::{Action, ActionKind};
+use std::fmt;
+
+/// Largest number of atoms (locations of the given partition) the analysis handles: a block of
+/// a partition is a set of atoms in one machine word.
+pub const MAX_ATOMS: usize = 64;
+
+/// Why the analysis cannot run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PartitionError {
+    /// The model could not be read or compiled.
+    Source(SourceError),
+    /// The model has no automata for the global language or for a partition (term-only), so
+    /// the analysis cannot run on automata; the string says why.
+    NotAutomata {
+        /// Which model: "the global language" or a partition.
+        what: String,
+        /// The compiler's reason.
+        reason: String,
+    },
+    /// More atoms than [`MAX_ATOMS`].
+    TooManyLocations(usize),
+    /// The interaction text could not be read again for the static analysis.
+    Statics(String),
+    /// An internal inconsistency (a letter missing from a compiled partition).
+    Internal(String),
+}
+
+impl fmt::Display for PartitionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PartitionError::Source(e) => e.fmt(f),
+            PartitionError::NotAutomata { what, reason } => write!(
+                f,
+                "{what} is not compiled to automata ({reason}); the partition analysis needs automata"
+            ),
+            PartitionError::TooManyLocations(n) => write!(
+                f,
+                "{n} locations to partition; the analysis handles at most {MAX_ATOMS}"
+            ),
+            PartitionError::Statics(m) => write!(f, "static analysis: {m}"),
+            PartitionError::Internal(m) => write!(f, "internal error: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for PartitionError {}
+
+impl From<SourceError> for PartitionError {
+    fn from(e: SourceError) -> Self {
+        PartitionError::Source(e)
+    }
+}
+
+/// A partition of the atoms into blocks (locations), each block a set of atoms as a bit mask.
+///
+/// Invariant: the blocks are non-empty, disjoint, cover the atoms, and are sorted by their
+/// lowest atom (so equal partitions are equal values).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Partition {
+    blocks: Vec<u64>,
+}
+
+impl Partition {
+    /// Every atom alone.
+    pub fn finest(atoms: usize) -> Self {
+        Partition {
+            blocks: (0..atoms).map(|a| 1u64 << a).collect(),
+        }
+    }
+
+    /// One block holding every atom.
+    pub fn single(atoms: usize) -> Self {
+        Partition {
+            blocks: vec![mask_of(atoms)],
+        }
+    }
+
+    /// A partition from blocks (atom masks); `None` unless they are non-empty, disjoint and
+    /// cover the atoms `0..atoms`.
+    pub fn from_blocks(atoms: usize, mut blocks: Vec<u64>) -> Option<Self> {
+        let mut seen = 0u64;
+        for &b in &blocks {
+            if b == 0 || b & seen != 0 {
+                return None;
+            }
+            seen |= b;
+        }
+        if seen != mask_of(atoms) {
+            return None;
+        }
+        blocks.sort_by_key(|b| b.trailing_zeros());
+        Some(Partition { blocks })
+    }
+
+    /// A partition from a block number per atom (a restricted growth string or any labelling).
+    pub fn from_labels(labels: &[usize]) -> Self {
+        let mut blocks: Vec<u64> = Vec::new();
+        let mut index: Vec<Option<usize>> = Vec::new();
+        for (atom, &l) in labels.iter().enumerate() {
+            if index.len() <= l {
+                index.resize(l + 1, None);
+            }
+            let k = *index[l].get_or_insert_with(|| {
+                blocks.push(0);
+                blocks.len() - 1
+            });
+            blocks[k] |= 1u64 << atom;
+        }
+        blocks.sort_by_key(|b| b.trailing_zeros());
+        Partition { blocks }
+    }
+
+    /// The blocks, as atom masks, sorted by lowest atom.
+    pub fn blocks(&self) -> &[u64] {
+        &self.blocks
+    }
+
+    /// Number of blocks.
+    pub fn len(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// Whether there is no block (no atoms).
+    pub fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+
+    /// The block of an atom.
+    pub fn block_of(&self, atom: usize) -> usize {
+        self.blocks
+            .iter()
+            .position(|&b| b >> atom & 1 == 1)
+            .unwrap_or(0)
+    }
+
+    /// Whether every block of `self` lies inside a block of `other` (`other` is coarser or
+    /// equal).
+    pub fn refines(&self, other: &Partition) -> bool {
+        self.blocks
+            .iter()
+            .all(|&b| other.blocks.iter().any(|&o| b & !o == 0))
+    }
+
+    /// Whether two atoms share a block.
+    pub fn together(&self, a: usize, b: usize) -> bool {
+        self.blocks
+            .iter()
+            .any(|&m| m >> a & 1 == 1 && m >> b & 1 == 1)
+    }
+}
+
+/// The mask of atoms `0..n`.
+pub(crate) fn mask_of(n: usize) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
+/// The causal restriction: only global traces the network can produce count.
+///
+/// A reception `b?m` must follow an emission of `m` that `b` has not received yet, by a
+/// lifeline that the interaction lets send `m` to `b` (its *senders*); one emission serves each
+/// of its receivers once (a broadcast is received once by each). Receptions that the
+/// interaction also takes from the environment (`m -> b`) are not constrained. Emissions need no
+/// reception (a message may still be in flight, or lost, when the trace ends). For each
+/// constrained pair (receiver, message) a counter holds the emissions not yet received.
+///
+/// Raw automata have opaque letters: nothing is constrained.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Causality {
+    /// Per constrained channel: (receiver lifeline name, message name, sender names).
+    pub channels: Vec<(String, String, Vec<String>)>,
+    /// Per letter: the counters an emission increments.
+    pub(crate) incr: Vec<Vec<u16>>,
+    /// Per letter: the counter a reception decrements (`None`: unconstrained).
+    pub(crate) decr: Vec<Option<u16>>,
+}
+
+impl Causality {
+    /// Number of counters.
+    pub fn counters(&self) -> usize {
+        self.channels.len()
+    }
+
+    /// Whether `word` respects the restriction, and the largest number of messages in flight
+    /// on one channel along it.
+    pub fn replay(&self, word: &[LetterId]) -> (bool, u32) {
+        let mut c = vec![0u32; self.counters()];
+        let mut most = 0;
+        for &x in word {
+            if let Some(Some(k)) = self.decr.get(x.index()) {
+                let v = &mut c[*k as usize];
+                if *v == 0 {
+                    return (false, most);
+                }
+                *v -= 1;
+            }
+            if let Some(list) = self.incr.get(x.index()) {
+                for &k in list {
+                    c[k as usize] += 1;
+                    most = most.max(c[k as usize]);
+                }
+            }
+        }
+        (true, most)
+    }
+
+    /// An interleaving of `traces` (one per location, letters of the global model) that
+    /// respects the restriction, if there is one.
+    ///
+    /// Greedy and exact: an enabled action stays enabled when another location acts (two
+    /// receptions competing for one counter are on one lifeline, hence one location, where
+    /// they are ordered), so any maximal greedy run consumes everything when some interleaving
+    /// does.
+    pub fn interleave(&self, traces: &[Vec<LetterId>]) -> Option<Vec<LetterId>> {
+        let mut c = vec![0u32; self.counters()];
+        let mut pos = vec![0usize; traces.len()];
+        let total: usize = traces.iter().map(Vec::len).sum();
+        let mut out = Vec::with_capacity(total);
+        while out.len() < total {
+            let mut moved = false;
+            for (k, t) in traces.iter().enumerate() {
+                while let Some(&x) = t.get(pos[k]) {
+                    if let Some(Some(i)) = self.decr.get(x.index()) {
+                        if c[*i as usize] == 0 {
+                            break;
+                        }
+                        c[*i as usize] -= 1;
+                    }
+                    if let Some(list) = self.incr.get(x.index()) {
+                        for &i in list {
+                            c[i as usize] += 1;
+                        }
+                    }
+                    out.push(x);
+                    pos[k] += 1;
+                    moved = true;
+                }
+            }
+            if !moved {
+                return None;
+            }
+        }
+        Some(out)
+    }
+}
+
+/// What the analysis works on: the global automaton, its letters, the atoms (the locations of
+/// the given partition) and the causal restriction.
+pub struct Problem {
+    source: Source,
+    /// The model compiled with one location: `L(A)` is the set of global traces.
+    global: CompiledModel,
+    /// The model compiled with the given partition.
+    given: CompiledModel,
+    /// The atom of each letter of `global`.
+    atom_of_letter: Vec<usize>,
+    /// Names of the atoms' units (lifelines, or letters of a raw automaton), per atom.
+    atom_units: Vec<Vec<String>>,
+    /// The atom of each lifeline (interactions).
+    atom_of_lifeline: Vec<usize>,
+    causality: Causality,
+    statics: Option<statics::Statics>,
+    /// Compile options (caps) for the partitions' models.
+    options: CompileOptions,
+}
+
+impl Problem {
+    /// Prepares the analysis of `source` whose given partition is `given` (the default, or
+    /// groups of lifelines or letters), with the caps of `options` (its locations are ignored).
+    ///
+    /// For an interaction, `text` is the interaction file's text for the static analysis and
+    /// the message channels of [`Causality`]; `None` reads the file the model names.
+    pub fn new(
+        source: Source,
+        given: LocationChoice,
+        options: &CompileOptions,
+        text: Option<&str>,
+    ) -> Result<Problem, PartitionError> {
+        let options = CompileOptions {
+            locations: LocationChoice::Default,
+            ..options.clone()
+        };
+        let compile = |choice: LocationChoice| {
+            compile_source(
+                &source,
+                &CompileOptions {
+                    locations: choice,
+                    ..options.clone()
+                },
+            )
+        };
+        let given_model = compile(given)?;
+        let global = compile(LocationChoice::Single)?;
+        if let ModelKind::TermOnly(reason) = &global.kind {
+            return Err(PartitionError::NotAutomata {
+                what: "the global language (the model with one location)".into(),
+                reason: reason.clone(),
+            });
+        }
+        let atoms = given_model.alphabet.locations();
+        if atoms > MAX_ATOMS {
+            return Err(PartitionError::TooManyLocations(atoms));
+        }
+        let mut atom_units = Vec::with_capacity(atoms);
+        let mut atom_of_lifeline = Vec::new();
+        let atom_of_letter: Vec<usize>;
+        let mut causality = Causality::default();
+        let mut statics = None;
+        match (&given_model.origin, &global.origin) {
+            (
+                Origin::Interaction {
+                    signature,
+                    location_lifelines,
+                    ..
+                },
+                Origin::Interaction { letter_actions, .. },
+            ) => {
+                atom_of_lifeline = vec![0; signature.lifelines().len()];
+                for (k, g) in location_lifelines.iter().enumerate() {
+                    let mut names = Vec::new();
+                    for l in g.iter() {
+                        atom_of_lifeline[l.index()] = k;
+                        names.push(signature.lifeline_name(l).to_string());
+                    }
+                    atom_units.push(names);
+                }
+                atom_of_letter = letter_actions
+                    .iter()
+                    .map(|a| atom_of_lifeline[a.lifeline.index()])
+                    .collect();
+                let Source::Interaction(model) = &source else {
+                    return Err(PartitionError::Internal("interaction origin".into()));
+                };
+                let owned;
+                let text = match text {
+                    Some(t) => t,
+                    None => {
+                        owned = read_text(&model.file)
+                            .map_err(|e| PartitionError::Statics(e.to_string()))?;
+                        &owned
+                    }
+                };
+                let st = statics::Statics::new(&model.file.display().to_string(), text, signature)
+                    .map_err(PartitionError::Statics)?;
+                causality = causality_of(&st, signature, letter_actions);
+                statics = Some(st);
+            }
+            _ => {
+                // Raw automaton: the atoms are the given locations' letters.
+                let mut of_letter = vec![0usize; global.alphabet.len()];
+                for k in 0..atoms {
+                    let letters = given_model.alphabet.letters_of(LocationId(k as u32));
+                    let mut names = Vec::new();
+                    for &l in letters {
+                        let name = given_model.alphabet.name(l);
+                        let g = global.alphabet.letter(name).ok_or_else(|| {
+                            PartitionError::Internal(format!("letter {name} missing"))
+                        })?;
+                        of_letter[g.index()] = k;
+                        names.push(name.to_string());
+                    }
+                    atom_units.push(names);
+                }
+                atom_of_letter = of_letter;
+                causality.incr = vec![Vec::new(); global.alphabet.len()];
+                causality.decr = vec![None; global.alphabet.len()];
+            }
+        }
+        Ok(Problem {
+            source,
+            global,
+            given: given_model,
+            atom_of_letter,
+            atom_units,
+            atom_of_lifeline,
+            causality,
+            statics,
+            options,
+        })
+    }
+
+    /// Number of atoms (locations of the given partition).
+    pub fn atoms(&self) -> usize {
+        self.atom_units.len()
+    }
+
+    /// The units (lifelines, or letters of a raw automaton) of an atom.
+    pub fn atom_units(&self, atom: usize) -> &[String] {
+        &self.atom_units[atom]
+    }
+
+    /// The atom of a letter of the global model.
+    pub fn atom_of_letter(&self, x: LetterId) -> usize {
+        self.atom_of_letter[x.index()]
+    }
+
+    /// The atom of a lifeline (interactions).
+    pub fn atom_of_lifeline(&self, l: usize) -> Option<usize> {
+        self.atom_of_lifeline.get(l).copied()
+    }
+
+    /// Whether the model is an interaction (letters are actions).
+    pub fn is_interaction(&self) -> bool {
+        matches!(self.global.origin, Origin::Interaction { .. })
+    }
+
+    /// The model compiled with one location (`L(A)`: the global traces).
+    pub fn global(&self) -> &CompiledModel {
+        &self.global
+    }
+
+    /// The model compiled with the given partition.
+    pub fn given(&self) -> &CompiledModel {
+        &self.given
+    }
+
+    /// The source model.
+    pub fn source(&self) -> &Source {
+        &self.source
+    }
+
+    /// The causal restriction.
+    pub fn causality(&self) -> &Causality {
+        &self.causality
+    }
+
+    /// The static analysis (interactions).
+    pub fn statics(&self) -> Option<&statics::Statics> {
+        self.statics.as_ref()
+    }
+
+    /// Number of letters.
+    pub fn letters(&self) -> usize {
+        self.global.alphabet.len()
+    }
+
+    /// The name of a letter.
+    pub fn letter_name(&self, x: LetterId) -> &str {
+        self.global.alphabet.name(x)
+    }
+
+    /// A word written with `.` between letters (`ε` when empty).
+    pub fn word(&self, w: &[LetterId]) -> String {
+        if w.is_empty() {
+            return "ε".into();
+        }
+        w.iter()
+            .map(|&x| self.letter_name(x))
+            .collect::<Vec<_>>()
+            .join(".")
+    }
+
+    /// The units of a block, joined by `,`.
+    pub fn block_name(&self, block: u64) -> String {
+        let mut units = Vec::new();
+        for a in 0..self.atoms() {
+            if block >> a & 1 == 1 {
+                units.extend(self.atom_units[a].iter().cloned());
+            }
+        }
+        units.join(",")
+    }
+
+    /// `[A] [B,C] [D]`.
+    pub fn partition_name(&self, p: &Partition) -> String {
+        p.blocks()
+            .iter()
+            .map(|&b| format!("[{}]", self.block_name(b)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The `--locations` value of a partition: `A;B,C;D`.
+    pub fn locations_spec(&self, p: &Partition) -> String {
+        p.blocks()
+            .iter()
+            .map(|&b| self.block_name(b))
+            .collect::<Vec<_>>()
+            .join(";")
+    }
+
+    /// The location groups of a partition, as compile options take them.
+    pub fn groups(&self, p: &Partition) -> Vec<Vec<String>> {
+        p.blocks()
+            .iter()
+            .map(|&b| {
+                (0..self.atoms())
+                    .filter(|a| b >> a & 1 == 1)
+                    .flat_map(|a| self.atom_units[a].iter().cloned())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The model compiled with partition `p` (its locations in the order of `p`'s blocks).
+    pub fn compile(&self, p: &Partition) -> Result<CompiledModel, PartitionError> {
+        let m = compile_source(
+            &self.source,
+            &CompileOptions {
+                locations: LocationChoice::Groups(self.groups(p)),
+                ..self.options.clone()
+            },
+        )?;
+        if let ModelKind::TermOnly(reason) = &m.kind {
+            return Err(PartitionError::NotAutomata {
+                what: format!("the model with locations {}", self.partition_name(p)),
+                reason: reason.clone(),
+            });
+        }
+        Ok(m)
+    }
+
+    /// The local traces of `w` on the blocks of `p` (global letter ids).
+    pub fn project(&self, p: &Partition, w: &[LetterId]) -> Vec<Vec<LetterId>> {
+        let block: Vec<usize> = (0..self.atoms()).map(|a| p.block_of(a)).collect();
+        let mut out = vec![Vec::new(); p.len()];
+        for &x in w {
+            out[block[self.atom_of_letter(x)]].push(x);
+        }
+        out
+    }
+
+    /// Letters of the global model translated to the letters of `model` (compiled from the
+    /// same source with other locations), by name.
+    pub fn translate(
+        &self,
+        model: &CompiledModel,
+        w: &[LetterId],
+    ) -> Result<Vec<LetterId>, PartitionError> {
+        w.iter()
+            .map(|&x| {
+                let name = self.letter_name(x);
+                model
+                    .alphabet
+                    .letter(name)
+                    .ok_or_else(|| PartitionError::Internal(format!("letter {name} missing")))
+            })
+            .collect()
+    }
+}
+
+/// The causal restriction of an interaction: channels from the static analysis' messages.
+fn causality_of(
+    st: &statics::Statics,
+    sig: &multitrace_runtime::signature::Signature,
+    letter_actions: &[Action],
+) -> Causality {
+    use std::collections::{BTreeMap, BTreeSet};
+    // (receiver, message) -> senders; None in the set: the environment.
+    let mut senders: BTreeMap<(u32, u32), BTreeSet<Option<u32>>> = BTreeMap::new();
+    for (from, to, m) in st.channels() {
+        for &b in to {
+            senders
+                .entry((b.0, m.0))
+                .or_default()
+                .insert(from.map(|a| a.0));
+        }
+    }
+    let mut channels = Vec::new();
+    let mut counter: BTreeMap<(u32, u32), u16> = BTreeMap::new();
+    for (&(b, m), s) in &senders {
+        if s.contains(&None) {
+            continue; // also received from the environment: unconstrained
+        }
+        counter.insert((b, m), channels.len() as u16);
+        channels.push((
+            sig.lifeline_name(multitrace_runtime::signature::LifelineId(b))
+                .to_string(),
+            sig.message_name(multitrace_runtime::signature::MessageId(m))
+                .to_string(),
+            s.iter()
+                .flatten()
+                .map(|&a| {
+                    sig.lifeline_name(multitrace_runtime::signature::LifelineId(a))
+                        .to_string()
+                })
+                .collect(),
+        ));
+    }
+    let mut incr = vec![Vec::new(); letter_actions.len()];
+    let mut decr = vec![None; letter_actions.len()];
+    for (x, a) in letter_actions.iter().enumerate() {
+        match a.kind {
+            ActionKind::Reception => decr[x] = counter.get(&(a.lifeline.0, a.message.0)).copied(),
+            ActionKind::Emission => {
+                for (&(b, m), s) in &senders {
+                    if m == a.message.0 && s.contains(&Some(a.lifeline.0)) {
+                        if let Some(&k) = counter.get(&(b, m)) {
+                            incr[x].push(k);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Causality {
+        channels,
+        incr,
+        decr,
+    }
+}
