@@ -1168,23 +1168,13 @@ mod many_locations {
     use multitrace_runtime::check::explore::Budget;
     use multitrace_runtime::check::semi::{check_as, check_as_in, AsScratch, LocalTables};
     use multitrace_runtime::nfa::{LetterId, LocationId};
+    use multitrace_runtime::rng::Rng;
     use multitrace_runtime::verdict::{Mode, Reason};
     use std::collections::BTreeMap;
 
-    struct Rng(u64);
-    impl Rng {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            ((z ^ (z >> 31)) % n as u64) as usize
-        }
-    }
-
     #[test]
     fn fast_local_checks_match_the_reference_with_many_locations() {
-        let mut rng = Rng(5);
+        let mut rng = Rng::new(5);
         let mut reasons = BTreeMap::new();
         for case in 0..150 {
             let (states, letters) = (3 + rng.below(5), 9 + rng.below(4));

@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 use multitrace_runtime::multitrace::{Component, Multitrace};
+use multitrace_runtime::rng::Rng;
 use multitrace_runtime::signature::{Action, ActionKind, LifelineId, LifelineSet, MessageId};
 use multitrace_runtime::term::{LoopKind, TermId, TermStore};
 use multitrace_runtime::verdict::{Mode, VerdictKind};
@@ -323,35 +324,29 @@ pub fn groups(colocated: bool) -> Vec<LifelineSet> {
 /// Multitrace candidates: projections of accepted traces, their prefixes, and mutants.
 pub fn candidates(a: &Ast, groups: &[LifelineSet], seed: u64) -> Vec<Vec<Trace>> {
     let lang: Vec<Trace> = sem(a, 6).into_iter().collect();
-    let mut rng = seed;
-    let mut next = || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
+    let mut rng = Rng::new(seed);
     let mut out = vec![vec![Vec::new(); groups.len()]];
     for _ in 0..6 {
         if lang.is_empty() {
             break;
         }
-        let t = &lang[(next() % lang.len() as u64) as usize];
+        let t = &lang[rng.below(lang.len())];
         let mu = project(t, groups);
         // A multi-prefix: cut each component.
         let cut: Vec<Trace> = mu
             .iter()
-            .map(|c| c[..(next() % (c.len() as u64 + 1)) as usize].to_vec())
+            .map(|c| c[..rng.below(c.len() + 1)].to_vec())
             .collect();
         // A mutant: swap two actions or insert one.
         let mut mutant = mu.clone();
-        let k = (next() % groups.len() as u64) as usize;
+        let k = rng.below(groups.len());
         if mutant[k].len() >= 2 {
             let n = mutant[k].len();
-            let i = (next() % n as u64) as usize;
+            let i = rng.below(n);
             mutant[k].swap(i, (i + 1) % n);
         } else {
             let l = groups[k].iter().next().unwrap();
-            mutant[k].push(act(l.0, ActionKind::Emission, (next() % 2) as u32));
+            mutant[k].push(act(l.0, ActionKind::Emission, rng.below(2) as u32));
         }
         out.push(mu);
         out.push(cut);
