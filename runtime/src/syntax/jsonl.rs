@@ -123,6 +123,28 @@ pub fn parse_jsonl_line(
     Ok((id, traces))
 }
 
+/// Writes one multitrace as a JSON Lines line (without the line break) that
+/// [`parse_jsonl_line`] reads back: `{"id": "ID", "traces": {"l1": ["a", ...], "l2": []}}`,
+/// every location of `alphabet` in order (`traces[k]` is the local trace of location `k`).
+pub fn write_jsonl_line(id: &str, traces: &[Vec<LetterId>], alphabet: &Alphabet) -> String {
+    let q = |s: &str| serde_json::Value::from(s).to_string();
+    let mut s = format!("{{\"id\": {}, \"traces\": {{", q(id));
+    for (k, name) in alphabet.location_names().iter().enumerate() {
+        if k > 0 {
+            s.push_str(", ");
+        }
+        let letters: Vec<String> = traces
+            .get(k)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .map(|&l| q(alphabet.name(l)))
+            .collect();
+        s.push_str(&format!("{}: [{}]", q(name), letters.join(", ")));
+    }
+    s.push_str("}}");
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,5 +189,21 @@ mod tests {
         assert_eq!(e.line, 7);
         let e = parse_jsonl_line("-", 8, r#"{"traces": {}, "extra": 1}"#, &a, &n).unwrap_err();
         assert!(e.message.contains("unknown field"), "{}", e.message);
+    }
+
+    #[test]
+    fn written_lines_read_back() {
+        let a = alphabet();
+        let traces = vec![vec![LetterId(1), LetterId(0)], vec![]];
+        let line = write_jsonl_line("pass-0001", &traces, &a);
+        assert_eq!(
+            line,
+            r#"{"id": "pass-0001", "traces": {"l1": ["b", "a"], "l2": []}}"#
+        );
+        let back = parse_jsonl_line("-", 1, &line, &a, &NameIndex::new(&a)).unwrap();
+        assert_eq!(back, ("pass-0001".to_string(), traces));
+        // Ids are quoted as JSON strings.
+        let line = write_jsonl_line("a \"b\"", &[], &a);
+        assert!(line.starts_with(r#"{"id": "a \"b\"", "#), "{line}");
     }
 }
