@@ -998,7 +998,14 @@ impl<'a> Batch<'a> {
                 alphabet.location_names().join(" ")
             ))
         };
-        if model.signature().is_none() {
+        let Some(sig) = model.signature() else {
+            return Err(unknown());
+        };
+        // Each component must be a group of the model's lifelines.
+        if item.traces.iter().any(|(loc, _)| {
+            loc.split(',')
+                .any(|l| !sig.lifelines().iter().any(|x| x == l.trim()))
+        }) {
             return Err(unknown());
         }
         let plain = |s: &str, extra: &str| {

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds the Python package and runs its tests, on a machine with only Rust and python3.
+#
+# A virtual environment is created under target/py-venv (at the repository root) and reused by
+# later runs; maturin and pytest are installed into it, then the package is built and installed
+# with `pip install ./python`, and pytest runs python/tests. Exits non-zero on any failure.
+#
+# Environment: MULTITRACE_DATA (default ../shared/data) for the tests on external data sets
+# (skipped when absent); PYTEST_ARGS for extra pytest arguments.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+venv="$root/target/py-venv"
+python="${PYTHON:-python3}"
+
+if ! "$python" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 9) else 1)'; then
+    echo "python/test.sh: $python is older than 3.9; the package needs CPython 3.9 or later" >&2
+    exit 1
+fi
+
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import pip' 2>/dev/null; then
+    rm -rf "$venv"
+    mkdir -p "$root/target"
+    if ! "$python" -m venv "$venv" 2>/dev/null; then
+        # Debian and Ubuntu ship the venv module (and ensurepip) separately.
+        echo "python/test.sh: the venv module is missing; installing python3-venv" >&2
+        rm -rf "$venv"
+        sudo=""
+        if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+        $sudo apt-get update
+        minor="$("$python" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
+        $sudo apt-get install -y python3-venv || $sudo apt-get install -y "python$minor-venv"
+        "$python" -m venv "$venv"
+    fi
+fi
+
+# maturin's build hook runs the `maturin` program: the venv's bin/ comes first.
+export PATH="$venv/bin:$PATH"
+export VIRTUAL_ENV="$venv"
+pip=("$venv/bin/python" -m pip --disable-pip-version-check --quiet)
+# Build and test tools, installed once (pip does nothing when they are present).
+if ! "$venv/bin/python" -c 'import maturin, pytest' 2>/dev/null; then
+    "${pip[@]}" install 'maturin>=1.5,<2' 'pytest>=7'
+fi
+
+# The release binary, to compare the Python API's records with the command line's.
+cargo build --release --locked --bin multitrace
+
+# Build the extension in release mode (cargo's incremental build keeps a rerun fast) and
+# install it; --no-build-isolation uses the maturin installed above instead of downloading one
+# for every build.
+"${pip[@]}" install --no-build-isolation --force-reinstall --no-deps ./python
+
+export MULTITRACE_BIN="$root/target/release/multitrace"
+cd "$root/python"
+# shellcheck disable=SC2086
+exec "$venv/bin/python" -m pytest -q tests ${PYTEST_ARGS:-}
