@@ -256,6 +256,77 @@ pub fn parse_timbuk(file: &str, text: &str) -> Result<TimbukAutomaton, ParseErro
         _ if tok.is_word("Ops") => {}
         _ => return Err(lx.expected(&tok, "`Ops` opening a Timbuk automaton")),
     }
+    let ops = ops_section(&mut lx)?;
+
+    // Automaton NAME
+    lx.name("the automaton's name after `Automaton`")?;
+
+    // States
+    let tok = lx.next();
+    if !tok.is_word("States") {
+        return Err(lx.expected(&tok, "`States` after the automaton's name"));
+    }
+    let states = states_section(&mut lx)?;
+
+    // Final States
+    let tok = lx.next();
+    if !tok.is_word("States") {
+        return Err(lx.expected(&tok, "`States` after `Final`"));
+    }
+    let (accepting, transitions_at) = final_section(&mut lx, &states)?;
+
+    // Transitions
+    let (initial, transitions, systems_at) =
+        transitions_section(&mut lx, &ops, &states, transitions_at)?;
+
+    // Systems
+    let systems = match systems_at {
+        None => None,
+        Some(at) => Some(systems_block(&mut lx, at, &ops.symbols, &ops.letters)?),
+    };
+
+    Ok(TimbukAutomaton {
+        letters: ops.letters,
+        states: states.names,
+        initial,
+        accepting,
+        transitions,
+        systems,
+    })
+}
+
+/// The symbols declared by `Ops`: letters (arity 1) and initial markers (arity 0).
+struct Ops<'a> {
+    symbols: HashMap<&'a str, Symbol>,
+    letters: Vec<String>,
+    nullary: Vec<String>,
+}
+
+/// The states declared by `States`, with where each was declared.
+struct States<'a> {
+    ids: HashMap<&'a str, (usize, usize)>,
+    names: Vec<String>,
+}
+
+impl States<'_> {
+    /// The id of the state named by `tok`, or an error naming the declared states.
+    fn id(&self, lx: &Lexer<'_>, tok: &Token<'_>) -> Result<usize, ParseError> {
+        match self.ids.get(tok.text) {
+            Some(&(id, _)) => Ok(id),
+            None => Err(lx.error(
+                tok.start,
+                format!(
+                    "unknown state `{}`; states declared in `States`: {}",
+                    tok.text,
+                    name_list(&self.names)
+                ),
+            )),
+        }
+    }
+}
+
+/// The `Ops` section after its keyword, up to and including `Automaton`.
+fn ops_section<'a>(lx: &mut Lexer<'a>) -> Result<Ops<'a>, ParseError> {
     let mut symbols: HashMap<&str, Symbol> = HashMap::new();
     let mut letters: Vec<String> = Vec::new();
     let mut nullary: Vec<String> = Vec::new();
@@ -329,14 +400,15 @@ pub fn parse_timbuk(file: &str, text: &str) -> Result<TimbukAutomaton, ParseErro
         list.push(tok.text.to_string());
     }
 
-    // Automaton NAME
-    lx.name("the automaton's name after `Automaton`")?;
+    Ok(Ops {
+        symbols,
+        letters,
+        nullary,
+    })
+}
 
-    // States
-    let tok = lx.next();
-    if !tok.is_word("States") {
-        return Err(lx.expected(&tok, "`States` after the automaton's name"));
-    }
+/// The `States` section after its keyword, up to and including `Final`.
+fn states_section<'a>(lx: &mut Lexer<'a>) -> Result<States<'a>, ParseError> {
     let mut state_ids: HashMap<&str, (usize, usize)> = HashMap::new();
     let mut states: Vec<String> = Vec::new();
     loop {
@@ -380,25 +452,18 @@ pub fn parse_timbuk(file: &str, text: &str) -> Result<TimbukAutomaton, ParseErro
         state_ids.insert(tok.text, (states.len(), tok.start));
         states.push(tok.text.to_string());
     }
-    let state = |lx: &Lexer<'_>, tok: &Token<'_>| -> Result<usize, ParseError> {
-        match state_ids.get(tok.text) {
-            Some(&(id, _)) => Ok(id),
-            None => Err(lx.error(
-                tok.start,
-                format!(
-                    "unknown state `{}`; states declared in `States`: {}",
-                    tok.text,
-                    name_list(&states)
-                ),
-            )),
-        }
-    };
+    Ok(States {
+        ids: state_ids,
+        names: states,
+    })
+}
 
-    // Final States
-    let tok = lx.next();
-    if !tok.is_word("States") {
-        return Err(lx.expected(&tok, "`States` after `Final`"));
-    }
+/// The accepting states after `Final States`, up to and including `Transitions` (whose
+/// position is returned).
+fn final_section(
+    lx: &mut Lexer<'_>,
+    states: &States<'_>,
+) -> Result<(Vec<usize>, usize), ParseError> {
     let mut accepting: Vec<usize> = Vec::new();
     let transitions_at = loop {
         let tok = lx.next();
@@ -415,13 +480,25 @@ pub fn parse_timbuk(file: &str, text: &str) -> Result<TimbukAutomaton, ParseErro
         if tok.kind != Tok::Word || KEYWORDS.contains(&tok.text) {
             return Err(lx.expected(&tok, "an accepting state or `Transitions`"));
         }
-        let s = state(&lx, &tok)?;
+        let s = states.id(lx, &tok)?;
         if !accepting.contains(&s) {
             accepting.push(s);
         }
     };
 
-    // Transitions
+    Ok((accepting, transitions_at))
+}
+
+/// Initial states, transitions `(from, letter, to)` and the position of `Systems`, if any.
+type Rules = (Vec<usize>, Vec<(usize, usize, usize)>, Option<usize>);
+
+/// The rules after `Transitions`, up to `Systems` or the end of input.
+fn transitions_section(
+    lx: &mut Lexer<'_>,
+    ops: &Ops<'_>,
+    states: &States<'_>,
+    transitions_at: usize,
+) -> Result<Rules, ParseError> {
     let mut initial: Vec<usize> = Vec::new();
     let mut transitions: Vec<(usize, usize, usize)> = Vec::new();
     let systems_at = loop {
@@ -438,7 +515,7 @@ pub fn parse_timbuk(file: &str, text: &str) -> Result<TimbukAutomaton, ParseErro
                 "a rule `a(q) -> q'` or `x -> q`, `Systems` or end of input",
             ));
         }
-        let sym = symbols.get(tok.text).copied();
+        let sym = ops.symbols.get(tok.text).copied();
         let after = lx.next();
         match after.kind {
             Tok::LParen => {
@@ -462,17 +539,17 @@ pub fn parse_timbuk(file: &str, text: &str) -> Result<TimbukAutomaton, ParseErro
                             format!(
                                 "unknown letter `{}`; letters declared in `Ops`: {}",
                                 tok.text,
-                                name_list(&letters)
+                                name_list(&ops.letters)
                             ),
                         ))
                     }
                 };
                 let from = lx.name(&format!("a state inside `{}(`", tok.text))?;
-                let from = state(&lx, &from)?;
+                let from = states.id(lx, &from)?;
                 lx.expect(Tok::RParen, "`)` after the source state")?;
                 lx.expect(Tok::Arrow, "`->` after `)`")?;
                 let to = lx.name("a target state after `->`")?;
-                let to = state(&lx, &to)?;
+                let to = states.id(lx, &to)?;
                 transitions.push((from, letter, to));
             }
             Tok::Arrow => {
@@ -486,7 +563,7 @@ pub fn parse_timbuk(file: &str, text: &str) -> Result<TimbukAutomaton, ParseErro
                                  write a transition `{0}(q) -> q'`; initial states are marked \
                                  with a symbol of arity 0 (`{1} -> q`)",
                                 tok.text,
-                                nullary.first().map_or("x", String::as_str)
+                                ops.nullary.first().map_or("x", String::as_str)
                             ),
                         ))
                     }
@@ -498,13 +575,13 @@ pub fn parse_timbuk(file: &str, text: &str) -> Result<TimbukAutomaton, ParseErro
                                  declared with arity 0 in `Ops` (`{0}:0`); symbols of arity 0 \
                                  in `Ops`: {1}",
                                 tok.text,
-                                name_list(&nullary)
+                                name_list(&ops.nullary)
                             ),
                         ))
                     }
                 }
                 let to = lx.name("a state after `->`")?;
-                let to = state(&lx, &to)?;
+                let to = states.id(lx, &to)?;
                 if !initial.contains(&to) {
                     initial.push(to);
                 }
@@ -518,25 +595,12 @@ pub fn parse_timbuk(file: &str, text: &str) -> Result<TimbukAutomaton, ParseErro
             format!(
                 "no initial state: `Transitions` has no rule `{} -> q` (a symbol of arity 0 \
                  of `Ops` to a state)",
-                nullary.first().map_or("x", String::as_str)
+                ops.nullary.first().map_or("x", String::as_str)
             ),
         ));
     }
 
-    // Systems
-    let systems = match systems_at {
-        None => None,
-        Some(at) => Some(systems_block(&mut lx, at, &symbols, &letters)?),
-    };
-
-    Ok(TimbukAutomaton {
-        letters,
-        states,
-        initial,
-        accepting,
-        transitions,
-        systems,
-    })
+    Ok((initial, transitions, systems_at))
 }
 
 /// The `Systems` block after its keyword (at byte `systems_at`): `[name] letters...` up to the
