@@ -11,6 +11,8 @@
 //! - [`compile`]: the pipeline producing a [`multitrace_runtime::model::CompiledModel`];
 //! - [`source`]: models named by path (`.hif`, `.timbuk`, `.mtm`), read and compiled as needed.
 //! - [`diagram`]: sequence diagrams of interactions (layout, then SVG).
+//! - [`report`]: the HTML report of a batch (counts, a filterable table, failures drawn
+//!   as lanes per location, the model's diagram).
 //! - [`generate`]: reproducible multitraces of a verdict category (seed 004 Sec. 5, seed 001
 //!   Sec. 6), each checked before it is labelled.
 //!
@@ -26,6 +28,7 @@ pub mod generate;
 pub mod nfa;
 pub mod partition;
 pub mod project;
+pub mod report;
 pub mod rewrite;
 pub mod source;
 pub mod syntax;
