@@ -8,6 +8,7 @@ mod batch;
 mod distributed;
 mod gen_cmd;
 mod model_cmd;
+mod partition_cmd;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -43,6 +44,9 @@ enum Command {
     Gen(gen_cmd::GenArgs),
     /// Compare AC and AS (and term exploration) on sets of multitraces.
     Compare(gen_cmd::CompareArgs),
+    /// Which participants must be monitored together: is a partition into locations
+    /// faithful (seed 002), and the finest faithful partitions.
+    Partition(partition_cmd::PartitionArgs),
 }
 
 /// Membership question.
@@ -264,6 +268,7 @@ fn main() -> ExitCode {
             Command::Central(args) => distributed::central(args),
             Command::Gen(args) => gen_cmd::gen(args),
             Command::Compare(args) => gen_cmd::compare(args),
+            Command::Partition(args) => partition_cmd::partition(args),
         });
     let result = match worker.map(|h| h.join()) {
         Ok(Ok(r)) => r,

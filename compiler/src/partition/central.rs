@@ -20,11 +20,11 @@
 //! mixes of local traces of accepted runs. Membership is decided by the runtime's AC on the
 //! model compiled with the partition.
 
-use crate::generate::Rng;
 use crate::partition::inclusion::Inclusion;
 use crate::partition::{Analyzer, Partition, PartitionError};
 use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure, Scratch};
 use multitrace_runtime::nfa::{LetterId, StateId};
+use multitrace_runtime::rng::Rng;
 use multitrace_runtime::verdict::{Mode, VerdictKind};
 
 /// Bounds of the search.

@@ -81,8 +81,11 @@ pub struct SearchOutcome {
     pub enumerated: usize,
     /// Partitions skipped as coarser than a faithful one.
     pub skipped: usize,
-    /// Product searches run.
+    /// Partitions decided by a product search (the finest one included when its answer was
+    /// given).
     pub searches: usize,
+    /// The single location, faithful by definition (0 or 1).
+    pub trivial: usize,
     /// Partitions refuted by a counterexample found for another one.
     pub reused: usize,
     /// Product states built, all searches together.
@@ -166,6 +169,7 @@ pub fn finest_faithful(
         enumerated: 0,
         skipped: 0,
         searches: 0,
+        trivial: 0,
         reused: 0,
         states: 0,
     };
@@ -190,6 +194,7 @@ pub fn finest_faithful(
             return true;
         }
         if p.len() == 1 && n > 0 {
+            out.trivial += 1;
             faithful.push(p.clone());
             out.records.push(Record {
                 partition: p.clone(),
@@ -214,7 +219,10 @@ pub fn finest_faithful(
         }
         let given = (p.len() == n).then_some(first).flatten();
         let result = match given {
-            Some(r) => r.clone(),
+            Some(r) => {
+                out.searches += 1;
+                r.clone()
+            }
             None => {
                 if out.searches >= limits.max_searches {
                     stopped = true;
