@@ -382,6 +382,7 @@ fn a_hundred_thousand_multitraces_give_a_compact_page() {
     assert_eq!(page.len() as u64, stats.bytes);
     assert_eq!(page.matches("<article class=\"failure\"").count(), 100);
     assert_eq!(rows(&page).len(), n);
+    assert!(page.contains("data-count=\"100000\">100,000 multitraces</span>"));
     // Compact: well under 100 bytes per multitrace on average here (names share prefixes).
     assert!(stats.bytes < 100 * n as u64, "{} bytes", stats.bytes);
     eprintln!(
@@ -389,4 +390,19 @@ fn a_hundred_thousand_multitraces_give_a_compact_page() {
         stats.bytes
     );
     std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn counts_have_thousands_separators() {
+    use multitrace_compiler::report::thousands;
+    let cases = [
+        (0, "0"),
+        (999, "999"),
+        (1000, "1,000"),
+        (100_000, "100,000"),
+        (1_234_567, "1,234,567"),
+    ];
+    for (n, s) in cases {
+        assert_eq!(thousands(n), s);
+    }
 }

@@ -139,13 +139,7 @@ impl fmt::Display for ReportError {
     }
 }
 
-impl std::error::Error for ReportError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ReportError::Io { error, .. } => Some(error),
-        }
-    }
-}
+impl std::error::Error for ReportError {}
 
 /// Local traces by location name (the names the records use).
 pub type LocalTraces = Vec<(String, Vec<String>)>;
@@ -470,10 +464,11 @@ impl ReportWriter {
         let n = self.times.len();
         let _ = writeln!(
             s,
-            "<header id=\"mt-summary\">\n<h1>multitrace report</h1>\n<p class=\"muted\">Model <code>{}</code> ({}, locations {}); <span id=\"mt-total\" data-count=\"{n}\">{n} {}</span>.</p>\n<div class=\"grid\">",
+            "<header id=\"mt-summary\">\n<h1>multitrace report</h1>\n<p class=\"muted\">Model <code>{}</code> ({}, locations {}); <span id=\"mt-total\" data-count=\"{n}\">{} {}</span>.</p>\n<div class=\"grid\">",
             escape(&self.setup.model_name),
             escape(&self.setup.model_kind),
             escape(&self.setup.locations.join(" ")),
+            thousands(n),
             if n == 1 { "multitrace" } else { "multitraces" }
         );
         s.push_str(
@@ -486,13 +481,15 @@ impl ReportWriter {
             }
             let _ = writeln!(
                 s,
-                "<tr class=\"verdict\" data-verdict=\"{name}\"><td><span class=\"badge v-{name}\">{name}</span></td><td class=\"n\">{c}</td></tr>"
+                "<tr class=\"verdict\" data-verdict=\"{name}\"><td><span class=\"badge v-{name}\">{name}</span></td><td class=\"n\">{}</td></tr>",
+                thousands(c)
             );
             for ((rv, reason), c) in &self.reasons {
                 if *rv == v {
                     let _ = writeln!(
                         s,
-                        "<tr class=\"reason\" data-verdict=\"{name}\" data-reason=\"{r}\"><td>{r}</td><td class=\"n\">{c}</td></tr>",
+                        "<tr class=\"reason\" data-verdict=\"{name}\" data-reason=\"{r}\"><td>{r}</td><td class=\"n\">{}</td></tr>",
+                        thousands(*c),
                         r = escape(reason)
                     );
                 }
@@ -545,14 +542,15 @@ impl ReportWriter {
         let n = self.times.len();
         let _ = writeln!(
             s,
-            "<button type=\"button\" data-filter=\"all\" aria-pressed=\"true\">All <span class=\"n\">{n}</span></button>"
+            "<button type=\"button\" data-filter=\"all\" aria-pressed=\"true\">All <span class=\"n\">{}</span></button>",
+            thousands(n)
         );
         for (v, name) in VERDICTS.iter().enumerate() {
             if self.counts[v] > 0 {
                 let _ = writeln!(
                     s,
                     "<button type=\"button\" data-filter=\"{name}\" aria-pressed=\"false\">{name} <span class=\"n\">{}</span></button>",
-                    self.counts[v]
+                    thousands(self.counts[v])
                 );
             }
         }
@@ -587,6 +585,21 @@ impl Drop for ReportWriter {
             let _ = std::fs::remove_file(&self.temp);
         }
     }
+}
+
+/// `1,234,567`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let head = match digits.len() % 3 {
+        0 => 3.min(digits.len()),
+        r => r,
+    };
+    let mut out = digits[..head].to_string();
+    for group in digits.as_bytes()[head..].chunks(3) {
+        out.push(',');
+        out.extend(group.iter().map(|&b| b as char));
+    }
+    out
 }
 
 /// `850 µs`, `4.56 ms`, `1.23 s`.

@@ -76,9 +76,10 @@
     });
     body.textContent = "";
     body.appendChild(frag);
+    var n = function (x) { return x.toLocaleString("en-US"); };
     info.textContent = shown.length === 0 ? "no multitrace" :
-      (start + 1) + "–" + Math.min(start + PAGE, shown.length) + " of " + shown.length +
-      " (page " + (state.page + 1) + " of " + pages + ")";
+      n(start + 1) + "–" + n(Math.min(start + PAGE, shown.length)) + " of " + n(shown.length) +
+      " (page " + n(state.page + 1) + " of " + n(pages) + ")";
     document.getElementById("mt-prev").disabled = state.page === 0;
     document.getElementById("mt-next").disabled = state.page + 1 >= pages;
   }
