@@ -16,14 +16,15 @@ use clap::Args;
 use multitrace_compiler::syntax::read_text;
 use multitrace_runtime::check::explore::Budget;
 use multitrace_runtime::check::semi::central_check;
-use multitrace_runtime::check::Engine;
+use multitrace_runtime::check::{CheckOptions, Engine, Procedure};
 use multitrace_runtime::model::CompiledModel;
 use multitrace_runtime::nfa::{LetterId, LocationId};
+use multitrace_runtime::record::{Names, Record};
 use multitrace_runtime::summary::{
-    local_summary, mode_name, read_summary, write_summary, LocalResult, Summary, SummarySet,
+    local_summary, mode_name, read_summary, write_summary, Summary, SummarySet,
 };
 use multitrace_runtime::syntax::{parse_htf, parse_mtf};
-use multitrace_runtime::verdict::{Mode, Reason, Sym, Verdict, VerdictKind};
+use multitrace_runtime::verdict::{Mode, Sym, VerdictKind};
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -165,7 +166,26 @@ pub fn central(args: CentralArgs) -> Result<u8> {
         max_vertices: (args.max_vertices > 0).then_some(args.max_vertices),
         timeout: (args.timeout_ms > 0).then(|| Duration::from_millis(args.timeout_ms)),
     };
-    let v = central_check(model, tables, &set, &budget, args.witness)?;
+    // A summary is trusted only as far as its trace: its verdict and area must be what the
+    // local verifier gives that trace (else it was altered, or comes from another model).
+    for s in set.summaries() {
+        let again = local_summary(model, s.location(), s.trace(), set.mode())?;
+        if again != s.to_local(model) {
+            bail!(
+                "{}: its verdict or area is not what the local verifier of {} gives its own trace; the summary was altered or written for another model: run `multitrace local` again",
+                s.file(),
+                location_name(model, s.location())
+            );
+        }
+    }
+    let mut v = central_check(model, tables, &set, &budget, args.witness)?;
+    let traces: Vec<Vec<LetterId>> = set.summaries().iter().map(|s| s.trace().to_vec()).collect();
+    let opts = CheckOptions {
+        mode: set.mode(),
+        budget,
+        ..CheckOptions::default()
+    };
+    engine.explain_letters(&mut engine.scratch(), &traces, &opts, &mut v)?;
     let time = start.elapsed();
     let render = |s: Sym| match s {
         Sym::Letter(l) => model
@@ -180,6 +200,23 @@ pub fn central(args: CentralArgs) -> Result<u8> {
             .unwrap_or_default(),
     };
     let names = model.alphabet.location_names().to_vec();
+    let trace = set
+        .summaries()
+        .iter()
+        .map(Summary::file)
+        .collect::<Vec<_>>()
+        .join(",");
+    let record = Record::checked(
+        trace,
+        None,
+        &v,
+        Procedure::As,
+        &Names {
+            render: &render,
+            locations: &names,
+        },
+        time,
+    );
     // Written at once, so that a closed standard output is an error (exit 2), not a panic.
     let mut lines: Vec<String> = Vec::new();
     match args.format {
@@ -187,12 +224,10 @@ pub fn central(args: CentralArgs) -> Result<u8> {
             for s in set.summaries() {
                 lines.push(input_line(model, s));
             }
-            match explain(model, &set, &v) {
-                Some(why) => lines.push(format!("{} ({why})", v.kind)),
-                None => lines.push(v.kind.to_string()),
-            }
-            if let Some(w) = &v.witness {
-                let w: Vec<String> = w.iter().map(|&(_, s)| render(s)).collect();
+            let line = record.text_line();
+            // The record's line without its name: the inputs are listed above.
+            lines.push(line[record.name().len() + 2..].to_string());
+            if let Some(w) = &record.witness {
                 lines.push(format!("  witness: {}", w.join(" ")));
             }
             let actions: usize = set.summaries().iter().map(|s| s.trace().len()).sum();
@@ -212,17 +247,7 @@ pub fn central(args: CentralArgs) -> Result<u8> {
             for s in set.summaries() {
                 eprintln!("multitrace: note: {}", input_line(model, s));
             }
-            let location = match &v.reason {
-                Some(Reason::LocalError { location, .. }) => names.get(location.index()).cloned(),
-                _ => None,
-            };
-            let obj = serde_json::json!({
-                "verdict": v.kind.name(),
-                "procedure": "as",
-                "reason": v.reason.as_ref().map(Reason::name),
-                "location": location,
-            });
-            lines.push(obj.to_string());
+            lines.push(record.to_json());
         }
     }
     let mut stdout = std::io::stdout().lock();
@@ -247,49 +272,6 @@ fn input_line(model: &CompiledModel, s: &Summary) -> String {
         s.verdict_name(),
         plural(s.trace().len(), "action")
     )
-}
-
-/// Why a central verdict is not a Pass, in one clause (`None` for Pass and WeakPass).
-fn explain(model: &CompiledModel, set: &SummarySet, v: &Verdict) -> Option<String> {
-    let letters = |ls: &[LetterId]| -> Vec<String> {
-        ls.iter()
-            .map(|l| {
-                model
-                    .alphabet
-                    .names()
-                    .get(l.index())
-                    .cloned()
-                    .unwrap_or_default()
-            })
-            .collect()
-    };
-    Some(match v.reason.as_ref()? {
-        Reason::LocalError { location, .. } => {
-            let s = set.summaries().get(location.index())?;
-            let LocalResult::LocalError { position, expected } = s.result() else {
-                return None;
-            };
-            let name = location_name(model, s.location());
-            let found = match s.trace().get(*position) {
-                Some(&a) => format!("action {} `{}`", position + 1, letters(&[a]).concat()),
-                None => "the end of its trace".to_string(),
-            };
-            format!(
-                "LocalError: {name} {found} is not allowed by its local verifier, which allowed {}",
-                or_nothing(&letters(expected))
-            )
-        }
-        Reason::InterError => "InterError: the areas of the local traces have no accepting \
-                               path in common"
-            .to_string(),
-        Reason::CentralError => {
-            "CentralError: no interleaving of the local traces is accepted".to_string()
-        }
-        Reason::Budget { limit, established } => match established {
-            Some(e) => format!("the {limit} budget ran out ({e})"),
-            None => format!("the {limit} budget ran out"),
-        },
-    })
 }
 
 fn location_name(model: &CompiledModel, k: LocationId) -> String {

@@ -294,6 +294,24 @@ impl Engine {
         Ok(v)
     }
 
+    /// Explains a Fail of `traces` that another front end decided (distributed AS's central
+    /// step): the canonical reason and diagnosis, as [`Engine::check_letters`] gives them.
+    /// Does nothing to other verdicts, or when `opts.diagnosis` is `None`.
+    pub fn explain_letters(
+        &self,
+        scratch: &mut Scratch,
+        traces: &[Vec<LetterId>],
+        opts: &CheckOptions,
+        v: &mut Verdict,
+    ) -> Result<(), CheckError> {
+        match (v.kind, opts.diagnosis) {
+            (VerdictKind::Fail, Some(budget)) => {
+                self.diagnose_letters(scratch, traces, opts, &budget, v)
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Replaces the reason of a Fail of `traces` by the canonical one and adds the diagnosis
     /// (see [`diagnose`]): with the automata when the model has them, else by term
     /// exploration; actions of an interaction are reported as actions, not letters.
