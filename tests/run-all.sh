@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The README's test command: every test of the project, on a fresh machine with a Rust
+# toolchain and python3, installing what it needs by itself (a virtual environment under
+# target/py-venv with maturin, pytest, pyspark, pyarrow and selenium from PyPI; Debian's
+# python3-venv, chromium and chromium-driver with apt-get when missing).
+#
+#   1. Rust: unit, integration and doc tests of the workspace (the CLI end to end, the
+#      data-driven bad inputs, the fixtures through every procedure, proptests).
+#   2. Python: the `multitrace` package built with maturin and its pytest suite (python/test.sh),
+#      the Spark jobs included when pyspark is installed by it.
+#   3. Browser: the HTML report and the sequence diagram in headless Chromium
+#      (tests/browser/run.sh).
+#
+# Exits non-zero as soon as one part fails.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+
+echo "== Rust tests"
+cargo test --workspace --all-targets --locked
+cargo test --workspace --doc --locked
+
+echo "== Browser tests"
+bash tests/browser/run.sh
+
+echo "== Python tests"
+bash python/test.sh
