@@ -198,8 +198,11 @@ def test_check_many_scales_with_jobs(mqtt):
         assert n == len(items)
         return best
 
-    one, two = rate(1), rate(2)
     cores = os.cpu_count() or 1
+    if cores > 1 and os.getloadavg()[0] > cores - 0.5:
+        pytest.skip(f"load average {os.getloadavg()[0]:.1f} on {cores} cores: other work "
+                    "takes the cores, a speed-up cannot be measured now")
+    one, two = rate(1), rate(2)
     if cores > 1:
         # A real speed-up on two or more cores (ideal: 2x).
         assert two < one * 0.85, (one, two)
