@@ -458,7 +458,7 @@ fn write_files(problem: &Problem, a: &Analysis, ctx: &Ctx<'_>) -> Result<Vec<Wri
         let one = problem.compile(&single)?;
         write(
             "a-global",
-            render(problem, &one, &[c.word.clone()])?,
+            render(problem, &one, std::slice::from_ref(&c.word))?,
             format!(
                 "{base} --locations {} --procedure ac",
                 quote(&problem.locations_spec(&single))
@@ -1118,9 +1118,10 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
         }
         Central::Counterexample(c, searched) => {
             let how = match c.found {
-                FoundBy::Exhaustive => format!(
+                FoundBy::Exhaustive => {
                     "found by the exhaustive search, so no counterexample has fewer actions"
-                ),
+                        .to_string()
+                }
                 FoundBy::Inclusion => "the multitrace of (a)'s counterexample".to_string(),
                 FoundBy::Sampling(n) => format!(
                     "random mix {n}, after {}",
@@ -1310,8 +1311,9 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
         let count = |name: &str| l.iter().filter(|v| v.verdict == name).count();
         let _ = writeln!(
             s,
-            "{} multitraces: {} Pass, {} WeakPass, {} Fail, {} Inconclusive",
+            "{} multitrace{}: {} Pass, {} WeakPass, {} Fail, {} Inconclusive",
             l.len(),
+            if l.len() == 1 { "" } else { "s" },
             count("Pass"),
             count("WeakPass"),
             count("Fail"),

@@ -358,11 +358,14 @@ fn compositions(
     Ok(true)
 }
 
+/// A callback on one multitrace (one local trace per block); returns whether to go on.
+type OnMultitrace<'a> = dyn FnMut(&[Vec<LetterId>]) -> Result<bool, PartitionError> + 'a;
+
 /// Calls `f` on every choice of one word of length `lens[i]` per block, until it returns false.
 fn product(
     words: &[Vec<Vec<Vec<LetterId>>>],
     lens: &[usize],
-    f: &mut dyn FnMut(&[Vec<LetterId>]) -> Result<bool, PartitionError>,
+    f: &mut OnMultitrace<'_>,
 ) -> Result<bool, PartitionError> {
     let mut lists: Vec<&Vec<Vec<LetterId>>> = Vec::with_capacity(lens.len());
     for (w, &l) in words.iter().zip(lens) {

@@ -131,9 +131,7 @@ pub fn check(
     limits: &InclusionLimits,
 ) -> (Inclusion, InclusionStats) {
     let counters = an.problem().causality().counters();
-    let bounds: Vec<u32> = if counters == 0 {
-        vec![0]
-    } else if limits.max_in_flight == 0 {
+    let bounds: Vec<u32> = if counters == 0 || limits.max_in_flight == 0 {
         vec![0]
     } else {
         (1..=limits.max_in_flight).collect()
@@ -255,9 +253,8 @@ fn run(
             if mode == Mode::Prefix && global.is_empty(cur[0]) {
                 continue; // a counterexample already (spurious, or it would have ended the search)
             }
-            for x in 0..letters {
+            for (x, &b) in block_of_letter.iter().enumerate() {
                 let letter = LetterId(x as u32);
-                let b = block_of_letter[x];
                 let t = blocks[b].step(g, cur[1 + b], letter);
                 if blocks[b].is_empty(t) {
                     continue;
