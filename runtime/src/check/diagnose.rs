@@ -386,6 +386,9 @@ pub(crate) fn diagnose_letters(
     mode: Mode,
     budget: &Budget,
 ) -> Diagnosis {
+    if traces.len() == 1 && automata.projections.len() == 1 {
+        return single_location(automata, alphabet, &traces[0]);
+    }
     let mut oracle = AutomataOracle {
         automata,
         tables,
@@ -395,6 +398,49 @@ pub(crate) fn diagnose_letters(
         cut: Vec::new(),
     };
     diagnose_with(&mut oracle, known_whole(mode), budget, false)
+}
+
+/// One location: its DFA is `A` determinized and every DFA state is live (the NFA is trimmed),
+/// so a cut is consistent exactly when the DFA reads it; the furthest point is where the DFA
+/// stops (or the end, in complete mode), and what is allowed there is what the DFA can read.
+/// The same answer as the queries give, without a search per action.
+fn single_location(automata: &Automata, alphabet: &Alphabet, trace: &[LetterId]) -> Diagnosis {
+    let dfa = &automata.projections[0];
+    let mut s = 0u32;
+    let mut v = trace.len();
+    for (p, &l) in trace.iter().enumerate() {
+        match dfa.step(s, alphabet.local_index(l)) {
+            Some((t, _)) if dfa.live[t as usize] => s = t,
+            _ => {
+                v = p;
+                break;
+            }
+        }
+    }
+    let letters = alphabet.letters_of(LocationId(0));
+    let allowed: Vec<Sym> = (0..dfa.letters)
+        .filter(|&x| dfa.step(s, x).is_some_and(|(t, _)| dfa.live[t as usize]))
+        .map(|x| Sym::Letter(letters[x as usize]))
+        .collect();
+    let ended = allowed.is_empty();
+    let blocked = if v < trace.len() || !ended {
+        vec![Blocked {
+            location: LocationId(0),
+            position: v,
+            found: trace.get(v).map(|&l| Sym::Letter(l)),
+            allowed,
+        }]
+    } else {
+        Vec::new()
+    };
+    Diagnosis {
+        consumed: vec![v],
+        blocked,
+        ended,
+        local: None,
+        partial: false,
+        vertices: 0,
+    }
 }
 
 /// The diagnosis of a failed multitrace of an interaction, by term exploration; `local` is

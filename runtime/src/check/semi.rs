@@ -329,6 +329,9 @@ pub fn check_as_in(
     budget: &Budget,
     witness: bool,
 ) -> Verdict {
+    if traces.len() == 1 && automata.projections.len() == 1 {
+        return single_location(local, automata, alphabet, &traces[0], mode, witness);
+    }
     let words = automata.areas.words();
     let AsScratch {
         ac,
@@ -382,6 +385,60 @@ pub fn check_as_in(
         witness,
     )
     .verdict
+}
+
+/// A model with one location: its local verifier decides alone, with no area and no central
+/// step. Its DFA is `A` determinized (every letter is local), so a trace is accepted exactly
+/// when it ends in an accepting DFA state, and is a prefix of an accepted word exactly when
+/// it ends in a live one; a missing transition is a LocalError, as in AS.
+fn single_location(
+    local: Option<&LocalTables>,
+    automata: &Automata,
+    alphabet: &Alphabet,
+    trace: &[LetterId],
+    mode: Mode,
+    witness: bool,
+) -> Verdict {
+    let dfa = &automata.projections[0];
+    let state = match local {
+        Some(local) => {
+            let table = &local.entries[0];
+            let mut off = 0usize;
+            for (p, &l) in trace.iter().enumerate() {
+                let e = table[off + l.index()];
+                if e as u32 == NO_STATE {
+                    let s = (off / local.letters) as u32;
+                    return local_error(0, p, readable(dfa, alphabet, s));
+                }
+                off = e as u32 as usize;
+            }
+            (off / local.letters) as u32
+        }
+        None => {
+            let mut s = 0u32;
+            for (p, &l) in trace.iter().enumerate() {
+                match dfa.step(s, alphabet.local_index(l)) {
+                    Some((t, _)) => s = t,
+                    None => return local_error(0, p, readable(dfa, alphabet, s)),
+                }
+            }
+            s
+        }
+    };
+    let kind = match (
+        mode,
+        dfa.accepting[state as usize],
+        dfa.live[state as usize],
+    ) {
+        (_, true, _) => VerdictKind::Pass,
+        (Mode::Prefix, false, true) => VerdictKind::WeakPass,
+        _ => return local_error(0, trace.len(), readable(dfa, alphabet, state)),
+    };
+    let mut v = Verdict::new(kind);
+    if witness && kind == VerdictKind::Pass {
+        v.witness = Some(trace.iter().map(|&l| (0, Sym::Letter(l))).collect());
+    }
+    v
 }
 
 /// The verdict LocalError(k) at `position`, where `expected` letters were readable.
