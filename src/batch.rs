@@ -105,6 +105,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         unexpected: 0,
     });
     let model_name = args.model.display().to_string();
+    let mut report = crate::report_cmd::open(&args, engine.model())?;
     let run = batch.run(files, |done| {
         if done.fallback && summary.fallbacks == 0 {
             eprintln!(
@@ -116,6 +117,9 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         summary.add(&done);
         if let Some(c) = &mut checker {
             c.check(&done.record);
+        }
+        if let Some(r) = &mut report {
+            r.add(&done.record).map_err(std::io::Error::other)?;
         }
         print_record(&mut out, &done.record, args.format, args.quiet, color)
     });
@@ -145,6 +149,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         writeln!(out, "{}", summary.line())?;
     }
     out.flush()?;
+    crate::report_cmd::finish(report, &batch)?;
     let mut code = summary.exit_code();
     if let Some(c) = &checker {
         if c.report() && code != 2 {

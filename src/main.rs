@@ -9,6 +9,7 @@ mod distributed;
 mod gen_cmd;
 mod model_cmd;
 mod partition_cmd;
+mod report_cmd;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -199,6 +200,11 @@ struct CheckArgs {
     /// none); when it runs out the verdict stands and the diagnosis is marked partial.
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
     max_diagnosis_vertices: u64,
+    /// Also write an HTML report of the batch to this file: counts, timing, options, a table
+    /// filterable by verdict, the first failures drawn in full (one lane per location, the
+    /// blocked actions highlighted), the model's diagram. Self-contained (no network).
+    #[arg(long, value_name = "FILE.html")]
+    report: Option<PathBuf>,
 }
 
 #[derive(Args)]

@@ -1,0 +1,256 @@
+//! The pictures on the command line: `draw --diagram` (sequence diagrams in SVG) and
+//! `check --report FILE.html` (the HTML report of a batch).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_multitrace"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("multitrace-pictures-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn draw_diagram_writes_the_golden_svg_to_a_file_or_to_standard_output() {
+    let d = scratch("draw");
+    let out = d.join("mqtt.svg");
+    let o = run(&[
+        "draw",
+        "fixtures/seed004-mqtt/model.hif",
+        "--diagram",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let golden =
+        std::fs::read_to_string(root().join("fixtures/golden/diagrams/seed004-mqtt.svg")).unwrap();
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), golden);
+    assert!(text(&o.stderr).contains("wrote"));
+    // `-o -`: the SVG alone on standard output.
+    let o = run(&[
+        "draw",
+        "fixtures/seed004-mqtt/model.hif",
+        "--diagram",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), golden);
+    // Graphviz to standard output is unchanged.
+    let o = run(&[
+        "draw",
+        "fixtures/seed004-mqtt/model.hif",
+        "--nfa",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(text(&o.stdout).starts_with("digraph nfa {"));
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn compiled_models_draw_the_interaction_they_keep_term_only_ones_too() {
+    let d = scratch("mtm");
+    for (flag, name) in [("--term-only", "t.mtm"), ("--automata", "a.mtm")] {
+        let mtm = d.join(name);
+        let o = run(&[
+            "compile",
+            "fixtures/seed004-mqtt/model.hif",
+            flag,
+            "-o",
+            mtm.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let o = run(&["draw", mtm.to_str().unwrap(), "--diagram", "-o", "-"]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let golden =
+            std::fs::read_to_string(root().join("fixtures/golden/diagrams/seed004-mqtt.svg"))
+                .unwrap();
+        // The same picture; only the title names the compiled model.
+        let strip = |s: &str| {
+            s.lines()
+                .filter(|l| !l.starts_with("<title>"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(strip(&text(&o.stdout)), strip(&golden), "{flag}");
+    }
+    // A term-only model has no automata to draw with --nfa, and says so.
+    let o = run(&[
+        "draw",
+        d.join("t.mtm").to_str().unwrap(),
+        "--nfa",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("term-only"));
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn draw_diagram_refuses_raw_automata_and_other_kinds_of_drawing() {
+    let o = run(&[
+        "draw",
+        "fixtures/seed004-fig3/model.timbuk",
+        "--diagram",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("raw automaton, not an interaction"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(o.stdout.is_empty());
+    for other in [&["--nfa"][..], &["--dfa", "brok"][..]] {
+        let mut args = vec![
+            "draw",
+            "fixtures/seed004-mqtt/model.hif",
+            "--diagram",
+            "-o",
+            "-",
+        ];
+        args.extend_from_slice(other);
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{other:?}");
+        assert!(
+            text(&o.stderr).contains("cannot be used with"),
+            "{}",
+            text(&o.stderr)
+        );
+    }
+    // One of the three is needed.
+    let o = run(&["draw", "fixtures/seed004-mqtt/model.hif", "-o", "-"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn check_report_writes_a_page_and_leaves_the_output_as_it_was() {
+    let d = scratch("report");
+    let page = d.join("mqtt.html");
+    let args = [
+        "check",
+        "fixtures/seed004-mqtt/model.hif",
+        "fixtures/seed004-mqtt/traces/",
+        "--format",
+        "jsonl",
+        "--jobs",
+        "2",
+    ];
+    let plain = run(&args);
+    let mut with = args.to_vec();
+    with.extend(["--report", page.to_str().unwrap()]);
+    let o = run(&with);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    // The same records (times aside).
+    let verdicts = |o: &Output| -> Vec<(String, String)> {
+        text(&o.stdout)
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (
+                    v["trace"].as_str().unwrap().to_string(),
+                    v["explanation"].to_string(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(verdicts(&o), verdicts(&plain));
+    assert!(text(&o.stderr).contains(&format!(
+        "wrote the report {} (10 multitraces, 4 of 4 failures in full",
+        page.display()
+    )));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains("<span id=\"mt-total\" data-count=\"10\">10 multitraces</span>"));
+    assert!(html.contains("data-verdict=\"Fail\"><td><span class=\"badge v-Fail\">Fail</span></td><td class=\"n\">4</td>"));
+    // The options used, and example2's blocked action.
+    assert!(
+        html.contains("<dt>mode</dt><dd>prefix</dd>") && html.contains("<dt>jobs</dt><dd>2</dd>")
+    );
+    let at = html
+        .find("data-trace=\"fixtures/seed004-mqtt/traces/example2.htf\"")
+        .unwrap();
+    let article = &html[at..at + html[at..].find("</article>").unwrap()];
+    assert!(
+        article.contains("<span class=\"act blocked\" data-position=\"2\""),
+        "{article}"
+    );
+    // No temporary file is left beside it.
+    let left: Vec<_> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn a_report_of_standard_input_draws_the_failures_from_their_diagnosis() {
+    let d = scratch("stdin");
+    let page = d.join("stdin.html");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_multitrace"))
+        .current_dir(root())
+        .args([
+            "check",
+            "fixtures/seed004-mqtt/model.hif",
+            "-",
+            "--report",
+            page.to_str().unwrap(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"id\": \"bad\", \"traces\": {\"clt1\": [\"clt1!begin\"], \"brok\": [\"brok?pub\"]}}\n")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("could not be read again"));
+    assert!(html.contains("class=\"act blocked\" data-position=\"1\""));
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn an_unwritable_report_is_refused_before_anything_is_checked() {
+    let o = run(&[
+        "check",
+        "fixtures/seed004-mqtt/model.hif",
+        "fixtures/seed004-mqtt/traces/",
+        "--report",
+        "/nonexistent-dir/r.html",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("/nonexistent-dir/r.html: cannot write the report"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(o.stdout.is_empty());
+}
