@@ -15,11 +15,12 @@
 //! reader uses an explicit stack (no recursion), refuses nesting deeper than
 //! [`MAX_NESTING`] levels, and never panics.
 
-use super::lexer::{describe_char, is_ident_continue, is_ident_start, name_list, Cursor};
 use multitrace_runtime::signature::{
     Action, ActionKind, LifelineId, LifelineSet, MessageId, Signature,
 };
-use multitrace_runtime::syntax::ParseError;
+use multitrace_runtime::syntax::{
+    describe_char, is_ident_continue, is_ident_start, name_list, Cursor, ParseError,
+};
 use multitrace_runtime::term::{LoopKind, Term, TermId, TermStore};
 
 /// Deepest nesting of operators the `.hif` reader accepts.
@@ -53,52 +54,62 @@ struct Token<'a> {
     text: &'a str,
 }
 
+/// The one-byte tokens.
+fn punctuation(b: u8) -> Option<Tok> {
+    Some(match b {
+        b'(' => Tok::LParen,
+        b')' => Tok::RParen,
+        b',' => Tok::Comma,
+        b'|' => Tok::Bar,
+        _ => return None,
+    })
+}
+
+/// The tokens of `.hif` on the shared [`Cursor`].
 struct Lexer<'a> {
     c: Cursor<'a>,
 }
 
 impl<'a> Lexer<'a> {
     fn next(&mut self) -> Result<Token<'a>, ParseError> {
-        self.c.skip_trivia()?;
-        let start = self.c.pos;
-        let rest = self.c.rest();
-        let bytes = rest.as_bytes();
-        let (kind, len) = match bytes.first().copied() {
-            None => (Tok::Eof, 0),
+        let c = &mut self.c;
+        c.skip_trivia()?;
+        let start = c.pos();
+        let kind = match c.peek_byte() {
+            None => Tok::Eof,
             Some(b) if is_ident_start(b) => {
-                let n = bytes.iter().take_while(|&&b| is_ident_continue(b)).count();
-                (Tok::Ident, n)
+                c.take_while_ascii(is_ident_continue);
+                Tok::Ident
             }
-            Some(b'(') => (Tok::LParen, 1),
-            Some(b')') => (Tok::RParen, 1),
-            Some(b',') => (Tok::Comma, 1),
-            Some(b'|') => (Tok::Bar, 1),
-            Some(b'-') => match bytes.get(1) {
-                Some(b'-') => (Tok::Dashes, 2),
-                Some(b'>') => (Tok::Arrow, 2),
-                _ => (Tok::Other('-'), 1),
-            },
+            Some(b'-') if c.eat("--") => Tok::Dashes,
+            Some(b'-') if c.eat("->") => Tok::Arrow,
             Some(b'<') => {
-                let n = bytes
-                    .iter()
-                    .skip(1)
-                    .take_while(|&&b| is_ident_continue(b))
-                    .count();
-                if n > 0 && bytes.get(n + 1) == Some(&b'>') {
-                    (Tok::Angle, n + 2)
+                // `<word>` is one token (refused as unsupported), a lone `<` another character.
+                let mut probe = *c;
+                probe.eat_byte(b'<');
+                let word = probe.take_while_ascii(is_ident_continue);
+                if !word.is_empty() && probe.eat_byte(b'>') {
+                    *c = probe;
+                    Tok::Angle
                 } else {
-                    (Tok::Other('<'), 1)
+                    c.eat_byte(b'<');
+                    Tok::Other('<')
                 }
             }
-            Some(_) => match rest.chars().next() {
-                Some('∅') => (Tok::EmptySym, '∅'.len_utf8()),
-                Some(ch) => (Tok::Other(ch), ch.len_utf8()),
-                None => (Tok::Eof, 0),
+            Some(b) => match punctuation(b) {
+                Some(kind) => {
+                    c.eat_byte(b);
+                    kind
+                }
+                None if c.eat("∅") => Tok::EmptySym,
+                None => c.bump().map_or(Tok::Eof, Tok::Other),
             },
         };
-        let text = rest.get(..len).unwrap_or("");
-        self.c.pos += len;
-        Ok(Token { kind, start, text })
+        Ok(Token {
+            kind,
+            start,
+            text: c.since(start),
+        })
     }
 
     fn peek(&self) -> Result<Token<'a>, ParseError> {
@@ -116,15 +127,11 @@ impl<'a> Lexer<'a> {
     /// "expected WHAT, found TOKEN" (an `<...>` construct is reported as unsupported).
     fn expected(&self, tok: &Token<'_>, what: &str) -> ParseError {
         match tok.kind {
-            Tok::Eof => self.c.error(
-                tok.start,
-                format!("unexpected end of input, expected {what}"),
-            ),
+            Tok::Eof => self.c.expected_found(tok.start, what, None),
             Tok::Angle => unsupported(&self.c, tok),
-            _ => self.c.error(
-                tok.start,
-                format!("expected {what}, found {}", Self::describe(tok)),
-            ),
+            _ => self
+                .c
+                .expected_found(tok.start, what, Some(&Self::describe(tok))),
         }
     }
 

@@ -7,7 +7,6 @@
 //! returns an [`InteractionModel`].
 
 mod interaction;
-mod lexer;
 mod locations;
 mod signature;
 mod timbuk;

@@ -12,9 +12,8 @@
 //!
 //! [`MAX_LIFELINES`]: multitrace_runtime::signature::MAX_LIFELINES
 
-use super::lexer::Cursor;
 use multitrace_runtime::signature::Signature;
-use multitrace_runtime::syntax::ParseError;
+use multitrace_runtime::syntax::{Cursor, ParseError};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Section {
@@ -46,11 +45,10 @@ pub fn parse_signature(file: &str, text: &str) -> Result<Signature, ParseError> 
         if c.at_end() {
             return Ok(sig);
         }
-        let at = c.pos;
-        if c.peek_byte() != Some(b'@') {
+        let at = c.pos();
+        if !c.eat_byte(b'@') {
             return Err(c.expected(at, "a section `@lifeline{` or `@message{`"));
         }
-        c.pos += 1;
         let section = match c.ident() {
             Some((_, "lifeline")) => Section::Lifeline,
             Some((_, "message")) => Section::Message,
@@ -63,22 +61,20 @@ pub fn parse_signature(file: &str, text: &str) -> Result<Signature, ParseError> 
                     ),
                 ))
             }
-            None => return Err(c.expected(c.pos, "a section name after `@`")),
+            None => return Err(c.expected(c.pos(), "a section name after `@`")),
         };
         c.skip_trivia()?;
-        if c.peek_byte() != Some(b'{') {
-            return Err(c.expected(c.pos, &format!("`{{` after `@{}`", section.noun())));
+        if !c.eat_byte(b'{') {
+            return Err(c.expected(c.pos(), &format!("`{{` after `@{}`", section.noun())));
         }
-        c.pos += 1;
         // Names separated by `;`, an optional trailing `;`, then `}`.
         loop {
             c.skip_trivia()?;
-            if c.peek_byte() == Some(b'}') {
-                c.pos += 1;
+            if c.eat_byte(b'}') {
                 break;
             }
             let Some((name_at, name)) = c.ident() else {
-                return Err(c.expected(c.pos, &format!("a {} name or `}}`", section.noun())));
+                return Err(c.expected(c.pos(), &format!("a {} name or `}}`", section.noun())));
             };
             match section {
                 Section::Lifeline => {
@@ -112,13 +108,11 @@ pub fn parse_signature(file: &str, text: &str) -> Result<Signature, ParseError> 
                 }
             }
             c.skip_trivia()?;
-            match c.peek_byte() {
-                Some(b';') => c.pos += 1,
-                Some(b'}') => {
-                    c.pos += 1;
-                    break;
-                }
-                _ => return Err(c.expected(c.pos, "`;` or `}`")),
+            if c.eat_byte(b'}') {
+                break;
+            }
+            if !c.eat_byte(b';') {
+                return Err(c.expected(c.pos(), "`;` or `}`"));
             }
         }
     }
@@ -133,10 +127,7 @@ fn duplicate(
     index: usize,
 ) -> ParseError {
     let first = match first_at.get(index) {
-        Some(&p) => {
-            let (l, col) = multitrace_runtime::syntax::line_column(c.text, p);
-            format!(" (first declared at {l}:{col})")
-        }
+        Some(&p) => format!(" (first declared at {})", c.position(p)),
         None => String::new(),
     };
     c.error(at, format!("duplicate {noun} `{name}`{first}"))

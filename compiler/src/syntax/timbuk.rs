@@ -34,8 +34,7 @@
 //! Every error is a [`ParseError`] with the line and column of the offending token; the reader
 //! never panics and uses no recursion.
 
-use super::lexer::{describe_char, name_list};
-use multitrace_runtime::syntax::{line_column, ParseError};
+use multitrace_runtime::syntax::{describe_char, name_list, quote_word, Cursor, ParseError};
 use std::collections::HashMap;
 
 /// A word automaton read from a Timbuk file.
@@ -99,8 +98,17 @@ impl Token<'_> {
     }
 }
 
-fn is_punct(c: char) -> bool {
-    matches!(c, '(' | ')' | ':' | '[' | ']' | ',')
+/// The one-character tokens.
+fn punctuation(c: char) -> Option<Tok> {
+    Some(match c {
+        '(' => Tok::LParen,
+        ')' => Tok::RParen,
+        ':' => Tok::Colon,
+        '[' => Tok::LBracket,
+        ']' => Tok::RBracket,
+        ',' => Tok::Comma,
+        _ => return None,
+    })
 }
 
 /// Control characters and byte-order marks are never part of a name.
@@ -108,81 +116,68 @@ fn is_stray(c: char) -> bool {
     c.is_control() || c == '\u{feff}'
 }
 
-/// Tokenizer; `pos` only moves by whole characters, so it stays a char boundary.
+/// The tokens of Timbuk on the shared [`Cursor`] (no comments in this format).
 struct Lexer<'a> {
-    file: &'a str,
-    text: &'a str,
-    pos: usize,
+    c: Cursor<'a>,
 }
 
 impl<'a> Lexer<'a> {
     fn error(&self, at: usize, message: impl Into<String>) -> ParseError {
-        ParseError::at(self.file, self.text, at, message)
-    }
-
-    fn rest(&self) -> &'a str {
-        self.text.get(self.pos..).unwrap_or("")
+        self.c.error(at, message)
     }
 
     fn next(&mut self) -> Token<'a> {
-        while let Some(c) = self.rest().chars().next().filter(|c| c.is_whitespace()) {
-            self.pos += c.len_utf8();
-        }
-        let start = self.pos;
-        let rest = self.rest();
-        let (kind, len) = if rest.starts_with("->") {
-            (Tok::Arrow, 2)
+        let c = &mut self.c;
+        c.skip_whitespace();
+        let start = c.pos();
+        let kind = if c.eat("->") {
+            Tok::Arrow
         } else {
-            match rest.chars().next() {
-                None => (Tok::Eof, 0),
-                Some('(') => (Tok::LParen, 1),
-                Some(')') => (Tok::RParen, 1),
-                Some(':') => (Tok::Colon, 1),
-                Some('[') => (Tok::LBracket, 1),
-                Some(']') => (Tok::RBracket, 1),
-                Some(',') => (Tok::Comma, 1),
-                Some(c) if is_stray(c) => (Tok::Other, c.len_utf8()),
-                Some(_) => {
-                    let mut len = 0;
-                    for (i, c) in rest.char_indices() {
-                        if c.is_whitespace()
-                            || is_punct(c)
-                            || is_stray(c)
-                            || rest.get(i..).is_some_and(|r| r.starts_with("->"))
-                        {
-                            break;
-                        }
-                        len = i + c.len_utf8();
+            match c.peek_char() {
+                None => Tok::Eof,
+                Some(ch) => match punctuation(ch) {
+                    Some(kind) => {
+                        c.bump();
+                        kind
                     }
-                    (Tok::Word, len)
-                }
+                    None if is_stray(ch) => {
+                        c.bump();
+                        Tok::Other
+                    }
+                    None => {
+                        // A name: up to whitespace, punctuation, a stray character or `->`.
+                        loop {
+                            c.take_while(|ch| {
+                                !(ch.is_whitespace()
+                                    || punctuation(ch).is_some()
+                                    || is_stray(ch)
+                                    || ch == '-')
+                            });
+                            if c.starts_with("->") || !c.eat_byte(b'-') {
+                                break;
+                            }
+                        }
+                        Tok::Word
+                    }
+                },
             }
         };
-        let text = rest.get(..len).unwrap_or("");
-        self.pos += len;
-        Token { kind, start, text }
+        Token {
+            kind,
+            start,
+            text: c.since(start),
+        }
     }
 
     fn peek(&self) -> Token<'a> {
-        Lexer {
-            file: self.file,
-            text: self.text,
-            pos: self.pos,
-        }
-        .next()
+        Lexer { c: self.c }.next()
     }
 
     /// "expected WHAT, found TOKEN" (or "unexpected end of input, expected WHAT").
     fn expected(&self, tok: &Token<'_>, what: &str) -> ParseError {
         match tok.kind {
-            Tok::Eof => self.error(
-                tok.start,
-                format!("unexpected end of input, expected {what}"),
-            ),
-            _ => self.error(
-                tok.start,
-                format!("expected {what}, found {}", describe(tok)),
-            ),
+            Tok::Eof => self.c.expected_found(tok.start, what, None),
+            _ => self.c.expected_found(tok.start, what, Some(&describe(tok))),
         }
     }
 
@@ -206,8 +201,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn position(&self, at: usize) -> String {
-        let (line, column) = line_column(self.text, at);
-        format!("{line}:{column}")
+        self.c.position(at)
     }
 }
 
@@ -216,15 +210,7 @@ fn describe(tok: &Token<'_>) -> String {
     match tok.kind {
         Tok::Eof => "end of input".to_string(),
         Tok::Other => describe_char(tok.text.chars().next().unwrap_or(' ')),
-        Tok::Word => {
-            let shown: String = tok.text.chars().take(40).collect();
-            let more = if shown.len() < tok.text.len() {
-                "..."
-            } else {
-                ""
-            };
-            format!("`{shown}{more}`")
-        }
+        Tok::Word => quote_word(tok.text),
         _ => format!("`{}`", tok.text),
     }
 }
@@ -242,7 +228,9 @@ struct Symbol {
 /// `file` names the input in errors. Never panics; every error carries the line and column of
 /// the offending text and says what was expected.
 pub fn parse_timbuk(file: &str, text: &str) -> Result<TimbukAutomaton, ParseError> {
-    let mut lx = Lexer { file, text, pos: 0 };
+    let mut lx = Lexer {
+        c: Cursor::new(file, text),
+    };
 
     // Ops
     let tok = lx.next();

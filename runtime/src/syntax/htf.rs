@@ -14,8 +14,9 @@
 //! comments may appear between any two tokens. Lifelines of the signature that no component
 //! lists get an empty singleton component.
 
-use super::error::{line_column, ParseError};
-use super::names::{is_ident_continue, is_ident_start, name_list};
+use super::cursor::Cursor;
+use super::error::ParseError;
+use super::names::{describe_char, is_ident_continue, is_ident_start, name_list};
 use crate::multitrace::{Component, Multitrace};
 use crate::signature::{Action, ActionKind, LifelineId, LifelineSet, Signature};
 
@@ -38,6 +39,22 @@ enum Tok {
     Eof,
 }
 
+/// The one-byte tokens.
+fn punctuation(b: u8) -> Option<Tok> {
+    Some(match b {
+        b'{' => Tok::LBrace,
+        b'}' => Tok::RBrace,
+        b'[' => Tok::LBracket,
+        b']' => Tok::RBracket,
+        b',' => Tok::Comma,
+        b';' => Tok::Semi,
+        b'.' => Tok::Dot,
+        b'!' => Tok::Bang,
+        b'?' => Tok::Question,
+        _ => return None,
+    })
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Token<'a> {
     kind: Tok,
@@ -45,117 +62,62 @@ struct Token<'a> {
     text: &'a str,
 }
 
-/// Tokenizer; `pos` only moves by whole tokens, so it stays a char boundary.
+/// The tokens of `.htf` on the shared [`Cursor`].
 struct Lexer<'a> {
-    file: &'a str,
-    text: &'a str,
-    pos: usize,
+    c: Cursor<'a>,
 }
 
 impl<'a> Lexer<'a> {
-    fn error(&self, at: usize, message: impl Into<String>) -> ParseError {
-        ParseError::at(self.file, self.text, at, message)
-    }
-
-    fn rest(&self) -> &'a str {
-        self.text.get(self.pos..).unwrap_or("")
-    }
-
-    fn skip_trivia(&mut self) -> Result<(), ParseError> {
-        loop {
-            let rest = self.rest();
-            if rest.starts_with("/*") {
-                match rest.get(2..).and_then(|r| r.find("*/")) {
-                    Some(end) => self.pos += 2 + end + 2,
-                    None => {
-                        return Err(
-                            self.error(self.pos, "unterminated comment: `/*` has no matching `*/`")
-                        )
-                    }
-                }
-            } else {
-                match rest.chars().next() {
-                    Some(c) if c.is_whitespace() => self.pos += c.len_utf8(),
-                    _ => return Ok(()),
-                }
-            }
-        }
-    }
-
     fn next(&mut self) -> Result<Token<'a>, ParseError> {
-        self.skip_trivia()?;
-        let start = self.pos;
-        let rest = self.rest();
-        let bytes = rest.as_bytes();
-        let ident_len = |from: usize| {
-            bytes
-                .iter()
-                .skip(from)
-                .take_while(|&&b| is_ident_continue(b))
-                .count()
-        };
-        let (kind, len) = match bytes.first().copied() {
-            None => (Tok::Eof, 0),
-            Some(b) if is_ident_start(b) => (Tok::Ident, ident_len(0)),
-            Some(b'#') if rest.starts_with("#all") && ident_len(1) == 3 => (Tok::All, 4),
-            Some(b'{') => (Tok::LBrace, 1),
-            Some(b'}') => (Tok::RBrace, 1),
-            Some(b'[') => (Tok::LBracket, 1),
-            Some(b']') => (Tok::RBracket, 1),
-            Some(b',') => (Tok::Comma, 1),
-            Some(b';') => (Tok::Semi, 1),
-            Some(b'.') => (Tok::Dot, 1),
-            Some(b'!') => (Tok::Bang, 1),
-            Some(b'?') => (Tok::Question, 1),
-            Some(_) => match rest.chars().next() {
-                Some(c) => (Tok::Other(c), c.len_utf8()),
-                None => (Tok::Eof, 0),
+        let c = &mut self.c;
+        c.skip_trivia()?;
+        let start = c.pos();
+        let kind = match c.peek_byte() {
+            None => Tok::Eof,
+            Some(b) if is_ident_start(b) => {
+                c.take_while_ascii(is_ident_continue);
+                Tok::Ident
+            }
+            Some(b'#') if c.starts_with("#all") && c.word_at(start + 1).len() == 3 => {
+                c.eat("#all");
+                Tok::All
+            }
+            Some(b) => match punctuation(b) {
+                Some(kind) => {
+                    c.eat_byte(b);
+                    kind
+                }
+                None => c.bump().map_or(Tok::Eof, Tok::Other),
             },
         };
-        let text = rest.get(..len).unwrap_or("");
-        self.pos += len;
-        Ok(Token { kind, start, text })
+        Ok(Token {
+            kind,
+            start,
+            text: c.since(start),
+        })
     }
 
     fn peek(&self) -> Result<Token<'a>, ParseError> {
-        Lexer {
-            file: self.file,
-            text: self.text,
-            pos: self.pos,
-        }
-        .next()
+        Lexer { c: self.c }.next()
     }
 
     /// "expected WHAT, found TOKEN" (or "unexpected end of input, expected WHAT").
     fn expected(&self, tok: &Token<'_>, what: &str) -> ParseError {
         let found = match tok.kind {
-            Tok::Eof => {
-                return self.error(
-                    tok.start,
-                    format!("unexpected end of input, expected {what}"),
-                )
+            Tok::Eof => return self.c.expected_found(tok.start, what, None),
+            Tok::Other(c) if c.is_control() || c.is_whitespace() || c == '\u{feff}' || c == '`' => {
+                describe_char(c)
             }
-            Tok::Other(c) if c.is_control() || c.is_whitespace() || c == '\u{feff}' => {
-                format!("character U+{:04X}", c as u32)
-            }
-            Tok::Other('`') => "a backquote".to_string(),
             _ => {
                 // A run of identifier characters reads better whole (`1abc`, not `1`).
-                let n = self
-                    .text
-                    .get(tok.start..)
-                    .unwrap_or("")
-                    .bytes()
-                    .take_while(|&b| is_ident_continue(b))
-                    .count()
-                    .min(40);
-                match self.text.get(tok.start..tok.start + n) {
-                    Some(word) if n > tok.text.len() => format!("`{word}`"),
+                let word = self.c.word_at(tok.start);
+                match word.get(..word.len().min(40)) {
+                    Some(word) if word.len() > tok.text.len() => format!("`{word}`"),
                     _ => format!("`{}`", tok.text),
                 }
             }
         };
-        self.error(tok.start, format!("expected {what}, found {found}"))
+        self.c.expected_found(tok.start, what, Some(&found))
     }
 
     fn expect(&mut self, kind: Tok, what: &str) -> Result<Token<'a>, ParseError> {
@@ -165,6 +127,10 @@ impl<'a> Lexer<'a> {
         } else {
             Err(self.expected(&tok, what))
         }
+    }
+
+    fn error(&self, at: usize, message: impl Into<String>) -> ParseError {
+        self.c.error(at, message)
     }
 }
 
@@ -179,7 +145,9 @@ pub fn parse_htf(
     text: &str,
     sig: &Signature,
 ) -> Result<(Multitrace, Vec<String>), ParseError> {
-    let mut lx = Lexer { file, text, pos: 0 };
+    let mut lx = Lexer {
+        c: Cursor::new(file, text),
+    };
     let open = lx.next()?;
     match open.kind {
         Tok::LBrace => {}
@@ -261,16 +229,15 @@ fn component_lifelines(
     component_at: &[usize],
 ) -> Result<(LifelineSet, String), ParseError> {
     let taken = mt.lifelines();
-    // Where lifeline `l` was listed before, for the error message.
+    // Where lifeline `l` was listed before, for the error message (positions from a copy of
+    // the cursor, which the closure keeps while `lx` moves on).
+    let here = lx.c;
     let owner = |l: LifelineId| -> String {
         match mt.components.iter().position(|c| c.lifelines.contains(l)) {
             Some(k) => {
                 let name = names.get(k).map_or("", String::as_str);
                 match component_at.get(k) {
-                    Some(&at) => {
-                        let (line, col) = line_column(lx.text, at);
-                        format!("component [{name}] at {line}:{col}")
-                    }
+                    Some(&at) => format!("component [{name}] at {}", here.position(at)),
                     None => format!("component [{name}]"),
                 }
             }

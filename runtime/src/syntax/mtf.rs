@@ -14,8 +14,9 @@
 //! characters without whitespace, `[` and `]`; letters are runs without whitespace, `.`, `[`
 //! and `]` (a letter whose name contains one of these cannot be written in this format).
 
-use super::error::{line_column, ParseError};
-use super::names::{describe_char, name_list};
+use super::cursor::Cursor;
+use super::error::ParseError;
+use super::names::{describe_char, name_list, quote_word};
 use crate::nfa::{Alphabet, LetterId, LocationId};
 use std::collections::HashMap;
 
@@ -24,92 +25,29 @@ fn stops(c: char, extra: char) -> bool {
     c.is_whitespace() || c.is_control() || c == '[' || c == ']' || c == extra
 }
 
-/// Describes what is at `rest` (the text from an error's position to the end of its line).
-fn describe(rest: &str) -> String {
-    let Some(first) = rest.chars().next() else {
-        return "end of line".to_string();
+/// "expected WHAT, found X" at the position of `line` (a cursor over one line), X being what
+/// is there up to the end of the line.
+fn expected(line: &Cursor<'_>, what: &str) -> ParseError {
+    let found = match line.peek_char() {
+        None => "end of line".to_string(),
+        Some(c) if c.is_control() || c.is_whitespace() || c == '\u{feff}' || c == '`' => {
+            describe_char(c)
+        }
+        Some(c) if stops(c, '.') => format!("`{c}`"),
+        Some(_) => {
+            let mut probe = *line;
+            quote_word(probe.take_while(|c| !stops(c, '.')))
+        }
     };
-    if first.is_control() || first.is_whitespace() || first == '\u{feff}' || first == '`' {
-        return describe_char(first);
-    }
-    if stops(first, '.') {
-        return format!("`{first}`");
-    }
-    let word: String = rest
-        .chars()
-        .take_while(|&c| !stops(c, '.'))
-        .take(41)
-        .collect();
-    if word.chars().count() > 40 {
-        format!("`{}...`", word.chars().take(40).collect::<String>())
-    } else {
-        format!("`{word}`")
-    }
+    line.expected_found(line.pos(), what, Some(&found))
 }
 
-/// A cursor over one line of the file.
-struct Line<'a> {
-    file: &'a str,
-    text: &'a str,
-    /// Byte offset of the line in `text`.
-    start: usize,
-    line: &'a str,
-    /// Byte offset in `line`; always a char boundary.
-    pos: usize,
-}
-
-impl<'a> Line<'a> {
-    fn rest(&self) -> &'a str {
-        self.line.get(self.pos..).unwrap_or("")
-    }
-
-    fn skip_blanks(&mut self) {
-        while let Some(c) = self.rest().chars().next().filter(|c| c.is_whitespace()) {
-            self.pos += c.len_utf8();
-        }
-    }
-
-    /// Offset in the file of the cursor.
-    fn at(&self) -> usize {
-        self.start + self.pos
-    }
-
-    fn error(&self, at: usize, message: impl Into<String>) -> ParseError {
-        ParseError::at(self.file, self.text, at, message)
-    }
-
-    /// "expected WHAT, found X" at the cursor.
-    fn expected(&self, what: &str) -> ParseError {
-        self.error(
-            self.at(),
-            format!("expected {what}, found {}", describe(self.rest())),
-        )
-    }
-
-    /// A run of characters up to a stop character (`extra` or a common one); its file offset.
-    fn word(&mut self, extra: char) -> Option<(usize, &'a str)> {
-        let rest = self.rest();
-        let len = rest
-            .char_indices()
-            .find(|&(_, c)| stops(c, extra))
-            .map_or(rest.len(), |(i, _)| i);
-        if len == 0 {
-            return None;
-        }
-        let at = self.at();
-        let word = rest.get(..len)?;
-        self.pos += len;
-        Some((at, word))
-    }
-
-    fn eat(&mut self, c: char) -> bool {
-        if self.rest().starts_with(c) {
-            self.pos += c.len_utf8();
-            true
-        } else {
-            false
-        }
-    }
+/// A run of characters up to a stop character (`extra` or a common one) and its file offset;
+/// `None` (without moving) when there is none.
+fn word<'a>(line: &mut Cursor<'a>, extra: char) -> Option<(usize, &'a str)> {
+    let at = line.pos();
+    let word = line.take_while(|c| !stops(c, extra));
+    (!word.is_empty()).then_some((at, word))
 }
 
 /// Reads a multitrace file (`.mtf`) over `alphabet`.
@@ -145,31 +83,23 @@ pub fn parse_mtf(
     // Byte offset of the name of each location already listed.
     let mut listed_at: Vec<Option<usize>> = vec![None; alphabet.locations()];
     let mut any = false;
-    let mut start = 0;
-    for line in text.split('\n') {
-        let mut lx = Line {
-            file,
-            text,
-            start,
-            line,
-            pos: 0,
-        };
-        start += line.len() + 1;
-        lx.skip_blanks();
-        if lx.rest().is_empty() || lx.rest().starts_with('#') {
+    let mut lines = Cursor::new(file, text);
+    while let Some(mut lx) = lines.next_line() {
+        lx.skip_whitespace();
+        if lx.at_end() || lx.starts_with("#") {
             continue;
         }
         any = true;
-        if !lx.eat('[') {
-            return Err(lx.expected("`[` opening a location like `[l1] a1.a2`"));
+        if !lx.eat_byte(b'[') {
+            return Err(expected(&lx, "`[` opening a location like `[l1] a1.a2`"));
         }
-        lx.skip_blanks();
-        let Some((name_at, name)) = lx.word(']') else {
-            return Err(lx.expected("a location name after `[`"));
+        lx.skip_whitespace();
+        let Some((name_at, name)) = word(&mut lx, ']') else {
+            return Err(expected(&lx, "a location name after `[`"));
         };
-        lx.skip_blanks();
-        if !lx.eat(']') {
-            return Err(lx.expected(&format!("`]` after location name `{name}`")));
+        lx.skip_whitespace();
+        if !lx.eat_byte(b']') {
+            return Err(expected(&lx, &format!("`]` after location name `{name}`")));
         }
         let Some(&k) = locations.get(name) else {
             return Err(lx.error(
@@ -182,11 +112,11 @@ pub fn parse_mtf(
         };
         match listed_at.get(k.index()).copied().flatten() {
             Some(first) => {
-                let (line, column) = line_column(text, first);
+                let first = lx.position(first);
                 return Err(lx.error(
                     name_at,
                     format!(
-                        "location `{name}` is listed twice (first at {line}:{column}); write its \
+                        "location `{name}` is listed twice (first at {first}); write its \
                          whole local trace on one line"
                     ),
                 ));
@@ -198,15 +128,18 @@ pub fn parse_mtf(
             }
         }
         let mut trace = Vec::new();
-        lx.skip_blanks();
-        if !lx.rest().is_empty() {
+        lx.skip_whitespace();
+        if !lx.at_end() {
             loop {
-                let Some((letter_at, letter)) = lx.word('.') else {
-                    return Err(lx.expected(if trace.is_empty() {
-                        "a letter or end of line"
-                    } else {
-                        "a letter after `.`"
-                    }));
+                let Some((letter_at, letter)) = word(&mut lx, '.') else {
+                    return Err(expected(
+                        &lx,
+                        if trace.is_empty() {
+                            "a letter or end of line"
+                        } else {
+                            "a letter after `.`"
+                        },
+                    ));
                 };
                 let Some(&l) = letters.get(letter) else {
                     return Err(lx.error(
@@ -229,14 +162,14 @@ pub fn parse_mtf(
                     ));
                 }
                 trace.push(l);
-                lx.skip_blanks();
-                if lx.rest().is_empty() {
+                lx.skip_whitespace();
+                if lx.at_end() {
                     break;
                 }
-                if !lx.eat('.') {
-                    return Err(lx.expected("`.` and a letter, or end of line"));
+                if !lx.eat_byte(b'.') {
+                    return Err(expected(&lx, "`.` and a letter, or end of line"));
                 }
-                lx.skip_blanks();
+                lx.skip_whitespace();
             }
         }
         if let Some(slot) = traces.get_mut(k.index()) {

@@ -23,6 +23,15 @@ pub fn describe_char(c: char) -> String {
     }
 }
 
+/// `` `word` `` for a word found in the text, shortened to its first 40 characters and `...`
+/// when longer, so that a runaway token does not flood a message.
+pub fn quote_word(word: &str) -> String {
+    match word.char_indices().nth(40) {
+        Some((cut, _)) => format!("`{}...`", word.get(..cut).unwrap_or(word)),
+        None => format!("`{word}`"),
+    }
+}
+
 /// "a, b, c" for hints such as "declared: ...": at most 30 names, then the total; "none" for
 /// no name.
 pub fn name_list<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> String {
@@ -58,6 +67,17 @@ mod tests {
         let s = name_list(&many);
         assert!(s.starts_with("n0, n1,"), "{s}");
         assert!(s.ends_with("n29, ... (31 in all)"), "{s}");
+    }
+
+    #[test]
+    fn long_words_are_shortened() {
+        assert_eq!(quote_word("ab"), "`ab`");
+        assert_eq!(quote_word(&"é".repeat(40)), format!("`{}`", "é".repeat(40)));
+        assert_eq!(
+            quote_word(&"é".repeat(41)),
+            format!("`{}...`", "é".repeat(40))
+        );
+        assert_eq!(quote_word(""), "``");
     }
 
     #[test]
