@@ -53,6 +53,8 @@ cargo build --release --locked --bin multitrace
 "${pip[@]}" install --no-build-isolation --force-reinstall --no-deps ./python
 
 export MULTITRACE_BIN="$root/target/release/multitrace"
-cd "$root/python"
+# From the tests' directory, so that the source tree's multitrace/ (without the built
+# extension) does not shadow the installed package.
+cd "$root/python/tests"
 # shellcheck disable=SC2086
-exec "$venv/bin/python" -m pytest -q tests ${PYTEST_ARGS:-}
+exec "$venv/bin/python" -m pytest -q -rs . ${PYTEST_ARGS:-}
