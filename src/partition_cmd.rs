@@ -92,8 +92,8 @@ pub struct PartitionArgs {
     /// (a): most product states per search.
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
     max_states: usize,
-    /// Finest faithful partitions: most partitions enumerated.
-    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    /// Finest faithful partitions: most partitions enumerated (B(10) = 115,975).
+    #[arg(long, value_name = "N", default_value_t = 200_000)]
     max_partitions: usize,
     /// Finest faithful partitions: most product searches.
     #[arg(long, value_name = "N", default_value_t = 2_000)]

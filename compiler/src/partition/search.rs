@@ -32,7 +32,7 @@ pub struct SearchLimits {
 impl Default for SearchLimits {
     fn default() -> Self {
         SearchLimits {
-            max_partitions: 100_000,
+            max_partitions: 200_000,
             max_searches: 2_000,
         }
     }
