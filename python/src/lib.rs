@@ -757,7 +757,23 @@ impl Model {
         )
     }
 
-    /// Checks one multitrace (see the package documentation).
+    /// Checks one multitrace and returns its Result.
+    ///
+    /// `traces` maps location names to lists of letter names (for an interaction, actions
+    /// such as `l1!m1`); a location not listed has an empty local trace. For an interaction,
+    /// keys may also be other groups of lifelines (`"b,c"`): the multitrace is then checked by
+    /// term exploration, as its `.htf` file would be. A `{"trace", "id", "traces"}` dict (what
+    /// `read` and `generate` return) or an `(id, traces)` pair is accepted too.
+    ///
+    /// Options (the command line's): `mode` is `"prefix"` (multi-prefixes, the default) or
+    /// `"complete"`; `procedure` is `"auto"`, `"ac"`, `"as"` or `"term"`; `witness` rebuilds
+    /// one accepted interleaving for a Pass; `timeout_ms` and `max_vertices` bound each check
+    /// (0: no bound; a budget that runs out gives Inconclusive); `diagnosis` and
+    /// `max_diagnosis_vertices` control the diagnosis of a Fail; `por`, `loc`, `memo` tune term
+    /// exploration; `trace` and `id` name the multitrace in the Result.
+    ///
+    /// Raises CheckError for unknown locations or actions, or a procedure this model cannot
+    /// run; ValueError for a wrong option; TypeError when `traces` is not a multitrace.
     #[pyo3(signature = (traces, mode="prefix", procedure="auto", witness=false, timeout_ms=10_000,
         max_vertices=5_000_000, diagnosis=true, max_diagnosis_vertices=1_000_000, por=true, loc=true,
         memo=true, trace=None, id=None))]
@@ -821,7 +837,17 @@ impl Model {
         })
     }
 
-    /// Checks many multitraces in parallel; an iterator of Results in input order.
+    /// Checks many multitraces in parallel and returns an iterator of Results in input order.
+    ///
+    /// `iterable` yields multitraces as `check` takes them (unnamed ones are named
+    /// `<python>:N`, N from 1). Items are taken from it in chunks with the GIL held and checked
+    /// on `jobs` threads (default: the number of cores) without the GIL, by the runtime's batch
+    /// API; at most `jobs * 128` items are in flight, so memory does not grow with the length
+    /// of the iterable. Options are those of `check`. With `errors="record"` (the default) an
+    /// item that cannot be checked gives a Result whose verdict is `Error` in its place; with
+    /// `errors="raise"` its exception is raised there. An item that is not a multitrace at all
+    /// raises TypeError once the results before it have been returned. Stopping early (or
+    /// dropping the iterator) stops the workers.
     #[pyo3(signature = (iterable, jobs=None, mode="prefix", procedure="auto", witness=false, timeout_ms=10_000,
         max_vertices=5_000_000, diagnosis=true, max_diagnosis_vertices=1_000_000, por=true, loc=true,
         memo=true, errors="record"))]
@@ -878,7 +904,14 @@ impl Model {
         })
     }
 
-    /// Checks trace files and directories as `multitrace check` does; Results in input order.
+    /// Checks files and directories as `multitrace check` does; an iterator of Results in
+    /// input order.
+    ///
+    /// `paths` are `.htf`, `.mtf` and `.jsonl` files, `-` (JSON Lines on standard input), or
+    /// directories searched recursively (natural order; symbolic-link loops searched once,
+    /// with a warning). Files are read by the workers; a JSON line longer than
+    /// `max_line_bytes` is an Error. Options and `errors` as in `check_many`. Raises ReadError
+    /// for a path that does not exist.
     #[pyo3(signature = (paths, jobs=None, mode="prefix", procedure="auto", witness=false, timeout_ms=10_000,
         max_vertices=5_000_000, diagnosis=true, max_diagnosis_vertices=1_000_000, por=true, loc=true,
         memo=true, errors="record", max_line_bytes=256 << 20))]
