@@ -128,6 +128,11 @@ fn actions(n: usize) -> String {
     format!("{n} action{}", if n == 1 { "" } else { "s" })
 }
 
+/// "1 message", "3 messages".
+fn messages(n: u32) -> String {
+    format!("{n} message{}", if n == 1 { "" } else { "s" })
+}
+
 fn mode_of(m: ModeArg) -> Mode {
     match m {
         ModeArg::Complete => Mode::Complete,
@@ -275,8 +280,8 @@ fn shortest_text(s: Shortest) -> String {
     match s {
         Shortest::Overall => "shortest".into(),
         Shortest::AmongInFlight(k) => format!(
-            "shortest among the traces with at most {k} message{} in flight per channel",
-            if k == 1 { "" } else { "s" }
+            "shortest among the traces with at most {} in flight per channel",
+            messages(k)
         ),
     }
 }
@@ -289,7 +294,7 @@ fn undecided_text(problem: &Problem, u: &Undecided) -> String {
             in_flight,
         } => {
             let bound = if problem.causality().counters() > 0 {
-                format!(" with at most {in_flight} messages in flight per channel")
+                format!(" with at most {} in flight per channel", messages(*in_flight))
             } else {
                 String::new()
             };
@@ -298,7 +303,8 @@ fn undecided_text(problem: &Problem, u: &Undecided) -> String {
             )
         }
         Undecided::InFlight { bound, spurious } => format!(
-            "undecided: no counterexample with at most {bound} messages in flight per channel (searched exhaustively, any length); beyond that bound the abstraction finds {}, which is not causally possible (raise --max-in-flight)",
+            "undecided: no counterexample with at most {} in flight per channel (searched exhaustively, any length); beyond that bound the abstraction finds {}, which is not causally possible (raise --max-in-flight)",
+            messages(*bound),
             problem.word(spurious)
         ),
     }

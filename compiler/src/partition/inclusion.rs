@@ -138,19 +138,31 @@ pub fn check(
     };
     let mut stats = InclusionStats::default();
     let mut last_spurious = Vec::new();
+    // A counterexample shortest only among the traces with at most `k` messages in flight is
+    // real; a larger bound may show it shortest overall (or find a shorter one).
+    let mut best: Option<GlobalCounterexample> = None;
     for &k in &bounds {
         stats.runs += 1;
         match run(an, p, mode, k, limits.max_states, &mut stats.states) {
             Run::Faithful => {
+                debug_assert!(best.is_none(), "a real counterexample and a proof");
                 return (
                     Inclusion::Faithful {
                         in_flight: (counters > 0).then_some(k),
                     },
                     stats,
-                )
+                );
             }
-            Run::Found(c) => return (Inclusion::Counterexample(c), stats),
+            Run::Found(c) => {
+                if c.shortest == Shortest::Overall {
+                    return (Inclusion::Counterexample(c), stats);
+                }
+                best = Some(c);
+            }
             Run::Budget { complete_up_to } => {
+                if let Some(c) = best {
+                    return (Inclusion::Counterexample(c), stats);
+                }
                 return (
                     Inclusion::Undecided(Undecided::States {
                         limit: limits.max_states,
@@ -158,10 +170,13 @@ pub fn check(
                         in_flight: k,
                     }),
                     stats,
-                )
+                );
             }
             Run::Spurious(w) => last_spurious = w,
         }
+    }
+    if let Some(c) = best {
+        return (Inclusion::Counterexample(c), stats);
     }
     (
         Inclusion::Undecided(Undecided::InFlight {
@@ -321,4 +336,101 @@ fn run(
     an.put_blocks(p, blocks);
     an.put_global(global);
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::{CompileOptions, LocationChoice};
+    use crate::partition::Problem;
+    use crate::source::read_source;
+
+    fn problem(name: &str, text: &str) -> Problem {
+        let dir = std::env::temp_dir().join(format!(
+            "multitrace-inclusion-{}-{name}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("model.hif");
+        std::fs::write(&path, text).unwrap();
+        let src = read_source(&path, None).unwrap();
+        let p = Problem::new(
+            src,
+            LocationChoice::Default,
+            &CompileOptions::default(),
+            None,
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        p.unwrap()
+    }
+
+    const COUNT3: &str = "alt(o, a -- m -> b, seq(a -- m -> b, a -- m -> b), \
+                          seq(a -- m -> b, a -- m -> b, a -- m -> b))";
+
+    fn limits(k: u32) -> InclusionLimits {
+        InclusionLimits {
+            max_states: 100_000,
+            max_in_flight: k,
+        }
+    }
+
+    /// Up to three messages from a to b, each received: faithful in prefix mode, which the
+    /// abstraction beyond one message in flight cannot show (it lets b receive three after two
+    /// emissions), and beyond two can.
+    #[test]
+    fn the_in_flight_abstraction_is_refined_until_it_proves() {
+        let pb = problem("count3", COUNT3);
+        let mut an = Analyzer::new(&pb);
+        let p = Partition::finest(pb.atoms());
+        let (r, _) = check(&mut an, &p, Mode::Prefix, &limits(1));
+        let Inclusion::Undecided(Undecided::InFlight { bound, spurious }) = &r else {
+            panic!("{r:?}")
+        };
+        assert_eq!(*bound, 1);
+        assert_eq!(pb.word(spurious), "a!m.a!m.b?m.b?m.b?m");
+        assert!(!pb.causality().replay(spurious).0);
+        let (r, stats) = check(&mut an, &p, Mode::Prefix, &limits(3));
+        assert_eq!(r, Inclusion::Faithful { in_flight: Some(2) });
+        assert_eq!(stats.runs, 2);
+    }
+
+    /// A counterexample found after a spurious one is shortest only among the traces with at
+    /// most `K` messages in flight; a larger bound shows it shortest overall.
+    #[test]
+    fn shortness_is_claimed_only_as_far_as_it_is_known() {
+        let pb = problem(
+            "shortness",
+            &format!(
+                "par({COUNT3}, strict(c -- n -> d, d -- n -> c, c -- n -> d, alt(c -- x ->|, d -- y ->|)))"
+            ),
+        );
+        let mut an = Analyzer::new(&pb);
+        let p = Partition::finest(pb.atoms());
+        let (r, _) = check(&mut an, &p, Mode::Prefix, &limits(1));
+        let Inclusion::Counterexample(c) = &r else {
+            panic!("{r:?}")
+        };
+        assert_eq!(pb.word(&c.word), "c!n.d?n.d!n.c?n.c!n.c!x");
+        assert_eq!(c.shortest, Shortest::AmongInFlight(1));
+        let (r, _) = check(&mut an, &p, Mode::Prefix, &limits(3));
+        let Inclusion::Counterexample(c) = &r else {
+            panic!("{r:?}")
+        };
+        assert_eq!(c.word.len(), 6);
+        assert_eq!(c.shortest, Shortest::Overall);
+        // Exact without any abstraction: the state budget is reported with what was searched.
+        let (r, _) = check(
+            &mut an,
+            &p,
+            Mode::Prefix,
+            &InclusionLimits {
+                max_states: 10,
+                max_in_flight: 3,
+            },
+        );
+        assert!(
+            matches!(r, Inclusion::Undecided(Undecided::States { limit: 10, .. })),
+            "{r:?}"
+        );
+    }
 }
