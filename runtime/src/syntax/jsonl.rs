@@ -52,6 +52,12 @@ pub fn parse_jsonl_line(
     alphabet: &Alphabet,
     names: &NameIndex,
 ) -> Result<(String, Vec<Vec<LetterId>>), ParseError> {
+    // The common shape, scanned without building a JSON value; anything else (escapes,
+    // unknown keys, bad names, malformed JSON) takes the full path, which gives the errors.
+    if let Some(ok) = fast_line(text, alphabet, names) {
+        let (id, traces) = ok;
+        return Ok((id.unwrap_or_else(|| format!("{file}:{line_no}")), traces));
+    }
     let err = |column: usize, message: String| ParseError {
         file: file.to_string(),
         line: line_no as u32,
@@ -121,6 +127,123 @@ pub fn parse_jsonl_line(
         None => format!("{file}:{line_no}"),
     };
     Ok((id, traces))
+}
+
+/// A byte scanner for [`fast_line`]: JSON punctuation, whitespace and plain strings.
+struct Scan<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Scan<'a> {
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\r' | b'\n') = self.b.get(self.i) {
+            self.i += 1;
+        }
+    }
+    /// Skips whitespace, then consumes `c` if it is next.
+    fn eat(&mut self, c: u8) -> bool {
+        self.ws();
+        if self.b.get(self.i) == Some(&c) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+    /// A string without escapes or control characters (`None` otherwise: the full path
+    /// decides). The input is a `&str`, so the bytes between quotes are UTF-8.
+    fn string(&mut self) -> Option<&'a str> {
+        self.ws();
+        if self.b.get(self.i) != Some(&b'"') {
+            return None;
+        }
+        let start = self.i + 1;
+        let len = self.b[start..]
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        if self.b[start + len] != b'"' {
+            return None;
+        }
+        self.i = start + len + 1;
+        std::str::from_utf8(&self.b[start..start + len]).ok()
+    }
+}
+
+/// Reads `{"id": "...", "traces": {"LOCATION": ["LETTER", ...], ...}}` (keys in any order, `id`
+/// optional and a plain string) when every name is known and on its location; `None` for
+/// anything else, which [`parse_jsonl_line`] then reads with serde and explains.
+fn fast_line(
+    text: &str,
+    alphabet: &Alphabet,
+    names: &NameIndex,
+) -> Option<(Option<String>, Vec<Vec<LetterId>>)> {
+    let mut s = Scan {
+        b: text.as_bytes(),
+        i: 0,
+    };
+    let mut id = None;
+    let mut traces: Option<Vec<Vec<LetterId>>> = None;
+    if !s.eat(b'{') {
+        return None;
+    }
+    loop {
+        let key = s.string()?;
+        if !s.eat(b':') {
+            return None;
+        }
+        match key {
+            "id" if id.is_none() => id = Some(s.string()?.to_string()),
+            "traces" if traces.is_none() => {
+                let mut t = vec![Vec::new(); alphabet.locations()];
+                let mut seen = vec![false; alphabet.locations()];
+                if !s.eat(b'{') {
+                    return None;
+                }
+                if !s.eat(b'}') {
+                    loop {
+                        let loc = s.string()?;
+                        let &k = names.locations.get(loc)?;
+                        if std::mem::replace(&mut seen[k], true) || !s.eat(b':') || !s.eat(b'[') {
+                            return None;
+                        }
+                        if !s.eat(b']') {
+                            loop {
+                                let &letter = names.letters.get(s.string()?)?;
+                                if alphabet.location(letter).index() != k {
+                                    return None;
+                                }
+                                t[k].push(letter);
+                                if s.eat(b']') {
+                                    break;
+                                }
+                                if !s.eat(b',') {
+                                    return None;
+                                }
+                            }
+                        }
+                        if s.eat(b'}') {
+                            break;
+                        }
+                        if !s.eat(b',') {
+                            return None;
+                        }
+                    }
+                }
+                traces = Some(t);
+            }
+            _ => return None,
+        }
+        if s.eat(b'}') {
+            break;
+        }
+        if !s.eat(b',') {
+            return None;
+        }
+    }
+    s.ws();
+    (s.i == s.b.len()).then_some(())?;
+    Some((id, traces?))
 }
 
 /// Writes one multitrace as a JSON Lines line (without the line break) that
@@ -205,5 +328,57 @@ mod tests {
         // Ids are quoted as JSON strings.
         let line = write_jsonl_line("a \"b\"", &[], &a);
         assert!(line.starts_with(r#"{"id": "a \"b\"", "#), "{line}");
+    }
+
+    /// The fast scanner and serde read the same lines the same way, and every line the fast
+    /// scanner declines is still read (or refused) by serde.
+    #[test]
+    fn the_fast_path_agrees_with_serde() {
+        let a = alphabet();
+        let n = NameIndex::new(&a);
+        let lines = [
+            r#"{"id": "x", "traces": {"l1": ["a", "b"], "l2": []}}"#,
+            r#"{"traces": {"l2": ["c"], "l1": []}, "id": "y"}"#,
+            r#"  {"traces":{}}  "#,
+            r#"{"traces": {"l1": ["a"]}}"#,
+            r#"{"id": 7, "traces": {"l1": ["a"]}}"#,
+            r#"{"id": "e\u0078", "traces": {"l1": ["a"]}}"#,
+            r#"{"id": "x", "traces": {"l1": ["c"]}}"#,
+            r#"{"id": "x", "traces": {"l3": []}}"#,
+            r#"{"id": "x", "traces": {"l1": [], "l1": []}}"#,
+            r#"{"id": "x", "traces": {"l1": ["a",]}}"#,
+            r#"{"id": "x", "traces": {"l1": ["a"]}} x"#,
+            r#"{"id": "x", "traces": {"l1": ["a"]}, "more": 1}"#,
+            r#"{"id": "x"}"#,
+            r#"{"id": "x", "traces": {"l1": ["zz"]}}"#,
+            r#"{"id": "x", "id": "y", "traces": {}}"#,
+        ];
+        for line in lines {
+            let fast = fast_line(line, &a, &n);
+            let full = parse_jsonl_line("f", 1, line, &a, &n);
+            if let Some((id, t)) = &fast {
+                let (fid, ft) = full.clone().unwrap();
+                assert_eq!(&ft, t, "{line}");
+                assert_eq!(id.clone().unwrap_or_else(|| "f:1".into()), fid, "{line}");
+            }
+            // Without the fast path: serde's reading of the line.
+            let slow: Option<Line> = serde_json::from_str(line).ok();
+            if fast.is_none() {
+                assert!(full.is_err() || slow.is_some(), "{line}: declined by both");
+            }
+        }
+        // A few lines the fast path must take.
+        assert!(fast_line(lines[0], &a, &n).is_some());
+        assert!(fast_line(lines[1], &a, &n).is_some());
+        assert!(fast_line(lines[2], &a, &n).is_some());
+        // And some it must leave to serde (which explains them).
+        for l in [6, 7, 9, 10, 11, 13] {
+            assert!(fast_line(lines[l], &a, &n).is_none(), "{}", lines[l]);
+            assert!(
+                parse_jsonl_line("f", 1, lines[l], &a, &n).is_err(),
+                "{}",
+                lines[l]
+            );
+        }
     }
 }
