@@ -14,7 +14,8 @@
 //! - [`report`]: the HTML report of a batch (counts, a filterable table, failures drawn
 //!   as lanes per location, the model's diagram).
 //! - [`generate`]: reproducible multitraces of a verdict category (seed 004 Sec. 5, seed 001
-//!   Sec. 6), each checked before it is labelled.
+//!   Sec. 6), each checked before it is labelled, and the files and manifest of a set;
+//! - [`compare`]: the comparison harness (AC, AS and term exploration timed on such sets).
 //!
 //! Like the runtime's readers, the front ends never panic on bad input: they return a
 //! [`syntax::ParseError`] with file, line and column, or a [`syntax::ModelError`] when a file
@@ -22,6 +23,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod compare;
 pub mod compile;
 pub mod diagram;
 pub mod generate;

@@ -1,0 +1,104 @@
+//! The Markdown table of a comparison, in the shape of seed 004's Table 1.
+//!
+//! Invariants: one table row per set, in the comparison's order; times with 4 significant
+//! digits in plain decimal notation (`-` for a procedure that did not run); the ratio AS/AC
+//! with 2 decimals from 0.1 up, 4 significant digits below.
+
+use super::Comparison;
+use std::fmt::Write as _;
+
+impl Comparison {
+    /// The Markdown table (a row per set, `model_label` in the first column) and a line per
+    /// set with its verdicts.
+    pub fn markdown(&self, model_label: &str) -> String {
+        let with_term = self.with_term();
+        let mut s = String::new();
+        let term_h = if with_term { " term (s) |" } else { "" };
+        let term_r = if with_term { "---|" } else { "" };
+        let _ = writeln!(
+            s,
+            "| model (states, transitions) | category | length | #MT | AC (s) | AS (s) |{term_h} setup (s) | AS/AC |"
+        );
+        let _ = writeln!(s, "|---|---|---|---|---|---|{term_r}---|---|");
+        for r in &self.rows {
+            let term = if with_term {
+                format!(" {} |", secs(r.total[2]))
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                s,
+                "| {model_label} | {} | [{}-{}] | {} | {} | {} |{term} {} | {} |",
+                r.category,
+                r.len_min,
+                r.len_max,
+                r.count,
+                secs(r.total[0]),
+                secs(r.total[1]),
+                sig4(self.setup),
+                r.as_over_ac().map_or_else(
+                    || "-".into(),
+                    |x| if x >= 0.1 { format!("{x:.2}") } else { sig4(x) }
+                ),
+            );
+        }
+        let _ = writeln!(
+            s,
+            "\nTimes: total over the set, median of {} run(s); setup: building the local verifiers Proj(A, Σi).",
+            self.runs
+        );
+        for r in &self.rows {
+            let v: Vec<String> = r.verdicts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            let mut notes = String::new();
+            if r.disagreements > 0 {
+                let _ = write!(notes, "; {} DISAGREEMENTS", r.disagreements);
+            }
+            if r.mismatches > 0 {
+                let _ = write!(notes, "; {} manifest mismatches", r.mismatches);
+            }
+            if r.inconclusive > 0 {
+                let _ = write!(notes, "; {} inconclusive", r.inconclusive);
+            }
+            let _ = writeln!(
+                s,
+                "{}: AS verdicts {}; AC and AS agree on {}{notes}",
+                r.category,
+                v.join(", "),
+                if r.disagreements == 0 {
+                    "all".to_string()
+                } else {
+                    format!("{} of {}", r.count - r.disagreements, r.count)
+                }
+            );
+        }
+        s
+    }
+}
+
+/// `x` with 4 significant digits, in plain decimal notation.
+fn sig4(x: f64) -> String {
+    if x <= 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let decimals = (3 - x.log10().floor() as i32).clamp(0, 12) as usize;
+    format!("{x:.decimals$}")
+}
+
+fn secs(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".into(), sig4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn significant_digits() {
+        assert_eq!(sig4(0.00012345), "0.0001234");
+        assert_eq!(sig4(1.5), "1.500");
+        assert_eq!(sig4(12345.0), "12345");
+        assert_eq!(sig4(0.0), "0");
+        assert_eq!(secs(None), "-");
+        assert_eq!(secs(Some(0.25)), "0.2500");
+    }
+}
