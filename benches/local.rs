@@ -15,11 +15,13 @@ use multitrace_compiler::source::load_model;
 use multitrace_runtime::check::semi::local_check;
 use multitrace_runtime::model::CompiledModel;
 use multitrace_runtime::nfa::{LetterId, StateId};
+use multitrace_runtime::rng::Rng;
 use multitrace_runtime::verdict::Mode;
 use std::path::Path;
 
 /// A random walk of `steps` transitions that stays within states that can reach an accepting
-/// state and continue forever (deterministic xorshift); its local traces are live prefixes.
+/// state and continue forever (deterministic: `multitrace_runtime::rng`); its local traces are
+/// live prefixes.
 fn walk(m: &CompiledModel, steps: usize, seed: u64) -> Vec<LetterId> {
     let nfa = &m.automata().unwrap().nfa;
     let n = nfa.states();
@@ -56,13 +58,7 @@ fn walk(m: &CompiledModel, steps: usize, seed: u64) -> Vec<LetterId> {
             break;
         }
     }
-    let mut rng = seed;
-    let mut next = || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
+    let mut rng = Rng::new(seed);
     let Some(&start) = nfa.initial().iter().find(|s| endless[s.index()]) else {
         return Vec::new();
     };
@@ -70,7 +66,9 @@ fn walk(m: &CompiledModel, steps: usize, seed: u64) -> Vec<LetterId> {
     let mut out = Vec::with_capacity(steps);
     while out.len() < steps {
         let choices: Vec<_> = nfa.out(s).filter(|(_, t)| endless[t.to.index()]).collect();
-        let (_, t) = choices[(next() % choices.len() as u64) as usize];
+        let (_, t) = *rng
+            .pick(&choices)
+            .expect("an endless state has an endless successor");
         out.push(t.letter);
         s = t.to;
     }

@@ -38,7 +38,8 @@
 //! - `long-trace N`: a `.htf` of the MQTT fixture whose `clt1` local trace has `N` actions
 //!   (`clt1!begin`, `N - 2` times `clt1!pub`, `clt1!end`);
 //! - `repeat TEXT N`: `TEXT` (no whitespace) `N` times;
-//! - `bytes N SEED`: `N` pseudo-random bytes;
+//! - `bytes N SEED`: `N` pseudo-random bytes (the high byte of each draw of
+//!   `multitrace_runtime::rng::Rng::new(SEED)`);
 //! - `from FILE EDITS...`: a copy of `FILE` (a path, placeholders allowed) with edits applied
 //!   in order: `truncate N` (keep the first `N` bytes), `flip BYTE BIT`, `set BYTE VALUE`
 //!   (decimal or `0x..`), `fix-checksum` (recompute a `.mtm` file's trailing FNV-1a checksum,
@@ -49,6 +50,7 @@
 //!
 //! Missing parent directories of `FILE` are created.
 
+use multitrace_runtime::rng::Rng;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -240,15 +242,8 @@ fn generate(spec: &[String]) -> Result<(), String> {
             w(&mut out, text.repeat(arg(1)?).as_bytes())?;
         }
         "bytes" => {
-            let (n, mut x) = (arg(0)?, arg(1)? as u64);
-            let mut bytes = Vec::with_capacity(n);
-            for _ in 0..n {
-                // xorshift64*
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                bytes.push((x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 56) as u8);
-            }
+            let (n, mut rng) = (arg(0)?, Rng::new(arg(1)? as u64));
+            let bytes: Vec<u8> = (0..n).map(|_| (rng.next_u64() >> 56) as u8).collect();
             w(&mut out, &bytes)?;
         }
         "from" => {
