@@ -56,6 +56,7 @@ pub mod batch;
 pub mod bits;
 pub mod budget;
 pub mod check;
+pub mod events;
 pub mod manifest;
 pub mod model;
 pub mod multitrace;
