@@ -9,7 +9,8 @@
 //! - [`nfa`]: NFA synthesis from an interaction (states are normalized terms);
 //! - [`project`]: the local verifiers `Proj(A, Σi)` with their areas;
 //! - [`compile`]: the pipeline producing a [`multitrace_runtime::model::CompiledModel`];
-//! - [`source`]: models named by path (`.hif`, `.timbuk`, `.mtm`), read and compiled as needed.
+//! - [`source`]: models named by path (`.hif`, `.timbuk`, `.mtm`), read and compiled as needed;
+//! - [`view`]: the text of `inspect` and Graphviz drawings of the automata.
 //! - [`diagram`]: sequence diagrams of interactions (layout, then SVG).
 //! - [`report`]: the HTML report of a batch (counts, a filterable table, failures drawn
 //!   as lanes per location, the model's diagram).
@@ -34,3 +35,4 @@ pub mod report;
 pub mod rewrite;
 pub mod source;
 pub mod syntax;
+pub mod view;

@@ -21,7 +21,7 @@ use super::names::{describe_char, is_ident_continue, is_ident_start, quote_word}
 
 /// A position in a text, and the file name used in errors.
 ///
-/// `Copy`: a reader peeks by scanning a copy. See the [module documentation](self) for the
+/// `Copy`: a reader peeks by scanning a copy. See the documentation of its module (`syntax::cursor`) for the
 /// invariants.
 #[derive(Clone, Copy, Debug)]
 pub struct Cursor<'a> {
