@@ -21,6 +21,8 @@
 //! Like the runtime's readers, the front ends never panic on bad input: they return a
 //! [`syntax::ParseError`] with file, line and column, or a [`syntax::ModelError`] when a file
 //! cannot be read.
+//!
+//! Papers are cited as "seed NNN": see `docs/papers.md` for the table of the papers.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
