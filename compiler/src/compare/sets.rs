@@ -93,7 +93,7 @@ impl Reader<'_> {
                     traces,
                     mode: item_mode,
                     // A manifest verdict holds for the manifest's mode only.
-                    expected: (mode.is_none() || mode == Some(item_mode)).then_some(row),
+                    expected: (item_mode == row.mode).then_some(row),
                 };
                 match sets.iter_mut().find(|s| s.category == category) {
                     Some(s) => s.items.push(item),
