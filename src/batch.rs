@@ -106,7 +106,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     });
     let model_name = args.model.display().to_string();
     let mut report = crate::report_cmd::open(&args, engine.model())?;
-    let run = batch.run(files, |done| {
+    let sink = |done: Outcome| {
         if done.fallback && summary.fallbacks == 0 {
             eprintln!(
                 "multitrace: note: {}: its components are not the locations {} was compiled with, so it is checked by term exploration (AC and AS need the compiled locations); further fallbacks are counted in the summary",
@@ -122,7 +122,30 @@ pub fn check(args: CheckArgs) -> Result<u8> {
             r.add(&done.record).map_err(std::io::Error::other)?;
         }
         print_record(&mut out, &done.record, args.format, args.quiet, color)
-    });
+    };
+    // --events: event logs grouped by run (multitrace_runtime::events), one record per run.
+    let run = if args.events.is_empty() {
+        batch.run(files, sink)
+    } else {
+        use multitrace_runtime::events::{run_events, EventFormat, EventOptions};
+        let opts = EventOptions {
+            run_field: args.run_field.clone(),
+            action_field: args.action_field.clone(),
+            order_field: args.order_field.clone(),
+            format: args.events_format.as_deref().map(|f| match f {
+                "csv" => EventFormat::Csv,
+                _ => EventFormat::Jsonl,
+            }),
+            sorted: args.events_sorted,
+            max_buffered_events: args.max_buffered_events,
+            max_line_bytes: args.max_line_bytes,
+        };
+        match run_events(&batch, &args.events, &opts, sink) {
+            Ok(Err(e)) => bail!("{e}"),
+            Ok(Ok(_)) => Ok(()),
+            Err(e) => Err(e),
+        }
+    };
     if let Some(p) = progress.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
         p.clear();
     }
@@ -135,6 +158,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         let inputs: Vec<String> = args
             .traces
             .iter()
+            .chain(&args.events)
             .map(|p| match p.to_str() {
                 Some("-") => "<stdin>".to_string(),
                 _ => p.display().to_string(),

@@ -140,7 +140,7 @@ struct CheckArgs {
     model: PathBuf,
     /// Multitrace files (.htf, .mtf, .jsonl) or directories searched recursively for them;
     /// `-` reads JSON Lines from standard input.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "events")]
     traces: Vec<PathBuf>,
     #[command(flatten)]
     model_args: ModelArgs,
@@ -205,6 +205,29 @@ struct CheckArgs {
     /// blocked actions highlighted), the model's diagram. Self-contained (no network).
     #[arg(long, value_name = "FILE.html")]
     report: Option<PathBuf>,
+    /// Event logs instead of multitraces (JSON Lines or CSV, `-`: standard input): events are
+    /// grouped by run, each location's events sorted by order key (the location of an action
+    /// comes from the model); one record per run.
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with = "traces")]
+    events: Vec<PathBuf>,
+    /// --events: the field holding the run id.
+    #[arg(long, value_name = "F", default_value = "run")]
+    run_field: String,
+    /// --events: the field holding the action (or automaton letter).
+    #[arg(long, value_name = "F", default_value = "action")]
+    action_field: String,
+    /// --events: the field holding the order key (integer, number or RFC 3339 timestamp).
+    #[arg(long, value_name = "F", default_value = "order")]
+    order_field: String,
+    /// --events: the format of every file (default: .csv is CSV, anything else JSON Lines).
+    #[arg(long, value_parser = ["jsonl", "csv"])]
+    events_format: Option<String>,
+    /// --events: the events of a run are contiguous (sorted by run): stream, one run in memory.
+    #[arg(long)]
+    events_sorted: bool,
+    /// --events: most events held at once (unsorted input), or in one run (sorted input).
+    #[arg(long, value_name = "N", default_value_t = 10_000_000)]
+    max_buffered_events: usize,
 }
 
 #[derive(Args)]
