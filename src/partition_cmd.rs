@@ -585,6 +585,28 @@ fn status_text(problem: &Problem, v: &Verdict, minimal: &[Partition]) -> String 
     }
 }
 
+/// Most partitions derived from the static conditions that are shown and judged (each
+/// refuted one costs a compilation to re-check its counterexample).
+const MAX_SHOWN: usize = 24;
+
+/// `P1 | P2 | ...`, at most [`MAX_SHOWN`] of them.
+fn shown_names(problem: &Problem, list: &[Partition]) -> String {
+    let mut t = list
+        .iter()
+        .take(MAX_SHOWN)
+        .map(|p| problem.partition_name(p))
+        .collect::<Vec<_>>()
+        .join(" | ");
+    if list.len() > MAX_SHOWN {
+        let _ = write!(
+            t,
+            " ... and {} more (the first {MAX_SHOWN} are judged below)",
+            list.len() - MAX_SHOWN
+        );
+    }
+    t
+}
+
 /// Multitrace files under `paths` (directories searched recursively, sorted).
 fn trace_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
@@ -883,10 +905,10 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
             .map(|(i, certain)| (out.records[i].partition.clone(), certain))
             .collect();
         if let Some((seed, ours)) = &derived {
-            for p in seed.iter().flatten() {
+            for p in seed.iter().flatten().take(MAX_SHOWN) {
                 seed_verdicts.push(judge(&mut an, &problem, out, p, &ctx)?);
             }
-            for p in ours.iter().flatten() {
+            for p in ours.iter().flatten().take(MAX_SHOWN) {
                 ours_verdicts.push(judge(&mut an, &problem, out, p, &ctx)?);
             }
         }
@@ -984,9 +1006,11 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
             "search": search_json,
             "seed002": derived.as_ref().map(|(seed, _)| json!({
                 "derived": seed.as_ref().map(|_| verdicts(&seed_verdicts)),
+                "count": seed.as_ref().map(Vec::len),
             })),
             "ours": derived.as_ref().map(|(_, ours)| json!({
                 "predicted": ours.as_ref().map(|_| verdicts(&ours_verdicts)),
+                "count": ours.as_ref().map(Vec::len),
             })),
             "files": written.iter().map(|w| json!({
                 "path": w.path.display().to_string(),
@@ -1194,8 +1218,13 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
     if let Some(out) = &search {
         let _ = writeln!(
             s,
-            "\nfinest faithful partitions (question (a), {} mode):",
-            mode_name(mode)
+            "\nfinest faithful partitions (question (a), {} mode{}):",
+            mode_name(mode),
+            if out.complete() {
+                ""
+            } else {
+                "; among the partitions searched"
+            }
         );
         for (p, certain) in &minimal {
             let _ = writeln!(
@@ -1236,15 +1265,13 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
         if let Some((seed, ours)) = &derived {
             match seed {
                 Some(list) => {
-                    let names: Vec<String> =
-                        list.iter().map(|p| problem.partition_name(p)).collect();
                     let _ = writeln!(
                         s,
                         "seed 002 derives (finest partitions satisfying its conditions): {}",
-                        if names.is_empty() {
+                        if list.is_empty() {
                             "(none satisfiable)".to_string()
                         } else {
-                            names.join(" | ")
+                            shown_names(&problem, list)
                         }
                     );
                     for v in &seed_verdicts {
@@ -1265,15 +1292,13 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
             }
             match ours {
                 Some(list) => {
-                    let names: Vec<String> =
-                        list.iter().map(|p| problem.partition_name(p)).collect();
-                    let agree = names.len() == minimal_parts.len()
+                    let agree = list.len() == minimal_parts.len()
                         && list.iter().all(|p| minimal_parts.contains(p))
                         && out.complete();
                     let _ = writeln!(
                         s,
                         "our static conditions predict: {}{}",
-                        names.join(" | "),
+                        shown_names(&problem, list),
                         if agree { " (confirmed)" } else { "" }
                     );
                     if !agree {

@@ -249,24 +249,33 @@ impl<'p> Analyzer<'p> {
 
     /// Whether every local verifier of `p` accepts its projection of `w` in `mode`.
     pub fn locally_accepted(&mut self, p: &Partition, w: &[LetterId], mode: Mode) -> bool {
-        let traces = self.problem.project(p, w);
-        let mut dfas = self.take_blocks(p);
-        let mut ok = true;
-        for (d, t) in dfas.iter_mut().zip(&traces) {
-            let mut s = d.initial();
-            for &x in t {
-                s = d.step(&self.graph, s, x);
-                if d.is_empty(s) {
-                    break;
-                }
-            }
-            if !d.passes(s, mode) {
-                ok = false;
-                break;
+        for &b in p.blocks() {
+            if !self.block_accepts(b, w, mode) {
+                return false;
             }
         }
-        self.put_blocks(p, dfas);
-        ok
+        true
+    }
+
+    /// Whether the local verifier of `block` accepts its projection of `w` in `mode`.
+    fn block_accepts(&mut self, block: u64, w: &[LetterId], mode: Mode) -> bool {
+        let problem = self.problem;
+        let d = self.blocks.entry(block).or_insert_with(|| {
+            let visible = (0..problem.letters())
+                .map(|x| block >> problem.atom_of_letter(LetterId(x as u32)) & 1 == 1)
+                .collect();
+            LazyDfa::new(&self.graph, visible)
+        });
+        let mut s = d.initial();
+        for &x in w {
+            if block >> problem.atom_of_letter(x) & 1 == 1 {
+                s = d.step(&self.graph, s, x);
+                if d.is_empty(s) {
+                    return false;
+                }
+            }
+        }
+        d.passes(s, mode)
     }
 
     /// Whether `A` accepts `w` (complete mode) or `w` is a prefix of an accepted word (prefix

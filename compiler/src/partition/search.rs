@@ -176,6 +176,7 @@ pub fn finest_faithful(
     let mut level = n + 1;
     let mut faithful: Vec<Partition> = Vec::new();
     let mut stopped = false;
+    let mut order: Vec<usize> = Vec::new();
     for_each_partition(n, &mut |p: &Partition| {
         if p.len() < level {
             // Every partition with `level` blocks was enumerated.
@@ -202,11 +203,13 @@ pub fn finest_faithful(
             });
             return true;
         }
-        let known = out
-            .counterexamples
+        // Most recently useful counterexamples first: neighbouring partitions share them.
+        let known = order
             .iter()
-            .position(|w| an.locally_accepted(p, w, mode));
-        if let Some(index) = known {
+            .position(|&i| an.locally_accepted(p, &out.counterexamples[i], mode));
+        if let Some(at) = known {
+            let index = order.remove(at);
+            order.insert(0, index);
             out.reused += 1;
             out.records.push(Record {
                 partition: p.clone(),
@@ -242,6 +245,7 @@ pub fn finest_faithful(
             }
             Inclusion::Counterexample(c) => {
                 out.counterexamples.push(c.word);
+                order.insert(0, out.counterexamples.len() - 1);
                 Status::Refuted {
                     index: out.counterexamples.len() - 1,
                     reused: false,
