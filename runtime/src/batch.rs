@@ -119,6 +119,40 @@ pub struct Item {
     pub traces: Vec<(String, Vec<String>)>,
 }
 
+/// A multitrace held in memory with its letters already resolved: one local trace per
+/// location of the model, in location order (what a front end builds when it looks names up
+/// itself, e.g. the Python package with a dict of the model's names).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Letters {
+    /// Its name in the record (`trace`).
+    pub trace: String,
+    /// Its id in the record, if any.
+    pub id: Option<String>,
+    /// One local trace per location; each letter must be one of that location's letters.
+    pub letters: Vec<Vec<LetterId>>,
+}
+
+/// An in-memory multitrace: by names ([`Item`]) or by letters ([`Letters`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Entry {
+    /// Local traces by location and letter names.
+    Names(Item),
+    /// Local traces as letters, in location order.
+    Letters(Letters),
+}
+
+impl From<Item> for Entry {
+    fn from(item: Item) -> Self {
+        Entry::Names(item)
+    }
+}
+
+impl From<Letters> for Entry {
+    fn from(letters: Letters) -> Self {
+        Entry::Letters(letters)
+    }
+}
+
 /// The record of one input, and whether it was checked by term exploration because its
 /// components are not the model's compiled locations.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -352,6 +386,8 @@ enum Input {
     },
     /// A multitrace in memory.
     Memory(Item),
+    /// A multitrace in memory, as letters.
+    Letters(Letters),
     /// An unreadable input: its name and the error (one Error record, in input order).
     Error(String, ErrorRecord),
 }
@@ -485,6 +521,18 @@ struct ItemSource<I>(I);
 impl<I: Iterator<Item = Item> + Send> Source for ItemSource<I> {
     fn next(&mut self) -> Option<Input> {
         self.0.next().map(Input::Memory)
+    }
+}
+
+/// In-memory multitraces by names or letters from an iterator.
+struct EntrySource<I>(I);
+
+impl<I: Iterator<Item = Entry> + Send> Source for EntrySource<I> {
+    fn next(&mut self) -> Option<Input> {
+        self.0.next().map(|e| match e {
+            Entry::Names(item) => Input::Memory(item),
+            Entry::Letters(l) => Input::Letters(l),
+        })
     }
 }
 
@@ -688,6 +736,32 @@ impl<'a> Batch<'a> {
         self.run_source(Box::new(ItemSource(items)), total, sink)
     }
 
+    /// [`Batch::run_items`] for multitraces given by names or by letters.
+    pub fn run_entries<E, I>(
+        &self,
+        entries: I,
+        sink: impl FnMut(Outcome) -> Result<(), E>,
+    ) -> Result<(), RunError<E>>
+    where
+        I: IntoIterator<Item = Entry>,
+        I::IntoIter: Send,
+    {
+        let entries = entries.into_iter();
+        let total = match entries.size_hint() {
+            (lo, Some(hi)) if lo == hi => Some(lo),
+            _ => None,
+        };
+        self.run_source(Box::new(EntrySource(entries)), total, sink)
+    }
+
+    /// Checks one in-memory multitrace given by names or letters on this thread.
+    pub fn check_entry(&self, scratch: &mut Scratch, entry: Entry) -> Outcome {
+        match entry {
+            Entry::Names(item) => self.check_input(scratch, Input::Memory(item)),
+            Entry::Letters(l) => self.check_input(scratch, Input::Letters(l)),
+        }
+    }
+
     /// Checks one in-memory multitrace on this thread with `scratch` (from
     /// [`Engine::scratch`]).
     pub fn check_item(&self, scratch: &mut Scratch, item: Item) -> Outcome {
@@ -787,10 +861,12 @@ impl<'a> Batch<'a> {
             Input::File(p) => p.display().to_string(),
             Input::Line { file, line, .. } => format!("{file}:{line}"),
             Input::Memory(item) => item.trace.clone(),
+            Input::Letters(l) => l.trace.clone(),
             Input::Error(name, _) => name.clone(),
         };
         let id = match &input {
             Input::Memory(item) => item.id.clone(),
+            Input::Letters(l) => l.id.clone(),
             _ => None,
         };
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -852,6 +928,10 @@ impl<'a> Batch<'a> {
             Input::Memory(item) => {
                 let r = self.check_memory(scratch, &item);
                 (item.trace, item.id, r)
+            }
+            Input::Letters(l) => {
+                let r = self.check_letters(scratch, &l.letters, &l.trace);
+                (l.trace, l.id, r)
             }
         };
         let time = start.elapsed();
@@ -1062,6 +1142,7 @@ impl<'a> Batch<'a> {
             match input {
                 Input::Error(_, e) => return Err(e),
                 Input::Memory(item) => items.push(item),
+                Input::Letters(_) => {}
                 Input::Line { file, line, text } => {
                     let trace = format!("{file}:{line}");
                     let (id, traces) = parse_jsonl_line(
@@ -1401,6 +1482,61 @@ mod tests {
             };
             assert_eq!(from_file, same, "{}", f.display());
         }
+    }
+
+    #[test]
+    fn letters_are_checked_like_names() {
+        let engine = engine();
+        let batch = Batch::new(&engine, CheckOptions::default(), BatchOptions::default());
+        let a = &engine.model().alphabet;
+        let letter = |n: &str| LetterId(a.names().iter().position(|x| x == n).unwrap() as u32);
+        let entries: Vec<Entry> = (0..50)
+            .map(|i| {
+                let item = item(i);
+                if i % 2 == 0 || i % 7 == 6 {
+                    return Entry::Names(item);
+                }
+                let mut letters = vec![Vec::new(); a.locations()];
+                for (loc, names) in &item.traces {
+                    let k = a.location_names().iter().position(|x| x == loc).unwrap();
+                    letters[k] = names.iter().map(|n| letter(n)).collect();
+                }
+                Entry::Letters(Letters {
+                    trace: item.trace,
+                    id: item.id,
+                    letters,
+                })
+            })
+            .collect();
+        let mut got = Vec::new();
+        batch
+            .run_entries(entries, |o| {
+                got.push(o.record);
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+        let want = run_items(&engine, 1, 50);
+        let strip = |r: &Record| Record {
+            time_us: 0,
+            ..r.clone()
+        };
+        assert_eq!(
+            got.iter().map(strip).collect::<Vec<_>>(),
+            want.iter().map(strip).collect::<Vec<_>>()
+        );
+        // A letter of another location is an Error record, not a panic.
+        let mut scratch = engine.scratch();
+        let mut letters = vec![Vec::new(); a.locations()];
+        letters[0].push(letter("brok?pub"));
+        let o = batch.check_entry(
+            &mut scratch,
+            Entry::Letters(Letters {
+                trace: "x".into(),
+                id: None,
+                letters,
+            }),
+        );
+        assert_eq!(o.record.verdict, "Error");
     }
 
     #[test]
