@@ -19,7 +19,7 @@
 //!   - [`Kind::SwapComponents`]: a multi-prefix whose local trace at one location is taken from
 //!     another multi-prefix.
 //!
-//! The stages, one module each: [`kinds`](Kind) (the categories and the verdicts they keep),
+//! The stages, one module each: `kinds` ([`Kind`]: the categories and the verdicts they keep),
 //! `walk` (the table of exact run lengths and the random walk), `mutate` (the candidates of
 //! each kind), `feasible` (whether a kind can be produced at all), this driver, and `output`
 //! ([`write_set`]: the files and the manifest rows of a set). The comparison harness that reads
