@@ -22,10 +22,11 @@ use multitrace_compiler::source::{
 use multitrace_compiler::syntax::{parse_locations_spec, ModelError};
 use multitrace_runtime::artifact::{decode, encode};
 use multitrace_runtime::batch::{
-    collect_traces, default_jobs, Batch, BatchOptions, Item, Outcome, RunError,
+    collect_traces, default_jobs, Batch, BatchOptions, Entry, Item, Letters, Outcome, RunError,
 };
 use multitrace_runtime::check::explore::{Budget, ExploreOptions, CHECK_STACK_SIZE};
 use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure, Scratch};
+use multitrace_runtime::nfa::LetterId;
 use multitrace_runtime::record::{
     BlockedRecord, BudgetRecord, Consumed, DiagnosisRecord, ErrorRecord, Record,
 };
@@ -566,15 +567,6 @@ fn traces_of(obj: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Vec<String>)>> {
 /// An item from Python: `{location: [actions]}`, `{"traces": {...}, "id": ..., "trace": ...}`
 /// (what `Model.read` returns), or `(id, {location: [actions]})`; `default` names it.
 fn item_of(obj: &Bound<'_, PyAny>, default: impl FnOnce() -> String) -> PyResult<Item> {
-    let id_of = |v: Bound<'_, PyAny>| -> PyResult<Option<String>> {
-        if v.is_none() {
-            Ok(None)
-        } else if let Ok(s) = v.downcast::<PyString>() {
-            Ok(Some(s.extract::<String>()?))
-        } else {
-            Ok(Some(v.str()?.extract::<String>()?))
-        }
-    };
     if let Ok(t) = obj.downcast::<PyTuple>() {
         if t.len() != 2 {
             return Err(PyTypeError::new_err(
@@ -590,14 +582,7 @@ fn item_of(obj: &Bound<'_, PyAny>, default: impl FnOnce() -> String) -> PyResult
     if let Ok(d) = obj.downcast::<PyDict>() {
         if let Some(traces) = d.get_item("traces")? {
             if traces.downcast::<PyDict>().is_ok() || traces.downcast::<PyMapping>().is_ok() {
-                let trace = match d.get_item("trace")? {
-                    Some(t) if !t.is_none() => name_of(&t, "\"trace\"")?,
-                    _ => default(),
-                };
-                let id = match d.get_item("id")? {
-                    Some(v) => id_of(v)?,
-                    None => None,
-                };
+                let (trace, id) = item_header(d, default)?;
                 return Ok(Item {
                     trace,
                     id,
@@ -611,6 +596,128 @@ fn item_of(obj: &Bound<'_, PyAny>, default: impl FnOnce() -> String) -> PyResult
         id: None,
         traces: traces_of(obj)?,
     })
+}
+
+/// The model's names as Python dicts, to resolve a multitrace's names on the Python thread
+/// with dict lookups (no string conversion): letter name to letter id, location name to index.
+struct Names {
+    letters: Py<PyDict>,
+    locations: Py<PyDict>,
+    /// The location of each letter.
+    letter_location: Vec<u32>,
+}
+
+impl Names {
+    fn new(py: Python<'_>, model: &multitrace_runtime::model::CompiledModel) -> PyResult<Self> {
+        let a = &model.alphabet;
+        let letters = PyDict::new(py);
+        for (i, n) in a.names().iter().enumerate() {
+            letters.set_item(n, i as u32)?;
+        }
+        let locations = PyDict::new(py);
+        for (i, n) in a.location_names().iter().enumerate() {
+            locations.set_item(n, i as u32)?;
+        }
+        Ok(Names {
+            letters: letters.unbind(),
+            locations: locations.unbind(),
+            letter_location: (0..a.len())
+                .map(|i| a.location(multitrace_runtime::nfa::LetterId(i as u32)).0)
+                .collect(),
+        })
+    }
+
+    /// The letters of a `{location: [letters]}` dict, or None when some name is not the
+    /// model's (or not where it belongs), or a value is not a list or tuple: the names path
+    /// then reports it.
+    fn resolve(&self, py: Python<'_>, traces: &Bound<'_, PyDict>) -> Option<Vec<Vec<LetterId>>> {
+        let (letters, locations) = (self.letters.bind(py), self.locations.bind(py));
+        let mut out = vec![Vec::new(); locations.len()];
+        for (k, v) in traces.iter() {
+            let loc: u32 = locations.get_item(&k).ok()??.extract().ok()?;
+            let letter = |a: Bound<'_, PyAny>| -> Option<LetterId> {
+                let l: u32 = letters.get_item(&a).ok()??.extract().ok()?;
+                (self.letter_location.get(l as usize) == Some(&loc)).then_some(LetterId(l))
+            };
+            let trace = &mut out[loc as usize];
+            if let Ok(list) = v.downcast::<PyList>() {
+                trace.reserve(list.len());
+                for a in list.iter() {
+                    trace.push(letter(a)?);
+                }
+            } else if let Ok(t) = v.downcast::<PyTuple>() {
+                for a in t.iter() {
+                    trace.push(letter(a)?);
+                }
+            } else {
+                return None;
+            }
+        }
+        Some(out)
+    }
+}
+
+/// [`item_of`], with the names resolved to letters on this thread when they are the model's.
+fn entry_of(
+    py: Python<'_>,
+    names: &Names,
+    obj: &Bound<'_, PyAny>,
+    default: impl FnOnce() -> String,
+) -> PyResult<Entry> {
+    let plain = |d: &Bound<'_, PyDict>| -> PyResult<bool> {
+        // A `{"traces": {...}}` dict is an item, not a location named "traces".
+        Ok(match d.get_item("traces")? {
+            Some(t) => t.downcast::<PyDict>().is_err() && t.downcast::<PyMapping>().is_err(),
+            None => true,
+        })
+    };
+    if let Ok(d) = obj.downcast::<PyDict>() {
+        if plain(d)? {
+            if let Some(letters) = names.resolve(py, d) {
+                return Ok(Entry::Letters(Letters {
+                    trace: default(),
+                    id: None,
+                    letters,
+                }));
+            }
+        } else if let Some(Ok(t)) = d.get_item("traces")?.map(|t| t.downcast_into::<PyDict>()) {
+            if let Some(letters) = names.resolve(py, &t) {
+                let item = item_header(d, default)?;
+                return Ok(Entry::Letters(Letters {
+                    trace: item.0,
+                    id: item.1,
+                    letters,
+                }));
+            }
+        }
+    }
+    item_of(obj, default).map(Entry::Names)
+}
+
+fn id_of(v: Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    if v.is_none() {
+        Ok(None)
+    } else if let Ok(s) = v.downcast::<PyString>() {
+        Ok(Some(s.extract::<String>()?))
+    } else {
+        Ok(Some(v.str()?.extract::<String>()?))
+    }
+}
+
+/// The `trace` and `id` of a `{"trace", "id", "traces"}` dict.
+fn item_header(
+    d: &Bound<'_, PyDict>,
+    default: impl FnOnce() -> String,
+) -> PyResult<(String, Option<String>)> {
+    let trace = match d.get_item("trace")? {
+        Some(t) if !t.is_none() => name_of(&t, "\"trace\"")?,
+        _ => default(),
+    };
+    let id = match d.get_item("id")? {
+        Some(v) => id_of(v)?,
+        None => None,
+    };
+    Ok((trace, id))
 }
 
 fn traces_to_py<'py>(
@@ -639,17 +746,21 @@ fn item_to_py<'py>(py: Python<'py>, item: &Item) -> PyResult<Bound<'py, PyDict>>
 #[pyclass(frozen, module = "multitrace", name = "Model")]
 struct Model {
     batch: Batch<'static>,
+    /// The model's names as Python dicts (shared with the iterators of `check_many`).
+    names: Arc<Names>,
     /// Scratch states of finished single checks, reused by the next ones.
     scratch: Mutex<Vec<Scratch>>,
 }
 
 impl Model {
-    fn new(model: multitrace_runtime::model::CompiledModel) -> Self {
+    fn new(py: Python<'_>, model: multitrace_runtime::model::CompiledModel) -> PyResult<Self> {
+        let names = Arc::new(Names::new(py, &model)?);
         let engine = Arc::new(Engine::new(model));
-        Model {
+        Ok(Model {
             batch: Batch::shared(engine, CheckOptions::default(), BatchOptions::default()),
+            names,
             scratch: Mutex::new(Vec::new()),
-        }
+        })
     }
 
     fn engine(&self) -> &Engine {
@@ -807,12 +918,16 @@ impl Model {
             loc,
             memo,
         )?;
-        let mut item = item_of(traces, || "<python>".to_string())?;
+        let mut entry = entry_of(py, &self.names, traces, || "<python>".to_string())?;
+        let (name, ident) = match &mut entry {
+            Entry::Names(i) => (&mut i.trace, &mut i.id),
+            Entry::Letters(l) => (&mut l.trace, &mut l.id),
+        };
         if let Some(t) = trace {
-            item.trace = t;
+            *name = t;
         }
         if id.is_some() {
-            item.id = id;
+            *ident = id;
         }
         let batch = self.batch.reconfigure(check, *self.batch.options());
         let mut scratch = self
@@ -822,7 +937,7 @@ impl Model {
             .pop()
             .unwrap_or_else(|| self.engine().scratch());
         let (outcome, scratch) = detached(py, move || {
-            let o = batch.check_item(&mut scratch, item);
+            let o = batch.check_entry(&mut scratch, entry);
             (o, scratch)
         })?;
         self.scratch
@@ -887,10 +1002,11 @@ impl Model {
         validate(py, &batch)?;
         let input = PyIterator::from_object(iterable)?.unbind();
         let limit = options.jobs * 2 * options.window_per_job;
-        let (item_tx, item_rx) = std::sync::mpsc::channel::<Item>();
+        let (item_tx, item_rx) = std::sync::mpsc::channel::<Entry>();
         let (out_tx, out_rx) = std::sync::mpsc::sync_channel::<Outcome>(limit + 1);
-        let worker = spawn_batch(move || batch.run_items(item_rx, sink(out_tx)))?;
+        let worker = spawn_batch(move || batch.run_entries(item_rx, sink(out_tx)))?;
         Ok(ResultIterator {
+            names: Arc::clone(&self.names),
             input: Some(input),
             feed: Some(item_tx),
             out: Mutex::new(out_rx),
@@ -972,6 +1088,7 @@ impl Model {
         let (out_tx, out_rx) = std::sync::mpsc::sync_channel::<Outcome>(limit);
         let worker = spawn_batch(move || batch.run(files, sink(out_tx)))?;
         Ok(ResultIterator {
+            names: Arc::clone(&self.names),
             input: None,
             feed: None,
             out: Mutex::new(out_rx),
@@ -1135,10 +1252,12 @@ fn spawn_batch(
 /// Results of `check_many` / `check_files`, in input order.
 #[pyclass(module = "multitrace", name = "ResultIterator")]
 struct ResultIterator {
+    /// The model's names, to resolve items on the Python thread.
+    names: Arc<Names>,
     /// The Python iterable's iterator, until it is exhausted (check_many).
     input: Option<Py<PyIterator>>,
     /// Items to the batch; dropped when the input is exhausted, which ends the batch's source.
-    feed: Option<Sender<Item>>,
+    feed: Option<Sender<Entry>>,
     out: Mutex<Receiver<Outcome>>,
     /// Items sent and not yet returned.
     in_flight: usize,
@@ -1177,7 +1296,7 @@ impl ResultIterator {
                 }
                 Some(Ok(obj)) => {
                     let n = self.pulled + 1;
-                    match item_of(&obj, || format!("<python>:{n}")) {
+                    match entry_of(py, &self.names, &obj, || format!("<python>:{n}")) {
                         Ok(item) => {
                             self.pulled = n;
                             if feed.send(item).is_err() {
@@ -1240,11 +1359,20 @@ impl ResultIterator {
             }
             let got = {
                 let out = &self.out;
-                py.allow_threads(|| {
-                    out.lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .recv_timeout(Duration::from_millis(50))
-                })
+                // A result already there is taken without releasing the GIL.
+                let ready = out
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .try_recv()
+                    .ok();
+                match ready {
+                    Some(o) => Ok(o),
+                    None => py.allow_threads(|| {
+                        out.lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .recv_timeout(Duration::from_millis(50))
+                    }),
+                }
             };
             match got {
                 Ok(o) => {
@@ -1384,7 +1512,7 @@ fn compile(
         Ok::<_, SourceError>(model)
     })?;
     let model = compiled.map_err(|e| source_error(py, &e))?;
-    Ok(Model::new(model))
+    Model::new(py, model)
 }
 
 /// Loads a compiled model: `.mtm` bytes, or the path of a `.mtm` file.
@@ -1394,9 +1522,9 @@ fn load(py: Python<'_>, path_or_bytes: &Bound<'_, PyAny>, allow_stale: bool) -> 
     if let Ok(b) = path_or_bytes.downcast::<PyBytes>() {
         let bytes = b.as_bytes().to_vec();
         let decoded = detached(py, move || decode(&bytes))?;
-        return decoded
-            .map(Model::new)
-            .map_err(|e| error(py, "LoadError", format!("<bytes>: {e}"), At::default()));
+        let model =
+            decoded.map_err(|e| error(py, "LoadError", format!("<bytes>: {e}"), At::default()))?;
+        return Model::new(py, model);
     }
     let path: PathBuf = path_or_bytes.extract().map_err(|_| {
         PyTypeError::new_err(
@@ -1415,7 +1543,7 @@ fn load(py: Python<'_>, path_or_bytes: &Bound<'_, PyAny>, allow_stale: bool) -> 
             return Err(source_error(py, &SourceError::Stale(m)));
         }
     }
-    Ok(Model::new(model))
+    Model::new(py, model)
 }
 
 /// Whether `path` names a compiled model.
@@ -1427,6 +1555,7 @@ fn _is_compiled(path: PathBuf) -> bool {
 }
 
 /// The Rust extension of the `multitrace` package.
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Model>()?;
