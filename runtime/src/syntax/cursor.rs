@@ -1,28 +1,28 @@
 //! The one lexer cursor behind every text reader: `.hsf`, `.hif` and Timbuk (in the compiler),
 //! `.htf` and `.mtf` (here).
 //!
-//! A [`Cursor`] walks a text by bytes offsets. Each reader keeps its own small token set on top
+//! A [`Cursor`] walks a text by byte offsets. Each reader keeps its own small token set on top
 //! of it; the low-level operations live here once: skipping whitespace and `/* */` comments,
 //! identifiers and other runs of characters, punctuation, splitting into lines, turning an
-//! offset into a [`ParseError`] (`file:line:column`) and describing what was found.
-//!
-//! # Invariants
-//!
-//! - The position is always a char boundary of the text, between the start of the cursor's
-//!   range and its end (both char boundaries): it only moves by whole characters, or by runs of
-//!   ASCII bytes.
-//! - Every slice is taken with [`str::get`], and every offset given to a method is checked or
-//!   clamped, so no input and no offset makes a cursor panic.
-//! - Offsets (positions, token starts, error locations) are offsets into the whole text, also
-//!   for a cursor over one line ([`Cursor::next_line`]), so errors point into the file.
+//! offset into a [`ParseError`] (`file:line:column`) and describing what was found. The
+//! invariants are on [`Cursor`].
 
 use super::error::{line_column, ParseError};
 use super::names::{describe_char, is_ident_continue, is_ident_start, quote_word};
 
 /// A position in a text, and the file name used in errors.
 ///
-/// `Copy`: a reader peeks by scanning a copy. See the documentation of its module (`syntax::cursor`) for the
-/// invariants.
+/// `Copy`: a reader peeks by scanning a copy.
+///
+/// # Invariants
+///
+/// - The position is always a char boundary of the text, between the start of the cursor's
+///   range and its end (both char boundaries): it only moves by whole characters, or by runs of
+///   ASCII bytes.
+/// - Every slice is taken with [`str::get`], and every offset given to a method is checked or
+///   clamped, so no input and no offset makes a cursor panic.
+/// - Offsets (positions, token starts, error locations) are offsets into the whole text, also
+///   for a cursor over one line ([`Cursor::next_line`]), so errors point into the file.
 #[derive(Clone, Copy, Debug)]
 pub struct Cursor<'a> {
     file: &'a str,
@@ -33,7 +33,7 @@ pub struct Cursor<'a> {
     end: usize,
 }
 
-/// Whether `c` is whitespace ([`char::is_whitespace`]), with a fast path for ASCII.
+/// Whether the ASCII byte `b` is whitespace for [`char::is_whitespace`] (the fast path).
 #[inline]
 fn is_space_byte(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0B' | b'\x0C')
