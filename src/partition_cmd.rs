@@ -874,7 +874,24 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
     };
     let written = write_files(&problem, &main, &ctx)?;
 
-    // The finest faithful partitions, seed 002's derivation and our static prediction.
+    // The finest faithful partitions, guided by seed 002's derivation and our static
+    // prediction (decided first: their counterexamples are re-used, and the coarsenings of a
+    // faithful one skipped).
+    let atom_of = |l: LifelineId| problem.atom_of_lifeline(l.index()).unwrap_or(0);
+    let cap = args.max_partitions.saturating_mul(10);
+    let derived = problem.statics().map(|st| {
+        (
+            st.minimal_partitions(true, mode, problem.atoms(), &atom_of, cap),
+            st.minimal_partitions(false, mode, problem.atoms(), &atom_of, cap),
+        )
+    });
+    let hints: Vec<Partition> = derived
+        .iter()
+        .flat_map(|(seed, ours)| {
+            let ours = ours.iter().flatten().take(MAX_SHOWN);
+            ours.chain(seed.iter().flatten().take(MAX_SHOWN)).cloned()
+        })
+        .collect();
     let search = (!args.no_search).then(|| {
         search::finest_faithful(
             &mut an,
@@ -885,14 +902,7 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
             },
             &ctx.inclusion_limits,
             Some(&main.inclusion),
-        )
-    });
-    let atom_of = |l: LifelineId| problem.atom_of_lifeline(l.index()).unwrap_or(0);
-    let cap = args.max_partitions;
-    let derived = problem.statics().map(|st| {
-        (
-            st.minimal_partitions(true, mode, problem.atoms(), &atom_of, cap),
-            st.minimal_partitions(false, mode, problem.atoms(), &atom_of, cap),
+            &hints,
         )
     });
     let mut minimal: Vec<(Partition, bool)> = Vec::new();
@@ -975,6 +985,8 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
                 "partitions_total": out.total.to_string(),
                 "enumerated": out.enumerated,
                 "product_searches": out.searches,
+                "product_searches_on_hints": out.hint_searches,
+                "decided_by_own_search": out.decided,
                 "single_location": out.trivial,
                 "refuted_by_known_counterexample": out.reused,
                 "skipped_coarser_than_faithful": out.skipped,
@@ -984,6 +996,7 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
                     "certain": certain,
                 })).collect::<Vec<_>>(),
                 "counterexamples": out.counterexamples.iter().map(|w| letters_json(&problem, w)).collect::<Vec<_>>(),
+                "hinted_faithful": out.hinted_faithful.iter().map(|p| partition_json(&problem, p)).collect::<Vec<_>>(),
             })
         });
         let v = json!({
@@ -1238,6 +1251,21 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
                 }
             );
         }
+        if !out.complete() {
+            let outside: Vec<String> = out
+                .hinted_faithful
+                .iter()
+                .filter(|h| !minimal_parts.contains(h))
+                .map(|h| problem.partition_name(h))
+                .collect();
+            if !outside.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "  also faithful (predicted statically, proven; beyond the levels searched, so maybe not finest): {}",
+                    outside.join(" | ")
+                );
+            }
+        }
         let extent = if out.complete() {
             format!(
                 "all {} partitions of {} locations",
@@ -1254,13 +1282,26 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
                     .map_or("no".to_string(), |b| b.to_string())
             )
         };
+        let hints = if out.hint_searches > 0 {
+            format!(
+                ", {} of them first on the partitions derived statically",
+                out.hint_searches
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             s,
-            "  searched {extent}: {} decided by a product search, {} refuted by a counterexample found for another partition, {} skipped as coarser than a faithful one{}",
+            "  searched {extent} with {} product searches{hints}: {} decided by a search of their own, {} refuted by a counterexample already found, {} skipped as coarser than a faithful one{}",
             out.searches,
+            out.decided,
             out.reused,
             out.skipped,
-            if out.trivial > 0 { ", and the single location (faithful by definition)" } else { "" }
+            if out.trivial > 0 {
+                ", and the single location (faithful by definition)"
+            } else {
+                ""
+            }
         );
         if let Some((seed, ours)) = &derived {
             match seed {

@@ -1357,6 +1357,7 @@ mod partition_analysis {
             &SearchLimits::default(),
             &InclusionLimits::default(),
             None,
+            &[],
         );
         assert!(out.complete());
         out.minimal()
@@ -1995,6 +1996,7 @@ mod partition_analysis {
                     &SearchLimits::default(),
                     &InclusionLimits::default(),
                     None,
+                    &[],
                 );
                 assert!(out.complete(), "{text}");
                 let minimal: Vec<Partition> = out
@@ -2003,6 +2005,38 @@ mod partition_analysis {
                     .map(|&(i, _)| out.records[i].partition.clone())
                     .collect();
                 assert!(!minimal.is_empty());
+                // Guided by hints (the static predictions and random partitions): the same
+                // answer.
+                let st = problem.statics().unwrap();
+                let atom = |l: multitrace_runtime::signature::LifelineId| l.index();
+                let mut hints: Vec<Partition> = [true, false]
+                    .iter()
+                    .flat_map(|&seed| st.minimal_partitions(seed, mode, 4, &atom, 1000).unwrap())
+                    .collect();
+                for _ in 0..3 {
+                    let labels: Vec<usize> = (0..4).map(|_| rng.below(4)).collect();
+                    hints.push(Partition::from_labels(&labels));
+                }
+                let guided = search::finest_faithful(
+                    &mut an,
+                    mode,
+                    &SearchLimits::default(),
+                    &InclusionLimits::default(),
+                    None,
+                    &hints,
+                );
+                let mut with_hints: Vec<Partition> = guided
+                    .minimal()
+                    .iter()
+                    .map(|&(i, _)| guided.records[i].partition.clone())
+                    .collect();
+                with_hints.sort();
+                let mut sorted = minimal.clone();
+                sorted.sort();
+                assert_eq!(with_hints, sorted, "{text} {hints:?}");
+                for h in &guided.hinted_faithful {
+                    assert!(minimal.iter().any(|m| m.refines(h)), "{text} {h:?}");
+                }
                 let mut all = Vec::new();
                 for_each_partition(4, &mut |p| {
                     all.push(p.clone());

@@ -81,15 +81,23 @@ pub struct SearchOutcome {
     pub enumerated: usize,
     /// Partitions skipped as coarser than a faithful one.
     pub skipped: usize,
-    /// Partitions decided by a product search (the finest one included when its answer was
-    /// given).
+    /// Product searches run (on hints and during the enumeration; the finest partition's
+    /// included when its answer was given).
     pub searches: usize,
+    /// Of which on hints, before the enumeration.
+    pub hint_searches: usize,
+    /// Partitions enumerated and decided by a product search of their own (or their hint's, or
+    /// the given answer).
+    pub decided: usize,
     /// The single location, faithful by definition (0 or 1).
     pub trivial: usize,
     /// Partitions refuted by a counterexample found for another one.
     pub reused: usize,
     /// Product states built, all searches together.
     pub states: usize,
+    /// The hints (partitions predicted by the static analysis) proven faithful before the
+    /// enumeration; their coarsenings are skipped. Useful when the enumeration stops early.
+    pub hinted_faithful: Vec<Partition>,
 }
 
 impl SearchOutcome {
@@ -153,12 +161,17 @@ impl SearchOutcome {
 
 /// Searches the finest faithful partitions for question (a) in `mode`. `first` is (a)'s answer
 /// for the finest partition (the atoms) when already known.
+///
+/// `hints` (for instance the partitions predicted by the static analysis) are decided first:
+/// the counterexamples found refute other partitions without a product search, and the
+/// coarsenings of a faithful hint are skipped (faithful, and not finest).
 pub fn finest_faithful(
     an: &mut Analyzer<'_>,
     mode: Mode,
     limits: &SearchLimits,
     inclusion_limits: &InclusionLimits,
     first: Option<&Inclusion>,
+    hints: &[Partition],
 ) -> SearchOutcome {
     let n = an.problem().atoms();
     let mut out = SearchOutcome {
@@ -169,14 +182,41 @@ pub fn finest_faithful(
         enumerated: 0,
         skipped: 0,
         searches: 0,
+        hint_searches: 0,
+        decided: 0,
         trivial: 0,
         reused: 0,
         states: 0,
+        hinted_faithful: Vec::new(),
     };
     let mut level = n + 1;
     let mut faithful: Vec<Partition> = Vec::new();
     let mut stopped = false;
     let mut order: Vec<usize> = Vec::new();
+    let mut hinted: Vec<(Partition, Option<u32>)> = Vec::new();
+    for h in hints {
+        if h.len() <= 1 || h.len() == n || hinted.iter().any(|(x, _)| x == h) {
+            continue;
+        }
+        if out.searches >= limits.max_searches {
+            break;
+        }
+        out.searches += 1;
+        out.hint_searches += 1;
+        let (r, InclusionStats { states, .. }) = inclusion::check(an, h, mode, inclusion_limits);
+        out.states += states;
+        match r {
+            Inclusion::Faithful { in_flight } => {
+                hinted.push((h.clone(), in_flight));
+                out.hinted_faithful.push(h.clone());
+            }
+            Inclusion::Counterexample(c) => {
+                out.counterexamples.push(c.word);
+                order.insert(0, out.counterexamples.len() - 1);
+            }
+            Inclusion::Undecided(_) => {}
+        }
+    }
     for_each_partition(n, &mut |p: &Partition| {
         if p.len() < level {
             // Every partition with `level` blocks was enumerated.
@@ -190,8 +230,22 @@ pub fn finest_faithful(
             return false;
         }
         out.enumerated += 1;
-        if faithful.iter().any(|f| f.refines(p)) {
+        if faithful.iter().any(|f| f.refines(p))
+            || hinted.iter().any(|(h, _)| h.refines(p) && h != p)
+        {
             out.skipped += 1;
+            return true;
+        }
+        if let Some((_, in_flight)) = hinted.iter().find(|(h, _)| h == p) {
+            // A faithful hint with no faithful refinement: one of the finest.
+            out.decided += 1;
+            faithful.push(p.clone());
+            out.records.push(Record {
+                partition: p.clone(),
+                status: Status::Faithful {
+                    in_flight: *in_flight,
+                },
+            });
             return true;
         }
         if p.len() == 1 && n > 0 {
@@ -203,10 +257,14 @@ pub fn finest_faithful(
             });
             return true;
         }
+        let given = (p.len() == n).then_some(first).flatten();
         // Most recently useful counterexamples first: neighbouring partitions share them.
-        let known = order
-            .iter()
-            .position(|&i| an.locally_accepted(p, &out.counterexamples[i], mode));
+        let known = match given {
+            Some(_) => None,
+            None => order
+                .iter()
+                .position(|&i| an.locally_accepted(p, &out.counterexamples[i], mode)),
+        };
         if let Some(at) = known {
             let index = order.remove(at);
             order.insert(0, index);
@@ -220,7 +278,6 @@ pub fn finest_faithful(
             });
             return true;
         }
-        let given = (p.len() == n).then_some(first).flatten();
         let result = match given {
             Some(r) => {
                 out.searches += 1;
@@ -238,6 +295,7 @@ pub fn finest_faithful(
                 r
             }
         };
+        out.decided += 1;
         let status = match result {
             Inclusion::Faithful { in_flight } => {
                 faithful.push(p.clone());
