@@ -189,7 +189,7 @@ def test_check_many_gives_way_to_other_threads(mqtt):
 def test_check_many_scales_with_jobs(mqtt):
     # Long multitraces: checking them dominates the Python thread's share (converting items
     # and results), as it must for jobs to pay off on few cores.
-    items = mqtt.generate("pass", count=200, length=(100, 200), seed=3) * 10
+    items = mqtt.generate("pass", count=200, length=(100, 200), seed=3) * 50
 
     def rate(jobs):
         best = float("inf")
@@ -206,8 +206,8 @@ def test_check_many_scales_with_jobs(mqtt):
                     "takes the cores, a speed-up cannot be measured now")
     one, two = rate(1), rate(2)
     if cores > 1:
-        # A real speed-up on two or more cores (ideal: 2x).
-        assert two < one * 0.85, (one, two)
+        # A real speed-up on two or more cores (ideal: 2x; at least 10% asked).
+        assert two < one * 0.9, (one, two)
     else:
         assert two < one * 1.5, (one, two)
 
