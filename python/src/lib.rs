@@ -1556,8 +1556,11 @@ fn _is_compiled(path: PathBuf) -> bool {
 
 /// The Rust extension of the `multitrace` package.
 
+mod spark;
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    spark::register(m)?;
     m.add_class::<Model>()?;
     m.add_class::<CheckResult>()?;
     m.add_class::<ResultIterator>()?;

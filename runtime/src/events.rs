@@ -860,12 +860,22 @@ pub fn run_events<E>(
     batch: &Batch<'_>,
     files: &[PathBuf],
     opts: &EventOptions,
-    mut sink: impl FnMut(Outcome) -> Result<(), E>,
+    sink: impl FnMut(Outcome) -> Result<(), E>,
 ) -> Result<Result<usize, EventsError>, RunError<E>> {
     let runs = match read_runs(&batch.engine().model().alphabet, files, opts) {
         Ok(r) => r,
         Err(e) => return Ok(Err(e)),
     };
+    check_runs(batch, runs, sink).map(Ok)
+}
+
+/// Checks grouped runs ([`Grouper::group`], [`read_runs`]) on `batch` and hands one record per
+/// run to `sink` in their order (Error records in place); returns the number of records.
+pub fn check_runs<E>(
+    batch: &Batch<'_>,
+    runs: impl Iterator<Item = RunOut> + Send,
+    mut sink: impl FnMut(Outcome) -> Result<(), E>,
+) -> Result<usize, RunError<E>> {
     // Error records wait in `pending`, tagged with the number of items before them, and are
     // handed to the sink between the outcomes of the items around them.
     let pending: Arc<Mutex<VecDeque<(usize, Record)>>> = Arc::default();
@@ -915,7 +925,7 @@ pub fn run_events<E>(
         sink(o)
     })?;
     drain(usize::MAX, &mut sink, &mut count).map_err(RunError::Sink)?;
-    Ok(Ok(count))
+    Ok(count)
 }
 
 #[cfg(test)]
