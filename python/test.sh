@@ -43,6 +43,10 @@ pip=("$venv/bin/python" -m pip --disable-pip-version-check --quiet)
 if ! "$venv/bin/python" -c 'import maturin, pytest' 2>/dev/null; then
     "${pip[@]}" install 'maturin>=1.5,<2' 'pytest>=7'
 fi
+# The Spark tests (tests/test_spark.py, local[2]; Java 17 is needed): the `spark` extra.
+if ! "$venv/bin/python" -c 'import pyspark, pyarrow, pandas' 2>/dev/null; then
+    "${pip[@]}" install 'pyspark>=3.5,<4.1' 'pyarrow>=12' 'pandas>=1.5'
+fi
 
 # The release binary, to compare the Python API's records with the command line's.
 cargo build --release --locked --bin multitrace
