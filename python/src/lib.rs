@@ -164,6 +164,83 @@ fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T
     })
 }
 
+/// A job for a checking thread.
+type Job = Box<dyn FnOnce() + Send + 'static>;
+
+/// Threads with the checking stack size kept for single checks: starting one per call would
+/// cost more than most checks. A thread ends when its sender is dropped (with its model).
+#[derive(Default)]
+struct Executor {
+    idle: Mutex<Vec<Sender<Job>>>,
+}
+
+impl Executor {
+    /// Runs `f` on an idle checking thread (a new one when none is idle) without the GIL;
+    /// Ctrl-C is seen while waiting; a panic becomes a `MultitraceError`.
+    fn run<T: Send + 'static>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> PyResult<T> {
+        let internal = |m: String| {
+            error(
+                py,
+                "MultitraceError",
+                format!("internal error: {m}; please report it"),
+                At::default(),
+            )
+        };
+        let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let worker = match idle {
+            Some(w) => w,
+            None => {
+                let (tx, rx) = std::sync::mpsc::channel::<Job>();
+                std::thread::Builder::new()
+                    .name("multitrace-check".into())
+                    .stack_size(CHECK_STACK_SIZE)
+                    .spawn(move || {
+                        for job in rx {
+                            job();
+                        }
+                    })
+                    .map_err(|e| internal(format!("cannot start a thread: {e}")))?;
+                tx
+            }
+        };
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let rx = Mutex::new(rx);
+        let job: Job = Box::new(move || {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+                .map_err(|p| panic_message(p.as_ref()));
+            let _ = tx.send(r);
+        });
+        if worker.send(job).is_err() {
+            return Err(internal("a checking thread is gone".into()));
+        }
+        loop {
+            let got = py.allow_threads(|| {
+                rx.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .recv_timeout(Duration::from_millis(50))
+            });
+            match got {
+                Ok(r) => {
+                    self.idle
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(worker);
+                    return r.map_err(internal);
+                }
+                // On Ctrl-C the thread finishes the check alone, then ends.
+                Err(RecvTimeoutError::Timeout) => py.check_signals()?,
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(internal("a checking thread is gone".into()))
+                }
+            }
+        }
+    }
+}
+
 fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
     p.downcast_ref::<&str>()
         .map(|s| s.to_string())
@@ -748,6 +825,8 @@ struct Model {
     batch: Batch<'static>,
     /// The model's names as Python dicts (shared with the iterators of `check_many`).
     names: Arc<Names>,
+    /// Threads of single checks.
+    executor: Executor,
     /// Scratch states of finished single checks, reused by the next ones.
     scratch: Mutex<Vec<Scratch>>,
 }
@@ -759,6 +838,7 @@ impl Model {
         Ok(Model {
             batch: Batch::shared(engine, CheckOptions::default(), BatchOptions::default()),
             names,
+            executor: Executor::default(),
             scratch: Mutex::new(Vec::new()),
         })
     }
@@ -936,7 +1016,7 @@ impl Model {
             .unwrap_or_else(|e| e.into_inner())
             .pop()
             .unwrap_or_else(|| self.engine().scratch());
-        let (outcome, scratch) = detached(py, move || {
+        let (outcome, scratch) = self.executor.run(py, move || {
             let o = batch.check_entry(&mut scratch, entry);
             (o, scratch)
         })?;
@@ -1555,7 +1635,6 @@ fn _is_compiled(path: PathBuf) -> bool {
 }
 
 /// The Rust extension of the `multitrace` package.
-
 mod spark;
 
 #[pymodule]
