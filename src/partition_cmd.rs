@@ -19,7 +19,7 @@ use multitrace_compiler::compile::{CompileOptions, LocationChoice};
 use multitrace_compiler::generate::{render_htf, render_mtf};
 use multitrace_compiler::partition::central::{self, Central, CentralLimits, FoundBy, Searched};
 use multitrace_compiler::partition::inclusion::{
-    self, Inclusion, InclusionLimits, Shortest, Undecided,
+    self, GlobalCounterexample, Inclusion, InclusionLimits, Shortest, Undecided,
 };
 use multitrace_compiler::partition::recheck::{recheck, Recheck};
 use multitrace_compiler::partition::search::{self, SearchLimits, SearchOutcome, Status};
@@ -215,6 +215,19 @@ fn analyze(
         }
         _ => None,
     };
+    // A counterexample to (b) interleaves into one to (a) (proven in `central`): it settles an
+    // undecided (a).
+    let (incl, inclusion_check) = match (&incl, &cen) {
+        (Inclusion::Undecided(u), Central::Counterexample(c, _)) => (
+            Inclusion::Counterexample(GlobalCounterexample::from_central(
+                u,
+                &c.interleaving,
+                problem.causality(),
+            )),
+            central_check.clone(),
+        ),
+        _ => (incl, inclusion_check),
+    };
     Ok(Analysis {
         partition: p.clone(),
         model,
@@ -283,6 +296,13 @@ fn shortest_text(s: Shortest) -> String {
             "shortest among the traces with at most {} in flight per channel",
             messages(k)
         ),
+        Shortest::NoneUpTo(n) => format!(
+            "the interleaving of (b)'s counterexample; {}",
+            match n {
+                Some(n) => format!("none has at most {}", actions(n)),
+                None => "shorter ones may exist".to_string(),
+            }
+        ),
     }
 }
 
@@ -307,6 +327,24 @@ fn undecided_text(problem: &Problem, u: &Undecided) -> String {
             messages(*bound),
             problem.word(spurious)
         ),
+        Undecided::Bounded {
+            complete_up_to,
+            words,
+            inconclusive,
+        } => {
+            let upto = match complete_up_to {
+                Some(n) => format!("every causal global trace of at most {} passing the local verifiers", actions(*n)),
+                None => "no global trace".to_string(),
+            };
+            let inc = if *inconclusive > 0 {
+                format!(", {inconclusive} of them Inconclusive (budget)")
+            } else {
+                String::new()
+            };
+            format!(
+                "undecided: no counterexample among {upto} ({words} decided by term exploration{inc}; the global language is not regular, so longer traces are not searched: raise --max-length or --max-multitraces)"
+            )
+        }
     }
 }
 
@@ -314,7 +352,11 @@ fn inclusion_json(problem: &Problem, a: &Analysis) -> Value {
     match &a.inclusion {
         Inclusion::Faithful { in_flight } => json!({
             "status": "faithful",
-            "proof": "every global trace, any length",
+            "proof": if problem.exact() {
+                "every global trace, any length"
+            } else {
+                "the global traces passing every local verifier are finitely many, all accepted"
+            },
             "in_flight_exact_up_to": in_flight,
         }),
         Inclusion::Counterexample(c) => {
@@ -327,6 +369,7 @@ fn inclusion_json(problem: &Problem, a: &Analysis) -> Value {
                     "shortest": match c.shortest {
                         Shortest::Overall => Value::String("overall".into()),
                         Shortest::AmongInFlight(k) => json!({"among_in_flight_at_most": k}),
+                        Shortest::NoneUpTo(n) => json!({"from_b_none_up_to": n}),
                     },
                     "in_flight": c.in_flight,
                     "multitrace": multitrace_json(problem, &a.partition, &traces),
@@ -461,12 +504,18 @@ fn write_files(problem: &Problem, a: &Analysis, ctx: &Ctx<'_>) -> Result<Vec<Wri
     };
     if let Inclusion::Counterexample(c) = &a.inclusion {
         let single = Partition::single(problem.atoms());
-        let one = problem.compile(&single)?;
+        // One location holding everything (the model compiled with it may be term-only).
+        let one = if problem.is_interaction() {
+            problem.global().clone()
+        } else {
+            problem.compile(&single)?
+        };
+        let procedure = if problem.exact() { "ac" } else { "term" };
         write(
             "a-global",
             render(problem, &one, std::slice::from_ref(&c.word))?,
             format!(
-                "{base} --locations {} --procedure ac",
+                "{base} --locations {} --procedure {procedure}",
                 quote(&problem.locations_spec(&single))
             ),
             "Fail: A rejects the global trace".into(),
@@ -721,10 +770,10 @@ fn check_local(
                 t.iter()
                     .map(|&l| {
                         problem
-                            .global()
+                            .analysis()
                             .alphabet
                             .letter(model.alphabet.name(l))
-                            .context("letter missing from the global model")
+                            .context("letter missing from the analysed model")
                     })
                     .collect::<Result<Vec<_>>>()
             })
@@ -840,6 +889,8 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
         inclusion_limits: InclusionLimits {
             max_states: args.max_states,
             max_in_flight: args.max_in_flight,
+            max_length: args.max_length,
+            max_words: args.max_multitraces,
         },
         central_limits: CentralLimits {
             max_length: args.max_length,
@@ -892,7 +943,7 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
             ours.chain(seed.iter().flatten().take(MAX_SHOWN)).cloned()
         })
         .collect();
-    let search = (!args.no_search).then(|| {
+    let search = (!args.no_search && problem.exact()).then(|| {
         search::finest_faithful(
             &mut an,
             mode,
@@ -1009,6 +1060,7 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
             "global_automaton": {
                 "states": problem.global().automata().map(|a| a.nfa.states()),
                 "transitions": problem.global().automata().map(|a| a.nfa.transitions().len()),
+                "regular": problem.exact(),
             },
             "causality": problem.causality().channels.iter().map(|(b, m, s)| json!({
                 "receiver": b, "message": m, "senders": s,
@@ -1058,6 +1110,12 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
             a.nfa.states(),
             a.nfa.transitions().len()
         );
+    } else if let multitrace_runtime::model::ModelKind::TermOnly(why) = &problem.global().kind {
+        let _ = writeln!(
+            s,
+            "global traces: not regular ({why}); (a) is searched up to --max-length {} actions, each global trace decided by term exploration; (b) runs on the model compiled with the given locations (same multitraces); coarsenings are not searched",
+            ctx.inclusion_limits.max_length
+        );
     }
     if problem.is_interaction() {
         let ch: Vec<String> = problem
@@ -1103,6 +1161,12 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
         problem.partition_name(&main.partition)
     );
     match &main.inclusion {
+        Inclusion::Faithful { .. } if !problem.exact() => {
+            let _ = writeln!(
+                s,
+                "(a) global traces: faithful: the causal global traces passing every local verifier are finitely many, and term exploration accepts each"
+            );
+        }
         Inclusion::Faithful { in_flight } => {
             let how = match in_flight {
                 Some(k) => format!(
@@ -1135,9 +1199,14 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
                         k.name()
                     ),
                 };
+                let by = if problem.exact() {
+                    "AC"
+                } else {
+                    "term exploration"
+                };
                 let _ = writeln!(
                     s,
-                    "    re-checked: every local verifier accepts its trace, AC rejects the global trace; {seen}"
+                    "    re-checked: every local verifier accepts its trace, {by} rejects the global trace; {seen}"
                 );
             }
         }
@@ -1356,6 +1425,28 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
                 None => {
                     let _ = writeln!(s, "our static conditions: not enumerated (more than --max-partitions partitions)");
                 }
+            }
+        }
+    }
+    if search.is_none() && !problem.exact() && !args.no_search {
+        let _ = writeln!(
+            s,
+            "\nfinest faithful partitions: not searched (the global language is not regular, so only the given partition can be asked)"
+        );
+        if let Some((seed, ours)) = &derived {
+            if let Some(list) = seed {
+                let _ = writeln!(
+                    s,
+                    "seed 002 derives (not judged): {}",
+                    shown_names(&problem, list)
+                );
+            }
+            if let Some(list) = ours {
+                let _ = writeln!(
+                    s,
+                    "our static conditions predict (not judged): {}",
+                    shown_names(&problem, list)
+                );
             }
         }
     }

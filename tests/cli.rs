@@ -1264,10 +1264,12 @@ mod partition_cli {
             v["a"]["counterexample"]["recheck"]["multitrace_term"],
             serde_json::Value::Null
         );
-        // Undecided within the bounds: exit 3.
+        // Undecided within the bounds: exit 3 ((b) is proven here, which does not settle (a)).
         let o = run(&[
             "partition",
-            "fixtures/seed004-mqtt/model.hif",
+            PINGPONG,
+            "--mode",
+            "complete",
             "--max-states",
             "3",
             "--no-search",
@@ -1280,14 +1282,56 @@ mod partition_cli {
             "{}",
             stdout(&o)
         );
-        // A global language that is not regular: undecided, with the reason.
+        // A global language that is not regular: (a) searched up to --max-length, each global
+        // trace decided by term exploration; none found: undecided, with the reason.
         let dir = scratch("partition-weak");
         let hif = dir.join("w.hif");
         std::fs::write(&hif, "loopW(a -- m -> b)").unwrap();
-        let o = run(&["partition", hif.to_str().unwrap()]);
+        let o = run(&["partition", hif.to_str().unwrap(), "--max-length", "6"]);
         assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-        assert!(stdout(&o).contains("undecided"), "{}", stdout(&o));
-        assert!(stdout(&o).contains("loopW"), "{}", stdout(&o));
+        let out = stdout(&o);
+        assert!(
+            out.contains("global traces: not regular (loopW over 2 lifelines"),
+            "{out}"
+        );
+        assert!(out.contains("(a) global traces: undecided: no counterexample among every causal global trace of at most 6 actions passing the local verifiers"), "{out}");
+        assert!(
+            out.contains("finest faithful partitions: not searched"),
+            "{out}"
+        );
+        // ... and found: the counterexample and its files, re-checked by term exploration.
+        std::fs::write(&hif, "alt(loopW(a -- m -> b), c -- n -> d)").unwrap();
+        let files = dir.join("files");
+        let o = run(&[
+            "partition",
+            hif.to_str().unwrap(),
+            "--format",
+            "json",
+            "-o",
+            files.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let v = json(&o);
+        assert_eq!(v["global_automaton"]["regular"], false);
+        assert_eq!(
+            names(&v["a"]["counterexample"]["global_trace"]),
+            ["a!m", "c!n"]
+        );
+        assert_eq!(v["a"]["counterexample"]["recheck"]["global_ac"], "Fail");
+        let cmd = v["files"][0]["command"].as_str().unwrap();
+        assert!(cmd.contains("--procedure term"), "{cmd}");
+        let o = Command::new("sh")
+            .current_dir(root())
+            .arg("-c")
+            .arg(format!(
+                "'{}' {}",
+                env!("CARGO_BIN_EXE_multitrace"),
+                cmd.strip_prefix("multitrace ").unwrap()
+            ))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{cmd}: {}", stdout(&o));
+        assert!(stdout(&o).contains("a-global.htf: Fail"), "{}", stdout(&o));
         // Usage errors: a compiled model, an unknown lifeline.
         let mtm = dir.join("m.mtm");
         let o = run(&["compile", PINGPONG, "-o", mtm.to_str().unwrap()]);

@@ -130,7 +130,8 @@ impl Checker<'_> {
 }
 
 /// Answers question (b) for partition `p` in `mode`, given (a)'s answer, with `engine`
-/// holding the model compiled with `p` (its locations in the order of `p`'s blocks).
+/// holding the model compiled with `p` (its locations in the order of `p`'s blocks). When the
+/// global language is not regular, only the given partition is searched.
 pub fn check(
     an: &mut Analyzer<'_>,
     p: &Partition,
@@ -143,6 +144,11 @@ pub fn check(
         return Ok(Central::ProvenByInclusion);
     }
     let problem = an.problem();
+    if !problem.exact() && !problem.is_given(p) {
+        // Without the global language as an automaton, only the given partition's local
+        // languages are known.
+        return Ok(Central::NoneFound(Searched::default()));
+    }
     let map = (0..problem.letters())
         .map(|x| {
             let name = problem.letter_name(LetterId(x as u32));
@@ -252,9 +258,9 @@ pub fn check(
 
     // 3. Random mixes of the local traces of accepted runs.
     let a = problem
-        .global()
+        .analysis()
         .automata()
-        .ok_or_else(|| PartitionError::Internal("global automata".into()))?;
+        .ok_or_else(|| PartitionError::Internal("analysis automata".into()))?;
     let nfa = &a.nfa;
     let live = nfa.co_reachable();
     let mut rng = Rng::new(limits.seed ^ 0x5eed_0002);

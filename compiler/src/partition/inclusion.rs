@@ -26,7 +26,7 @@
 
 use crate::partition::{Analyzer, Partition};
 use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::verdict::Mode;
+use multitrace_runtime::verdict::{Mode, VerdictKind};
 use rustc_hash::FxHashMap;
 
 const OMEGA: u32 = u32::MAX;
@@ -38,6 +38,11 @@ pub struct InclusionLimits {
     pub max_states: usize,
     /// Largest in-flight bound `K` tried (the search tries `1..=K`).
     pub max_in_flight: u32,
+    /// When the global language is not regular: global traces of at most this many actions are
+    /// enumerated.
+    pub max_length: usize,
+    /// When the global language is not regular: most global traces enumerated.
+    pub max_words: u64,
 }
 
 impl Default for InclusionLimits {
@@ -45,6 +50,8 @@ impl Default for InclusionLimits {
         InclusionLimits {
             max_states: 1_000_000,
             max_in_flight: 3,
+            max_length: 8,
+            max_words: 200_000,
         }
     }
 }
@@ -57,6 +64,29 @@ pub enum Shortest {
     /// No counterexample with at most this many messages in flight per channel has fewer
     /// actions.
     AmongInFlight(u32),
+    /// Found otherwise (by (b)'s search); no counterexample of at most this many actions exists
+    /// (`None`: nothing known).
+    NoneUpTo(Option<usize>),
+}
+
+impl GlobalCounterexample {
+    /// The counterexample to (a) that a counterexample to (b) gives (its causal interleaving),
+    /// when (a) was left undecided with `u`.
+    pub fn from_central(
+        u: &Undecided,
+        interleaving: &[LetterId],
+        causality: &super::Causality,
+    ) -> Self {
+        let known = match u {
+            Undecided::Bounded { complete_up_to, .. } => *complete_up_to,
+            Undecided::States { .. } | Undecided::InFlight { .. } => None,
+        };
+        GlobalCounterexample {
+            word: interleaving.to_vec(),
+            shortest: Shortest::NoneUpTo(known),
+            in_flight: causality.replay(interleaving).1,
+        }
+    }
 }
 
 /// A global trace that every local verifier accepts and `A` rejects.
@@ -91,6 +121,17 @@ pub enum Undecided {
         /// A word of the abstraction that the exact replay refutes.
         spurious: Vec<LetterId>,
     },
+    /// The global language is not regular: every causal global trace of at most
+    /// `complete_up_to` actions passing the local verifiers was enumerated and found accepted
+    /// (by term exploration), except `inconclusive` ones whose check ran out of budget.
+    Bounded {
+        /// Traces up to this length were all enumerated (`None`: not even the empty one).
+        complete_up_to: Option<usize>,
+        /// Global traces decided by term exploration.
+        words: u64,
+        /// Of which Inconclusive.
+        inconclusive: u64,
+    },
 }
 
 /// The answer to question (a).
@@ -124,12 +165,29 @@ enum Run {
 }
 
 /// Answers question (a) for partition `p` in `mode`.
+///
+/// When the global language is not regular ([`super::Problem::exact`] is false), only the given
+/// partition can be asked (another one is undecided with nothing searched), and (a) is searched
+/// up to a length ([`bounded`]).
 pub fn check(
     an: &mut Analyzer<'_>,
     p: &Partition,
     mode: Mode,
     limits: &InclusionLimits,
 ) -> (Inclusion, InclusionStats) {
+    if !an.problem().exact() {
+        if !an.problem().is_given(p) {
+            // The analysis automaton has the global traces' local languages on the given
+            // locations only: nothing can be said of another partition.
+            let nothing = Undecided::Bounded {
+                complete_up_to: None,
+                words: 0,
+                inconclusive: 0,
+            };
+            return (Inclusion::Undecided(nothing), InclusionStats::default());
+        }
+        return bounded(an, p, mode, limits);
+    }
     let counters = an.problem().causality().counters();
     let bounds: Vec<u32> = if counters == 0 || limits.max_in_flight == 0 {
         vec![0]
@@ -185,6 +243,129 @@ pub fn check(
         }),
         stats,
     )
+}
+
+/// Question (a) when the global language is not regular: every causal global trace of at
+/// most `max_length` actions whose projections pass the local verifiers (exact on the given
+/// locations), by increasing length, each decided by term exploration on the model with one
+/// location (exact). The first counterexample found is a shortest one.
+pub fn bounded(
+    an: &mut Analyzer<'_>,
+    p: &Partition,
+    mode: Mode,
+    limits: &InclusionLimits,
+) -> (Inclusion, InclusionStats) {
+    use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
+    let problem = an.problem();
+    let causality = problem.causality();
+    let letters = problem.letters();
+    let mut stats = InclusionStats { states: 0, runs: 1 };
+    let global = Engine::new(problem.global().clone());
+    let mut scratch = global.scratch();
+    let opts = CheckOptions {
+        mode,
+        choice: Choice::Force(Procedure::Term),
+        diagnosis: None,
+        ..CheckOptions::default()
+    };
+    let to_global: Option<Vec<LetterId>> = problem
+        .translate(
+            problem.global(),
+            &(0..letters).map(|x| LetterId(x as u32)).collect::<Vec<_>>(),
+        )
+        .ok();
+    let block_of_letter: Vec<usize> = (0..letters)
+        .map(|x| p.block_of(problem.atom_of_letter(LetterId(x as u32))))
+        .collect();
+    let mut blocks = an.take_blocks(p);
+    let g = &an.graph;
+    let (mut words, mut inconclusive) = (0u64, 0u64);
+    let mut complete_up_to = None;
+    let mut cut = false;
+    // (word, block states, counters)
+    let mut frontier: Vec<(Vec<LetterId>, Vec<u32>, Vec<u32>)> = vec![(
+        Vec::new(),
+        blocks.iter().map(|d| d.initial()).collect(),
+        vec![0; causality.counters()],
+    )];
+    let result = 'search: {
+        let Some(to_global) = to_global else {
+            break 'search None;
+        };
+        if blocks.iter().any(|d| d.is_empty(d.initial())) {
+            break 'search Some(Inclusion::Faithful { in_flight: None });
+        }
+        for len in 0..=limits.max_length {
+            let mut next = Vec::new();
+            for (w, states, counters) in &frontier {
+                if blocks.iter().zip(states).all(|(d, &q)| d.passes(q, mode)) {
+                    if words >= limits.max_words {
+                        break 'search None;
+                    }
+                    words += 1;
+                    let gw: Vec<LetterId> = w.iter().map(|x| to_global[x.index()]).collect();
+                    match global.check_letters(&mut scratch, &[gw], &opts) {
+                        Ok((v, _)) if v.kind == VerdictKind::Fail => {
+                            break 'search Some(Inclusion::Counterexample(GlobalCounterexample {
+                                word: w.clone(),
+                                shortest: Shortest::Overall,
+                                in_flight: causality.replay(w).1,
+                            }));
+                        }
+                        Ok((v, _)) if v.kind == VerdictKind::Inconclusive => inconclusive += 1,
+                        Ok(_) => {}
+                        Err(_) => break 'search None,
+                    }
+                }
+                for (x, &b) in block_of_letter.iter().enumerate() {
+                    let letter = LetterId(x as u32);
+                    let t = blocks[b].step(g, states[b], letter);
+                    if blocks[b].is_empty(t) {
+                        continue;
+                    }
+                    let mut c = counters.clone();
+                    if let Some(Some(k)) = causality.decr.get(x) {
+                        if c[*k as usize] == 0 {
+                            continue;
+                        }
+                        c[*k as usize] -= 1;
+                    }
+                    if let Some(list) = causality.incr.get(x) {
+                        for &k in list {
+                            c[k as usize] += 1;
+                        }
+                    }
+                    if len == limits.max_length {
+                        cut = true; // longer traces exist: not searched
+                        break;
+                    }
+                    let mut s2 = states.clone();
+                    s2[b] = t;
+                    let mut w2 = w.clone();
+                    w2.push(letter);
+                    stats.states += 1;
+                    next.push((w2, s2, c));
+                }
+            }
+            complete_up_to = Some(len);
+            frontier = next;
+            if frontier.is_empty() && !cut {
+                // Every causal trace passing the local verifiers was decided: a proof.
+                if inconclusive == 0 {
+                    break 'search Some(Inclusion::Faithful { in_flight: None });
+                }
+                break;
+            }
+        }
+        None
+    };
+    an.put_blocks(p, blocks);
+    let r = result.unwrap_or(Inclusion::Undecided(Undecided::Bounded {
+        complete_up_to,
+        words,
+        inconclusive,
+    }));
+    (r, stats)
 }
 
 fn run(
@@ -371,6 +552,7 @@ mod tests {
         InclusionLimits {
             max_states: 100_000,
             max_in_flight: k,
+            ..InclusionLimits::default()
         }
     }
 
@@ -426,6 +608,7 @@ mod tests {
             &InclusionLimits {
                 max_states: 10,
                 max_in_flight: 3,
+                ..InclusionLimits::default()
             },
         );
         assert!(

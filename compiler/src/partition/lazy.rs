@@ -23,9 +23,9 @@ pub(crate) struct Graph {
 impl Graph {
     fn new(problem: &Problem) -> Graph {
         let a = problem
-            .global()
+            .analysis()
             .automata()
-            .expect("the problem's global model has automata");
+            .expect("the problem's analysis model has automata");
         let nfa = &a.nfa;
         let live = nfa.co_reachable();
         let n = nfa.states();

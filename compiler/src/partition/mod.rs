@@ -290,13 +290,24 @@ impl Causality {
 
 /// What the analysis works on: the global automaton, its letters, the atoms (the locations of
 /// the given partition) and the causal restriction.
+///
+/// The analysis runs on an automaton, [`Problem::analysis`]: the model compiled with one
+/// location, whose language is the set of global traces ([`Problem::exact`]); or, when that
+/// language is not regular (weak loops over several lifelines) but the model compiled with the
+/// given partition has automata, that model, which has the same multitraces and local languages
+/// on the given locations (not the same global traces). Then (a) is searched up to a length,
+/// with global traces decided by term exploration on the one-location model, (b) is searched as
+/// usual, and coarsenings are not searched.
 pub struct Problem {
     source: Source,
-    /// The model compiled with one location: `L(A)` is the set of global traces.
+    /// The model compiled with one location: `L(A)` is the set of global traces (maybe
+    /// term-only).
     global: CompiledModel,
     /// The model compiled with the given partition.
     given: CompiledModel,
-    /// The atom of each letter of `global`.
+    /// Whether `global` has automata (then the analysis runs on it; else on `given`).
+    exact: bool,
+    /// The atom of each letter of the analysis automaton.
     atom_of_letter: Vec<usize>,
     /// Names of the atoms' units (lifelines, or letters of a raw automaton), per atom.
     atom_units: Vec<Vec<String>>,
@@ -335,12 +346,16 @@ impl Problem {
         };
         let given_model = compile(given)?;
         let global = compile(LocationChoice::Single)?;
-        if let ModelKind::TermOnly(reason) = &global.kind {
+        let exact = global.automata().is_some();
+        if let (ModelKind::TermOnly(reason), ModelKind::TermOnly(_)) =
+            (&global.kind, &given_model.kind)
+        {
             return Err(PartitionError::NotAutomata {
-                what: "the global language (the model with one location)".into(),
+                what: "the model (with one location, and with the given locations)".into(),
                 reason: reason.clone(),
             });
         }
+        let analysis = if exact { &global } else { &given_model };
         let atoms = given_model.alphabet.locations();
         if atoms > MAX_ATOMS {
             return Err(PartitionError::TooManyLocations(atoms));
@@ -350,7 +365,7 @@ impl Problem {
         let atom_of_letter: Vec<usize>;
         let mut causality = Causality::default();
         let mut statics = None;
-        match (&given_model.origin, &global.origin) {
+        match (&given_model.origin, &analysis.origin) {
             (
                 Origin::Interaction {
                     signature,
@@ -391,13 +406,13 @@ impl Problem {
             }
             _ => {
                 // Raw automaton: the atoms are the given locations' letters.
-                let mut of_letter = vec![0usize; global.alphabet.len()];
+                let mut of_letter = vec![0usize; analysis.alphabet.len()];
                 for k in 0..atoms {
                     let letters = given_model.alphabet.letters_of(LocationId(k as u32));
                     let mut names = Vec::new();
                     for &l in letters {
                         let name = given_model.alphabet.name(l);
-                        let g = global.alphabet.letter(name).ok_or_else(|| {
+                        let g = analysis.alphabet.letter(name).ok_or_else(|| {
                             PartitionError::Internal(format!("letter {name} missing"))
                         })?;
                         of_letter[g.index()] = k;
@@ -406,14 +421,15 @@ impl Problem {
                     atom_units.push(names);
                 }
                 atom_of_letter = of_letter;
-                causality.incr = vec![Vec::new(); global.alphabet.len()];
-                causality.decr = vec![None; global.alphabet.len()];
+                causality.incr = vec![Vec::new(); analysis.alphabet.len()];
+                causality.decr = vec![None; analysis.alphabet.len()];
             }
         }
         Ok(Problem {
             source,
             global,
             given: given_model,
+            exact,
             atom_of_letter,
             atom_units,
             atom_of_lifeline,
@@ -448,9 +464,32 @@ impl Problem {
         matches!(self.global.origin, Origin::Interaction { .. })
     }
 
-    /// The model compiled with one location (`L(A)`: the global traces).
+    /// Whether `p` is the given partition (its atoms).
+    pub fn is_given(&self, p: &Partition) -> bool {
+        p.len() == self.atoms()
+    }
+
+    /// The model compiled with one location (`L(A)`: the global traces); term-only when that
+    /// language is not regular.
     pub fn global(&self) -> &CompiledModel {
         &self.global
+    }
+
+    /// Whether the analysis automaton recognizes the global traces (else it is the model
+    /// compiled with the given partition: same multitraces and local languages on the given
+    /// locations).
+    pub fn exact(&self) -> bool {
+        self.exact
+    }
+
+    /// The automaton the analysis runs on, whose letters the analysis' words use: the global
+    /// model when [`Problem::exact`], else the model compiled with the given partition.
+    pub fn analysis(&self) -> &CompiledModel {
+        if self.exact {
+            &self.global
+        } else {
+            &self.given
+        }
     }
 
     /// The model compiled with the given partition.
@@ -475,12 +514,12 @@ impl Problem {
 
     /// Number of letters.
     pub fn letters(&self) -> usize {
-        self.global.alphabet.len()
+        self.analysis().alphabet.len()
     }
 
     /// The name of a letter.
     pub fn letter_name(&self, x: LetterId) -> &str {
-        self.global.alphabet.name(x)
+        self.analysis().alphabet.name(x)
     }
 
     /// A word written with `.` between letters (`ε` when empty).
@@ -538,6 +577,15 @@ impl Problem {
 
     /// The model compiled with partition `p` (its locations in the order of `p`'s blocks).
     pub fn compile(&self, p: &Partition) -> Result<CompiledModel, PartitionError> {
+        if self.is_given(p) {
+            if let ModelKind::TermOnly(reason) = &self.given.kind {
+                return Err(PartitionError::NotAutomata {
+                    what: format!("the model with locations {}", self.partition_name(p)),
+                    reason: reason.clone(),
+                });
+            }
+            return Ok(self.given.clone());
+        }
         let m = compile_source(
             &self.source,
             &CompileOptions {

@@ -15,7 +15,8 @@ use multitrace_runtime::verdict::{Mode, Reason, Verdict, VerdictKind};
 pub struct Recheck {
     /// Per block: whether its local verifier accepts its trace.
     pub local: Vec<bool>,
-    /// AC on the global trace, with the model compiled with one location.
+    /// AC on the global trace, with the model compiled with one location (term exploration
+    /// when that model is term-only).
     pub global: VerdictKind,
     /// AS on the multitrace (with its reason), with the model compiled with the partition.
     pub multitrace: Verdict,
@@ -59,7 +60,8 @@ pub fn recheck(
 ) -> Result<Recheck, PartitionError> {
     let internal =
         |e: multitrace_runtime::check::CheckError| PartitionError::Internal(e.to_string());
-    // The global trace on the model with one location.
+    // The global trace on the model with one location: by AC, or by term exploration when
+    // that model is term-only (its global language is not regular).
     let global = Engine::new(problem.global().clone());
     let mut scratch = global.scratch();
     let opts = |p: Procedure| CheckOptions {
@@ -67,8 +69,17 @@ pub fn recheck(
         choice: Choice::Force(p),
         ..CheckOptions::default()
     };
+    let procedure = if problem.global().automata().is_some() {
+        Procedure::Ac
+    } else {
+        Procedure::Term
+    };
     let (gv, _) = global
-        .check_letters(&mut scratch, &[word.to_vec()], &opts(Procedure::Ac))
+        .check_letters(
+            &mut scratch,
+            &[problem.translate(problem.global(), word)?],
+            &opts(procedure),
+        )
         .map_err(internal)?;
     // The multitrace on the model with the partition.
     let traces: Vec<Vec<LetterId>> = problem

@@ -162,6 +162,9 @@ impl SearchOutcome {
 /// Searches the finest faithful partitions for question (a) in `mode`. `first` is (a)'s answer
 /// for the finest partition (the atoms) when already known.
 ///
+/// Nothing is searched when the global language is not an automaton
+/// ([`super::Problem::exact`]).
+///
 /// `hints` (for instance the partitions predicted by the static analysis) are decided first:
 /// the counterexamples found refute other partitions without a product search, and the
 /// coarsenings of a faithful hint are skipped (faithful, and not finest).
@@ -189,6 +192,10 @@ pub fn finest_faithful(
         states: 0,
         hinted_faithful: Vec::new(),
     };
+    if !an.problem().exact() {
+        // Without the global language as an automaton only the given partition can be asked.
+        return out;
+    }
     let mut level = n + 1;
     let mut faithful: Vec<Partition> = Vec::new();
     let mut stopped = false;
