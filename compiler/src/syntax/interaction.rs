@@ -65,55 +65,39 @@ fn punctuation(b: u8) -> Option<Tok> {
     })
 }
 
-/// The tokens of `.hif` on the shared [`Cursor`].
+/// The tokens of `.hif` on the shared [`Cursor`], with one token of lookahead.
 struct Lexer<'a> {
     c: Cursor<'a>,
+    /// The token [`Lexer::peek`] read and the cursor after it.
+    peeked: Option<(Token<'a>, Cursor<'a>)>,
 }
 
 impl<'a> Lexer<'a> {
-    fn next(&mut self) -> Result<Token<'a>, ParseError> {
-        let c = &mut self.c;
-        c.skip_trivia()?;
-        let start = c.pos();
-        let kind = match c.peek_byte() {
-            None => Tok::Eof,
-            Some(b) if is_ident_start(b) => {
-                c.take_while_ascii(is_ident_continue);
-                Tok::Ident
-            }
-            Some(b'-') if c.eat("--") => Tok::Dashes,
-            Some(b'-') if c.eat("->") => Tok::Arrow,
-            Some(b'<') => {
-                // `<word>` is one token (refused as unsupported), a lone `<` another character.
-                let mut probe = *c;
-                probe.eat_byte(b'<');
-                let word = probe.take_while_ascii(is_ident_continue);
-                if !word.is_empty() && probe.eat_byte(b'>') {
-                    *c = probe;
-                    Tok::Angle
-                } else {
-                    c.eat_byte(b'<');
-                    Tok::Other('<')
-                }
-            }
-            Some(b) => match punctuation(b) {
-                Some(kind) => {
-                    c.eat_byte(b);
-                    kind
-                }
-                None if c.eat("∅") => Tok::EmptySym,
-                None => c.bump().map_or(Tok::Eof, Tok::Other),
-            },
-        };
-        Ok(Token {
-            kind,
-            start,
-            text: c.since(start),
-        })
+    fn new(file: &'a str, text: &'a str) -> Self {
+        Lexer {
+            c: Cursor::new(file, text),
+            peeked: None,
+        }
     }
 
-    fn peek(&self) -> Result<Token<'a>, ParseError> {
-        Lexer { c: self.c }.next()
+    fn next(&mut self) -> Result<Token<'a>, ParseError> {
+        match self.peeked.take() {
+            Some((tok, after)) => {
+                self.c = after;
+                Ok(tok)
+            }
+            None => scan(&mut self.c),
+        }
+    }
+
+    fn peek(&mut self) -> Result<Token<'a>, ParseError> {
+        if let Some((tok, _)) = self.peeked {
+            return Ok(tok);
+        }
+        let mut after = self.c;
+        let tok = scan(&mut after)?;
+        self.peeked = Some((tok, after));
+        Ok(tok)
     }
 
     fn describe(tok: &Token<'_>) -> String {
@@ -143,6 +127,47 @@ impl<'a> Lexer<'a> {
             Err(self.expected(&tok, what))
         }
     }
+}
+
+/// Reads one token at `c` (after whitespace and comments).
+fn scan<'a>(c: &mut Cursor<'a>) -> Result<Token<'a>, ParseError> {
+    c.skip_trivia()?;
+    let start = c.pos();
+    let kind = match c.peek_byte() {
+        None => Tok::Eof,
+        Some(b) if is_ident_start(b) => {
+            c.take_while_ascii(is_ident_continue);
+            Tok::Ident
+        }
+        Some(b'-') if c.eat("--") => Tok::Dashes,
+        Some(b'-') if c.eat("->") => Tok::Arrow,
+        Some(b'<') => {
+            // `<word>` is one token (refused as unsupported), a lone `<` another character.
+            let mut probe = *c;
+            probe.eat_byte(b'<');
+            let word = probe.take_while_ascii(is_ident_continue);
+            if !word.is_empty() && probe.eat_byte(b'>') {
+                *c = probe;
+                Tok::Angle
+            } else {
+                c.eat_byte(b'<');
+                Tok::Other('<')
+            }
+        }
+        Some(b) => match punctuation(b) {
+            Some(kind) => {
+                c.eat_byte(b);
+                kind
+            }
+            None if c.eat("∅") => Tok::EmptySym,
+            None => c.bump().map_or(Tok::Eof, Tok::Other),
+        },
+    };
+    Ok(Token {
+        kind,
+        start,
+        text: c.since(start),
+    })
 }
 
 fn unsupported(c: &Cursor<'_>, tok: &Token<'_>) -> ParseError {
@@ -597,9 +622,7 @@ pub fn parse_interaction_with_loops(
     store: &mut TermStore,
 ) -> Result<(TermId, Vec<LoopPosition>), ParseError> {
     let mut p = Parser {
-        lx: Lexer {
-            c: Cursor::new(file, text),
-        },
+        lx: Lexer::new(file, text),
         sig,
         infer,
         loops: Vec::new(),

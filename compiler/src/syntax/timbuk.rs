@@ -122,55 +122,24 @@ struct Lexer<'a> {
 }
 
 impl<'a> Lexer<'a> {
+    fn new(file: &'a str, text: &'a str) -> Self {
+        Lexer {
+            c: Cursor::new(file, text),
+        }
+    }
+
     fn error(&self, at: usize, message: impl Into<String>) -> ParseError {
         self.c.error(at, message)
     }
 
     fn next(&mut self) -> Token<'a> {
-        let c = &mut self.c;
-        c.skip_whitespace();
-        let start = c.pos();
-        let kind = if c.eat("->") {
-            Tok::Arrow
-        } else {
-            match c.peek_char() {
-                None => Tok::Eof,
-                Some(ch) => match punctuation(ch) {
-                    Some(kind) => {
-                        c.bump();
-                        kind
-                    }
-                    None if is_stray(ch) => {
-                        c.bump();
-                        Tok::Other
-                    }
-                    None => {
-                        // A name: up to whitespace, punctuation, a stray character or `->`.
-                        loop {
-                            c.take_while(|ch| {
-                                !(ch.is_whitespace()
-                                    || punctuation(ch).is_some()
-                                    || is_stray(ch)
-                                    || ch == '-')
-                            });
-                            if c.starts_with("->") || !c.eat_byte(b'-') {
-                                break;
-                            }
-                        }
-                        Tok::Word
-                    }
-                },
-            }
-        };
-        Token {
-            kind,
-            start,
-            text: c.since(start),
-        }
+        scan(&mut self.c)
     }
 
+    /// The next token, without moving (rare in Timbuk: a copy of the cursor scans it).
     fn peek(&self) -> Token<'a> {
-        Lexer { c: self.c }.next()
+        let mut ahead = self.c;
+        scan(&mut ahead)
     }
 
     /// "expected WHAT, found TOKEN" (or "unexpected end of input, expected WHAT").
@@ -205,6 +174,57 @@ impl<'a> Lexer<'a> {
     }
 }
 
+/// Reads one token at `c` (after whitespace; Timbuk has no comments).
+fn scan<'a>(c: &mut Cursor<'a>) -> Token<'a> {
+    c.skip_whitespace();
+    let start = c.pos();
+    let kind = if c.eat("->") {
+        Tok::Arrow
+    } else {
+        match c.peek_char() {
+            None => Tok::Eof,
+            Some(ch) => match punctuation(ch) {
+                Some(kind) => {
+                    c.bump();
+                    kind
+                }
+                None if is_stray(ch) => {
+                    c.bump();
+                    Tok::Other
+                }
+                None => {
+                    // A name: up to whitespace, punctuation, a stray character or `->`. Runs
+                    // of visible ASCII first (whitespace and controls are below `!`, DEL is a
+                    // control), then one `-` or non-ASCII character at a time.
+                    loop {
+                        c.take_while_ascii(|b| {
+                            b > b' '
+                                && b != 0x7F
+                                && b != b'-'
+                                && punctuation(char::from(b)).is_none()
+                        });
+                        match c.peek_char() {
+                            Some('-') if !c.starts_with("->") => {
+                                c.bump();
+                            }
+                            Some(ch) if !ch.is_ascii() && !ch.is_whitespace() && !is_stray(ch) => {
+                                c.bump();
+                            }
+                            _ => break,
+                        }
+                    }
+                    Tok::Word
+                }
+            },
+        }
+    };
+    Token {
+        kind,
+        start,
+        text: c.since(start),
+    }
+}
+
 /// How a token reads in an error message.
 fn describe(tok: &Token<'_>) -> String {
     match tok.kind {
@@ -228,9 +248,7 @@ struct Symbol {
 /// `file` names the input in errors. Never panics; every error carries the line and column of
 /// the offending text and says what was expected.
 pub fn parse_timbuk(file: &str, text: &str) -> Result<TimbukAutomaton, ParseError> {
-    let mut lx = Lexer {
-        c: Cursor::new(file, text),
-    };
+    let mut lx = Lexer::new(file, text);
 
     // Ops
     let tok = lx.next();

@@ -27,10 +27,10 @@ use super::names::{describe_char, is_ident_continue, is_ident_start, quote_word}
 pub struct Cursor<'a> {
     file: &'a str,
     text: &'a str,
-    /// Byte offset in `text`; a char boundary, `<= end`.
+    /// The bytes of `text` up to the end of the range the cursor reads (a char boundary).
+    scan: &'a [u8],
+    /// Byte offset in `text`; a char boundary, `<= scan.len()`.
     pos: usize,
-    /// End of the range the cursor reads (a char boundary, `<= text.len()`).
-    end: usize,
 }
 
 /// Whether the ASCII byte `b` is whitespace for [`char::is_whitespace`] (the fast path).
@@ -45,8 +45,8 @@ impl<'a> Cursor<'a> {
         Cursor {
             file,
             text,
+            scan: text.as_bytes(),
             pos: 0,
-            end: text.len(),
         }
     }
 
@@ -69,34 +69,25 @@ impl<'a> Cursor<'a> {
     /// The rest of the range from the position.
     #[inline]
     pub fn rest(&self) -> &'a str {
-        self.text.get(self.pos..self.end).unwrap_or("")
+        self.text.get(self.pos..self.scan.len()).unwrap_or("")
     }
 
     /// Whether the position is at the end of the range.
     #[inline]
     pub fn at_end(&self) -> bool {
-        self.pos >= self.end
+        self.pos >= self.scan.len()
     }
 
     /// The byte at the position, if any.
     #[inline]
     pub fn peek_byte(&self) -> Option<u8> {
-        if self.pos < self.end {
-            self.text.as_bytes().get(self.pos).copied()
-        } else {
-            None
-        }
+        self.scan.get(self.pos).copied()
     }
 
     /// The byte after the one at the position, if any.
     #[inline]
     pub fn peek_byte_after(&self) -> Option<u8> {
-        let next = self.pos.checked_add(1)?;
-        if next < self.end {
-            self.text.as_bytes().get(next).copied()
-        } else {
-            None
-        }
+        self.scan.get(self.pos.checked_add(1)?).copied()
     }
 
     /// The character at the position, if any.
@@ -167,12 +158,14 @@ impl<'a> Cursor<'a> {
     #[inline]
     pub fn take_while_ascii(&mut self, mut keep: impl FnMut(u8) -> bool) -> &'a str {
         let start = self.pos;
-        let len = self
-            .rest()
-            .bytes()
-            .take_while(|&b| b.is_ascii() && keep(b))
-            .count();
-        self.pos += len;
+        let mut end = start;
+        while let Some(&b) = self.scan.get(end) {
+            if !(b.is_ascii() && keep(b)) {
+                break;
+            }
+            end += 1;
+        }
+        self.pos = end;
         self.since(start)
     }
 
@@ -198,6 +191,8 @@ impl<'a> Cursor<'a> {
     pub fn skip_trivia(&mut self) -> Result<(), ParseError> {
         loop {
             match self.peek_byte() {
+                // The common case first: a visible ASCII character other than `/`.
+                Some(b) if b > b' ' && b < 0x7F && b != b'/' => return Ok(()),
                 Some(b) if is_space_byte(b) => self.pos += 1,
                 Some(b'/') if self.peek_byte_after() == Some(b'*') => {
                     let start = self.pos;
@@ -234,7 +229,7 @@ impl<'a> Cursor<'a> {
     /// The run of identifier characters (`[A-Za-z0-9_]`) at byte offset `at`, up to the end
     /// of the range (empty when there is none or `at` is out of the range).
     pub fn word_at(&self, at: usize) -> &'a str {
-        let rest = match self.text.get(at..self.end) {
+        let rest = match self.text.get(at..self.scan.len()) {
             Some(r) => r,
             None => return "",
         };
@@ -253,12 +248,13 @@ impl<'a> Cursor<'a> {
             return None;
         }
         let len = rest.find('\n').unwrap_or(rest.len());
+        let end = self.pos + len;
         let line = Cursor {
-            end: self.pos + len,
+            scan: self.scan.get(..end).unwrap_or(self.scan),
             ..*self
         };
         // `\n` is one byte: past it is a char boundary (or the end).
-        self.pos = (self.pos + len + 1).min(self.end);
+        self.pos = (end + 1).min(self.scan.len());
         Some(line)
     }
 
@@ -281,7 +277,11 @@ impl<'a> Cursor<'a> {
         if !word.is_empty() {
             return quote_word(word);
         }
-        match self.text.get(at..self.end).and_then(|r| r.chars().next()) {
+        match self
+            .text
+            .get(at..self.scan.len())
+            .and_then(|r| r.chars().next())
+        {
             Some(c) => describe_char(c),
             None => "end of input".to_string(),
         }
@@ -290,7 +290,7 @@ impl<'a> Cursor<'a> {
     /// "expected WHAT, found X" at `at`, X as [`Cursor::describe`] says, or "unexpected end of
     /// input, expected WHAT" at the end of the range.
     pub fn expected(&self, at: usize, what: &str) -> ParseError {
-        if at >= self.end {
+        if at >= self.scan.len() {
             self.expected_found(at, what, None)
         } else {
             self.expected_found(at, what, Some(&self.describe(at)))

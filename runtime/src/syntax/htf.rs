@@ -62,43 +62,39 @@ struct Token<'a> {
     text: &'a str,
 }
 
-/// The tokens of `.htf` on the shared [`Cursor`].
+/// The tokens of `.htf` on the shared [`Cursor`], with one token of lookahead.
 struct Lexer<'a> {
     c: Cursor<'a>,
+    /// The token [`Lexer::peek`] read and the cursor after it.
+    peeked: Option<(Token<'a>, Cursor<'a>)>,
 }
 
 impl<'a> Lexer<'a> {
-    fn next(&mut self) -> Result<Token<'a>, ParseError> {
-        let c = &mut self.c;
-        c.skip_trivia()?;
-        let start = c.pos();
-        let kind = match c.peek_byte() {
-            None => Tok::Eof,
-            Some(b) if is_ident_start(b) => {
-                c.take_while_ascii(is_ident_continue);
-                Tok::Ident
-            }
-            Some(b'#') if c.starts_with("#all") && c.word_at(start + 1).len() == 3 => {
-                c.eat("#all");
-                Tok::All
-            }
-            Some(b) => match punctuation(b) {
-                Some(kind) => {
-                    c.eat_byte(b);
-                    kind
-                }
-                None => c.bump().map_or(Tok::Eof, Tok::Other),
-            },
-        };
-        Ok(Token {
-            kind,
-            start,
-            text: c.since(start),
-        })
+    fn new(file: &'a str, text: &'a str) -> Self {
+        Lexer {
+            c: Cursor::new(file, text),
+            peeked: None,
+        }
     }
 
-    fn peek(&self) -> Result<Token<'a>, ParseError> {
-        Lexer { c: self.c }.next()
+    fn next(&mut self) -> Result<Token<'a>, ParseError> {
+        match self.peeked.take() {
+            Some((tok, after)) => {
+                self.c = after;
+                Ok(tok)
+            }
+            None => scan(&mut self.c),
+        }
+    }
+
+    fn peek(&mut self) -> Result<Token<'a>, ParseError> {
+        if let Some((tok, _)) = self.peeked {
+            return Ok(tok);
+        }
+        let mut after = self.c;
+        let tok = scan(&mut after)?;
+        self.peeked = Some((tok, after));
+        Ok(tok)
     }
 
     /// "expected WHAT, found TOKEN" (or "unexpected end of input, expected WHAT").
@@ -134,6 +130,35 @@ impl<'a> Lexer<'a> {
     }
 }
 
+/// Reads one token at `c` (after whitespace and comments).
+fn scan<'a>(c: &mut Cursor<'a>) -> Result<Token<'a>, ParseError> {
+    c.skip_trivia()?;
+    let start = c.pos();
+    let kind = match c.peek_byte() {
+        None => Tok::Eof,
+        Some(b) if is_ident_start(b) => {
+            c.take_while_ascii(is_ident_continue);
+            Tok::Ident
+        }
+        Some(b'#') if c.starts_with("#all") && c.word_at(start + 1).len() == 3 => {
+            c.eat("#all");
+            Tok::All
+        }
+        Some(b) => match punctuation(b) {
+            Some(kind) => {
+                c.eat_byte(b);
+                kind
+            }
+            None => c.bump().map_or(Tok::Eof, Tok::Other),
+        },
+    };
+    Ok(Token {
+        kind,
+        start,
+        text: c.since(start),
+    })
+}
+
 /// Reads a multitrace (`.htf`) over the names of `sig`.
 ///
 /// Returns the multitrace, completed with an empty singleton component for every lifeline of
@@ -145,9 +170,7 @@ pub fn parse_htf(
     text: &str,
     sig: &Signature,
 ) -> Result<(Multitrace, Vec<String>), ParseError> {
-    let mut lx = Lexer {
-        c: Cursor::new(file, text),
-    };
+    let mut lx = Lexer::new(file, text);
     let open = lx.next()?;
     match open.kind {
         Tok::LBrace => {}

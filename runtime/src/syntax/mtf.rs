@@ -44,9 +44,20 @@ fn expected(line: &Cursor<'_>, what: &str) -> ParseError {
 
 /// A run of characters up to a stop character (`extra` or a common one) and its file offset;
 /// `None` (without moving) when there is none.
-fn word<'a>(line: &mut Cursor<'a>, extra: char) -> Option<(usize, &'a str)> {
+fn word<'a>(line: &mut Cursor<'a>, extra: u8) -> Option<(usize, &'a str)> {
     let at = line.pos();
-    let word = line.take_while(|c| !stops(c, extra));
+    // Runs of visible ASCII first (whitespace and controls are below `!`, DEL is a control),
+    // then one non-ASCII character at a time.
+    loop {
+        line.take_while_ascii(|b| b > b' ' && b != 0x7F && b != b'[' && b != b']' && b != extra);
+        match line.peek_char() {
+            Some(c) if !c.is_ascii() && !stops(c, char::from(extra)) => {
+                line.bump();
+            }
+            _ => break,
+        }
+    }
+    let word = line.since(at);
     (!word.is_empty()).then_some((at, word))
 }
 
@@ -94,7 +105,7 @@ pub fn parse_mtf(
             return Err(expected(&lx, "`[` opening a location like `[l1] a1.a2`"));
         }
         lx.skip_whitespace();
-        let Some((name_at, name)) = word(&mut lx, ']') else {
+        let Some((name_at, name)) = word(&mut lx, b']') else {
             return Err(expected(&lx, "a location name after `[`"));
         };
         lx.skip_whitespace();
@@ -131,7 +142,7 @@ pub fn parse_mtf(
         lx.skip_whitespace();
         if !lx.at_end() {
             loop {
-                let Some((letter_at, letter)) = word(&mut lx, '.') else {
+                let Some((letter_at, letter)) = word(&mut lx, b'.') else {
                     return Err(expected(
                         &lx,
                         if trace.is_empty() {
