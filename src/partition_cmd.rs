@@ -1194,6 +1194,7 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
                     (VerdictKind::Fail, Some(reason)) => {
                         format!("the multitrace itself fails ({}), so the central step sees it", reason.name())
                     }
+                    (VerdictKind::WeakPass, _) => "the multitrace itself is WeakPass (a multi-prefix of an accepted multitrace): only the global order shows the violation".to_string(),
                     (k, _) => format!(
                         "the multitrace itself is {} (another interleaving is accepted): only the global order shows the violation",
                         k.name()

@@ -1264,6 +1264,24 @@ mod partition_cli {
             v["a"]["counterexample"]["recheck"]["multitrace_term"],
             serde_json::Value::Null
         );
+        // ... or with --locations (groups of letters).
+        let o = run(&[
+            "partition",
+            "fixtures/seed004-fig3/model.timbuk",
+            "--locations",
+            "a,e,c,d;b",
+            "--no-search",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let v = json(&o);
+        assert_eq!(names(&v["partition"]), ["a,e,c,d", "b"]);
+        assert_eq!(names(&v["a"]["counterexample"]["global_trace"]), ["d"]);
+        assert_eq!(
+            v["a"]["counterexample"]["recheck"]["multitrace_as"],
+            "WeakPass"
+        );
         // Undecided within the bounds: exit 3 ((b) is proven here, which does not settle (a)).
         let o = run(&[
             "partition",
