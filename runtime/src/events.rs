@@ -655,10 +655,15 @@ impl<'a> Grouper<'a> {
             match &ev.run {
                 None => slots.push(Err(orphan(&ev))),
                 Some(id) => {
-                    let i = *index.entry(id.clone()).or_insert_with(|| {
-                        slots.push(Ok(self.new_run(id.clone(), &ev.at)));
-                        slots.len() - 1
-                    });
+                    // The id is cloned once per run, not per event.
+                    let i = match index.get(id.as_str()) {
+                        Some(&i) => i,
+                        None => {
+                            slots.push(Ok(self.new_run(id.clone(), &ev.at)));
+                            index.insert(id.clone(), slots.len() - 1);
+                            slots.len() - 1
+                        }
+                    };
                     if let Ok(run) = &mut slots[i] {
                         self.add(run, &ev);
                     }
