@@ -387,7 +387,8 @@ fn inclusion_json(problem: &Problem, a: &Analysis) -> Value {
 fn searched_text(s: &Searched, limits: &CentralLimits) -> String {
     let mut t = match s.complete_up_to {
         Some(n) => format!(
-            "every multitrace passing the local checks with at most {n} actions ({} checked centrally)",
+            "every multitrace passing the local checks with at most {} ({} causally possible, checked centrally)",
+            actions(n),
             s.multitraces
         ),
         None => "no multitrace exhaustively".to_string(),
@@ -416,6 +417,7 @@ fn searched_json(s: &Searched) -> Value {
     json!({
         "complete_up_to": s.complete_up_to,
         "all": s.all,
+        "enumerated": s.enumerated,
         "multitraces": s.multitraces,
         "samples": s.samples,
         "samples_checked": s.samples_checked,

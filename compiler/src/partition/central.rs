@@ -32,7 +32,8 @@ use multitrace_runtime::verdict::{Mode, VerdictKind};
 pub struct CentralLimits {
     /// Multitraces of at most this many actions are searched exhaustively.
     pub max_length: usize,
-    /// Most multitraces checked by the exhaustive search.
+    /// Most multitraces enumerated by the exhaustive search (passing the local checks, causally
+    /// possible or not).
     pub max_multitraces: u64,
     /// Random mixes of accepted runs tried after it.
     pub samples: u64,
@@ -60,7 +61,9 @@ pub struct Searched {
     /// Every local language is finite and every multitrace passing the local checks was
     /// checked.
     pub all: bool,
-    /// Multitraces passing the local checks and causally possible, checked centrally.
+    /// Multitraces passing the local checks enumerated by the exhaustive search.
+    pub enumerated: u64,
+    /// Of which causally possible, checked centrally.
     pub multitraces: u64,
     /// Random mixes tried.
     pub samples: u64,
@@ -199,10 +202,11 @@ pub fn check(
         let mut found = None;
         let ok = compositions(&mut lens, 0, total, &longest, &mut |lens| {
             product(&words, lens, &mut |traces| {
-                if searched.multitraces >= limits.max_multitraces {
+                if searched.enumerated >= limits.max_multitraces {
                     budget_hit = true;
                     return Ok(false);
                 }
+                searched.enumerated += 1;
                 let Some(w) = causality.interleave(traces) else {
                     return Ok(true);
                 };
