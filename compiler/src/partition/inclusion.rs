@@ -39,7 +39,7 @@ pub struct InclusionLimits {
     /// Largest in-flight bound `K` tried (the search tries `1..=K`).
     pub max_in_flight: u32,
     /// When the global language is not regular: global traces of at most this many actions are
-    /// enumerated.
+    /// enumerated (and at most `max_states` of them kept to be extended).
     pub max_length: usize,
     /// When the global language is not regular: most global traces enumerated.
     pub max_words: u64,
@@ -344,6 +344,9 @@ pub fn bounded(
                     let mut w2 = w.clone();
                     w2.push(letter);
                     stats.states += 1;
+                    if stats.states > limits.max_states {
+                        break 'search None; // complete up to the previous length
+                    }
                     next.push((w2, s2, c));
                 }
             }
