@@ -18,7 +18,7 @@ use super::cursor::Cursor;
 use super::error::ParseError;
 use super::names::{describe_char, name_list, quote_word};
 use crate::nfa::{Alphabet, LetterId, LocationId};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// Whether `c` ends a location name or a letter (`extra` is the other stop character).
 fn stops(c: char, extra: char) -> bool {
@@ -73,13 +73,13 @@ pub fn parse_mtf(
     text: &str,
     alphabet: &Alphabet,
 ) -> Result<Vec<Vec<LetterId>>, ParseError> {
-    let mut locations: HashMap<&str, LocationId> = HashMap::new();
+    let mut locations: FxHashMap<&str, LocationId> = FxHashMap::default();
     for (k, name) in alphabet.location_names().iter().enumerate() {
         locations
             .entry(name.as_str())
             .or_insert(LocationId(k as u32));
     }
-    let mut letters: HashMap<&str, LetterId> = HashMap::new();
+    let mut letters: FxHashMap<&str, LetterId> = FxHashMap::default();
     for (i, name) in alphabet.names().iter().enumerate() {
         letters.entry(name.as_str()).or_insert(LetterId(i as u32));
     }
