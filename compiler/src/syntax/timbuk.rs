@@ -36,6 +36,7 @@
 
 use multitrace_runtime::syntax::{describe_char, name_list, quote_word, Cursor, ParseError};
 use std::collections::HashMap;
+use std::fmt;
 
 /// A word automaton read from a Timbuk file.
 ///
@@ -150,22 +151,24 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// The next token, which must be a name (not a keyword).
-    fn name(&mut self, what: &str) -> Result<Token<'a>, ParseError> {
+    /// The next token, which must be a name (not a keyword). `what` is only formatted for an
+    /// error (pass `format_args!`, not `format!`: this runs for every rule).
+    fn name(&mut self, what: impl fmt::Display) -> Result<Token<'a>, ParseError> {
         let tok = self.next();
         if tok.kind == Tok::Word && !KEYWORDS.contains(&tok.text) {
             Ok(tok)
         } else {
-            Err(self.expected(&tok, what))
+            Err(self.expected(&tok, &what.to_string()))
         }
     }
 
-    fn expect(&mut self, kind: Tok, what: &str) -> Result<Token<'a>, ParseError> {
+    /// The next token, which must be of `kind`; `what` as for [`Lexer::name`].
+    fn expect(&mut self, kind: Tok, what: impl fmt::Display) -> Result<Token<'a>, ParseError> {
         let tok = self.next();
         if tok.kind == kind {
             Ok(tok)
         } else {
-            Err(self.expected(&tok, what))
+            Err(self.expected(&tok, &what.to_string()))
         }
     }
 
@@ -356,7 +359,7 @@ fn ops_section<'a>(lx: &mut Lexer<'a>) -> Result<Ops<'a>, ParseError> {
         }
         lx.expect(
             Tok::Colon,
-            &format!("`:` and an arity after symbol `{}`", tok.text),
+            format_args!("`:` and an arity after symbol `{}`", tok.text),
         )?;
         let atok = lx.next();
         let arity = match atok.kind {
@@ -550,7 +553,7 @@ fn transitions_section(
                         ))
                     }
                 };
-                let from = lx.name(&format!("a state inside `{}(`", tok.text))?;
+                let from = lx.name(format_args!("a state inside `{}(`", tok.text))?;
                 let from = states.id(lx, &from)?;
                 lx.expect(Tok::RParen, "`)` after the source state")?;
                 lx.expect(Tok::Arrow, "`->` after `)`")?;
@@ -655,7 +658,7 @@ fn systems_block(
         }
         lx.expect(
             Tok::RBracket,
-            &format!("`]` after location name `{}`", name.text),
+            format_args!("`]` after location name `{}`", name.text),
         )?;
         let k = locations.len();
         location_at.insert(name.text, name.start);
