@@ -628,13 +628,13 @@ pub fn parse_interaction_with_loops(
         loops: Vec::new(),
     };
     let root = p.parse(store)?;
+    // All positions in one pass over the text (one `line_column` per loop was quadratic).
+    let offsets: Vec<usize> = p.loops.iter().map(|&(_, at)| at).collect();
     let loops = p
         .loops
         .iter()
-        .map(|&(t, at)| {
-            let (line, col) = multitrace_runtime::syntax::line_column(text, at);
-            (t, line, col)
-        })
+        .zip(p.lx.c.line_columns(&offsets))
+        .map(|(&(t, _), (line, col))| (t, line, col))
         .collect();
     Ok((root, loops))
 }

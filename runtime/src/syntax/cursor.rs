@@ -269,6 +269,44 @@ impl<'a> Cursor<'a> {
         format!("{line}:{column}")
     }
 
+    /// Line and column of each of `offsets` (in any order), as [`line_column`] gives them, in
+    /// one pass over the text: for a reader that records many positions (the `.hif` reader's
+    /// loops), where one [`line_column`] per offset would read the text again each time.
+    pub fn line_columns(&self, offsets: &[usize]) -> Vec<(u32, u32)> {
+        let text = self.text;
+        let mut order: Vec<(usize, usize)> = offsets
+            .iter()
+            .enumerate()
+            .map(|(i, &at)| {
+                // Clamped as `line_column` does: into the text, back to a char boundary.
+                let mut at = at.min(text.len());
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                (at, i)
+            })
+            .collect();
+        order.sort_unstable();
+        let mut out = vec![(1, 1); offsets.len()];
+        // The position reached: byte offset, line and column (from 1).
+        let (mut done, mut line, mut column) = (0usize, 1usize, 1usize);
+        for (at, i) in order {
+            let between = text.get(done..at).unwrap_or("");
+            match between.rfind('\n') {
+                Some(nl) => {
+                    line += between.bytes().filter(|&b| b == b'\n').count();
+                    column = between.get(nl + 1..).map_or(0, |l| l.chars().count()) + 1;
+                }
+                None => column += between.chars().count(),
+            }
+            done = at;
+            if let Some(slot) = out.get_mut(i) {
+                *slot = (line as u32, column as u32);
+            }
+        }
+        out
+    }
+
     /// Describes what is at byte offset `at` for an error message: `` `word` `` for a run of
     /// identifier characters (shortened after 40), the character otherwise (see
     /// [`describe_char`]), `end of input` at the end of the range.
@@ -422,6 +460,17 @@ mod tests {
     }
 
     proptest! {
+        /// `line_columns` gives what `line_column` gives for each offset.
+        #[test]
+        fn line_columns_match_line_column(
+            text in "[a\n∅é\r ]{0,40}",
+            offsets in proptest::collection::vec(0usize..50, 0..12),
+        ) {
+            let c = Cursor::new("f", &text);
+            let want: Vec<(u32, u32)> = offsets.iter().map(|&at| line_column(&text, at)).collect();
+            prop_assert_eq!(c.line_columns(&offsets), want);
+        }
+
         /// Whatever the operations, the position stays a char boundary within the text and
         /// nothing panics.
         #[test]
