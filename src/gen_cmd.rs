@@ -12,43 +12,19 @@
 
 use crate::{ModeArg, ModelArgs};
 use anyhow::Result;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use multitrace_compiler::compare::{compare as run_compare, CompareOptions};
-use multitrace_compiler::generate::{generate, write_set, GenError, GenOptions, Kind, SetFormat};
+use multitrace_compiler::generate::{
+    generate, parse_length_range, write_set, GenError, GenOptions, Kind, SetFormat,
+};
 use multitrace_runtime::check::{Engine, Procedure};
-use multitrace_runtime::verdict::Mode;
 use std::path::PathBuf;
 
-/// Category of generated multitraces.
-#[derive(Clone, Copy, ValueEnum)]
-pub enum KindArg {
-    /// Accepted runs of the NFA projected on the locations (Pass, complete mode).
-    Pass,
-    /// A correct multitrace with local mutations (AS: LocalError, complete mode).
-    LocalError,
-    /// Local traces mixed from correct multitraces (AS: InterError, complete mode).
-    InterError,
-    /// A cycle iterated a different number of times per location (AS: CentralError, complete
-    /// mode).
-    CentralError,
-    /// Local traces mixed from correct multitraces (AS: CentralError, complete mode).
-    CentralErrorMixed,
-    /// A multi-prefix of an accepted multitrace (WeakPass, prefix mode).
-    Prefix,
-    /// A multi-prefix with a random action inserted (any verdict, prefix mode).
-    Noise,
-    /// A multi-prefix with two actions of a local trace swapped (any verdict, prefix mode).
-    SwapActions,
-    /// A multi-prefix with one local trace from another multi-prefix (any verdict).
-    SwapComponents,
-}
-
-impl KindArg {
-    /// The library's kind: the command line's names are the kinds' names.
-    fn kind(self) -> Kind {
-        let value = self.to_possible_value().expect("every kind is a value");
-        Kind::from_name(value.get_name()).expect("a kind's name")
-    }
+/// `--kind`: the library's kinds, their names and help ([`Kind::ALL`]).
+fn kind_parser() -> impl clap::builder::TypedValueParser<Value = Kind> {
+    let values = Kind::ALL.map(|k| PossibleValue::new(k.name()).help(k.help()));
+    PossibleValuesParser::new(values).try_map(|s| s.parse::<Kind>())
 }
 
 /// File format of generated multitraces.
@@ -73,13 +49,13 @@ pub struct GenArgs {
     #[command(flatten)]
     model_args: ModelArgs,
     /// Category of the multitraces.
-    #[arg(long, value_enum)]
-    kind: KindArg,
+    #[arg(long, value_parser = kind_parser())]
+    kind: Kind,
     /// Number of multitraces.
     #[arg(long, default_value_t = 100)]
     count: usize,
     /// Total length (actions over all locations): MIN..MAX, both included, or N.
-    #[arg(long, default_value = "10..20", value_parser = parse_range)]
+    #[arg(long, default_value = "10..20", value_parser = parse_length_range)]
     length: (usize, usize),
     /// Output directory (created if needed).
     #[arg(short, long)]
@@ -135,23 +111,6 @@ pub struct CompareArgs {
     max_vertices: u64,
 }
 
-/// `MIN..MAX` (or `MIN..=MAX`, or `N`) as an inclusive range.
-fn parse_range(s: &str) -> std::result::Result<(usize, usize), String> {
-    let num = |t: &str| {
-        t.trim()
-            .parse::<usize>()
-            .map_err(|_| format!("`{t}` is not a length; expected MIN..MAX, e.g. 200..250"))
-    };
-    let (lo, hi) = match s.split_once("..") {
-        Some((a, b)) => (num(a)?, num(b.strip_prefix('=').unwrap_or(b))?),
-        None => (num(s)?, num(s)?),
-    };
-    if lo > hi {
-        return Err(format!("empty range {lo}..{hi}"));
-    }
-    Ok((lo, hi))
-}
-
 impl GenFormat {
     fn set_format(self) -> SetFormat {
         match self {
@@ -169,7 +128,7 @@ pub fn gen(args: GenArgs) -> Result<u8> {
         .format
         .map_or_else(|| SetFormat::default_for(&model), GenFormat::set_format);
     format.check(&model)?;
-    let kind = args.kind.kind();
+    let kind = args.kind;
     let (min_len, max_len) = args.length;
     let opts = GenOptions {
         max_attempts: args.max_attempts,
@@ -208,10 +167,7 @@ pub fn compare(args: CompareArgs) -> Result<u8> {
     let opts = CompareOptions {
         runs: args.runs,
         with_term: args.with_term,
-        mode: args.mode.map(|m| match m {
-            ModeArg::Complete => Mode::Complete,
-            ModeArg::Prefix => Mode::Prefix,
-        }),
+        mode: args.mode.map(ModeArg::mode),
         max_vertices: (args.max_vertices > 0).then_some(args.max_vertices),
     };
     let engine = Engine::new(model);
@@ -325,21 +281,6 @@ mod tests {
         std::fs::remove_file(&manifest).unwrap();
         assert_eq!(run(&args).unwrap(), 0);
         let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn every_kind_has_its_argument() {
-        let kinds: Vec<Kind> = KindArg::value_variants().iter().map(|k| k.kind()).collect();
-        assert_eq!(kinds, Kind::ALL);
-    }
-
-    #[test]
-    fn ranges() {
-        assert_eq!(parse_range("200..250"), Ok((200, 250)));
-        assert_eq!(parse_range("3..=4"), Ok((3, 4)));
-        assert_eq!(parse_range("7"), Ok((7, 7)));
-        assert!(parse_range("5..4").is_err());
-        assert!(parse_range("a..4").is_err());
     }
 
     #[test]

@@ -134,6 +134,32 @@ pub struct ModelArgs {
     allow_stale: bool,
 }
 
+impl ModelArgs {
+    /// The library's model options (the same fields).
+    fn options(&self) -> multitrace_compiler::open::ModelOptions {
+        multitrace_compiler::open::ModelOptions {
+            signature: self.signature.clone(),
+            locations: self.locations.clone(),
+            random_locations: self.random_locations,
+            seed: self.seed,
+            state_cap: self.state_cap,
+            dfa_cap: self.dfa_cap,
+            area_cap_mb: self.area_cap_mb,
+            source: self.source.clone(),
+            allow_stale: self.allow_stale,
+        }
+    }
+}
+
+impl ModeArg {
+    fn mode(self) -> multitrace_runtime::verdict::Mode {
+        match self {
+            ModeArg::Complete => multitrace_runtime::verdict::Mode::Complete,
+            ModeArg::Prefix => multitrace_runtime::verdict::Mode::Prefix,
+        }
+    }
+}
+
 #[derive(Args)]
 struct CheckArgs {
     /// The model: an interaction (.hif), a Timbuk automaton (.timbuk) or a compiled model (.mtm).

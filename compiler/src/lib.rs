@@ -31,6 +31,7 @@ pub mod compile;
 pub mod diagram;
 pub mod generate;
 pub mod nfa;
+pub mod open;
 pub mod partition;
 pub mod project;
 pub mod report;

@@ -8,6 +8,7 @@
 
 use multitrace_runtime::verdict::{Mode, Reason, Verdict, VerdictKind};
 use std::fmt;
+use std::str::FromStr;
 
 /// A category of generated multitraces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -70,6 +71,35 @@ impl Kind {
         Kind::ALL.into_iter().find(|k| k.name() == name)
     }
 
+    /// One line for users choosing a kind (the command line's help of each value).
+    pub fn help(self) -> &'static str {
+        match self {
+            Kind::Pass => {
+                "Accepted runs of the NFA projected on the locations (Pass, complete mode)"
+            }
+            Kind::LocalError => {
+                "A correct multitrace with local mutations (AS: LocalError, complete mode)"
+            }
+            Kind::InterError => {
+                "Local traces mixed from correct multitraces (AS: InterError, complete mode)"
+            }
+            Kind::CentralError => "A cycle iterated a different number of times per location (AS: CentralError, complete mode)",
+            Kind::CentralErrorMixed => {
+                "Local traces mixed from correct multitraces (AS: CentralError, complete mode)"
+            }
+            Kind::Prefix => "A multi-prefix of an accepted multitrace (WeakPass, prefix mode)",
+            Kind::Noise => {
+                "A multi-prefix with a random action inserted (any verdict, prefix mode)"
+            }
+            Kind::SwapActions => {
+                "A multi-prefix with two actions of a local trace swapped (any verdict, prefix mode)"
+            }
+            Kind::SwapComponents => {
+                "A multi-prefix with one local trace from another multi-prefix (any verdict)"
+            }
+        }
+    }
+
     /// The membership question its multitraces are checked with: complete for seed 004's
     /// categories, prefix for seed 001's.
     pub fn mode(self) -> Mode {
@@ -117,6 +147,71 @@ impl fmt::Display for Kind {
     }
 }
 
+/// A name that is not a kind's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownKind(pub String);
+
+impl fmt::Display for UnknownKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+        write!(
+            f,
+            "unknown kind `{}`; expected one of {}",
+            self.0,
+            names.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownKind {}
+
+impl FromStr for Kind {
+    type Err = UnknownKind;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Kind::from_name(s).ok_or_else(|| UnknownKind(s.to_string()))
+    }
+}
+
+/// Why a length range cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RangeError {
+    /// A bound is not a number.
+    NotALength(String),
+    /// The minimum is above the maximum.
+    Empty(usize, usize),
+}
+
+impl fmt::Display for RangeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RangeError::NotALength(t) => {
+                write!(f, "`{t}` is not a length; expected MIN..MAX, e.g. 200..250")
+            }
+            RangeError::Empty(lo, hi) => write!(f, "empty range {lo}..{hi}"),
+        }
+    }
+}
+
+impl std::error::Error for RangeError {}
+
+/// `MIN..MAX` (or `MIN..=MAX`, or `N`) as an inclusive range of total lengths.
+pub fn parse_length_range(s: &str) -> Result<(usize, usize), RangeError> {
+    let num = |t: &str| {
+        t.trim()
+            .parse::<usize>()
+            .map_err(|_| RangeError::NotALength(t.to_string()))
+    };
+    let (lo, hi) = match s.split_once("..") {
+        Some((a, b)) => (num(a)?, num(b.strip_prefix('=').unwrap_or(b))?),
+        None => (num(s)?, num(s)?),
+    };
+    if lo > hi {
+        return Err(RangeError::Empty(lo, hi));
+    }
+    Ok((lo, hi))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,6 +223,18 @@ mod tests {
             assert_eq!(k.to_string(), k.name());
         }
         assert_eq!(Kind::from_name("nope"), None);
+        assert_eq!("noise".parse::<Kind>(), Ok(Kind::Noise));
+        let e = "nope".parse::<Kind>().unwrap_err().to_string();
+        assert!(e.ends_with("expected one of pass, local-error, inter-error, central-error, central-error-mixed, prefix, noise, swap-actions, swap-components"), "{e}");
+    }
+
+    #[test]
+    fn ranges() {
+        assert_eq!(parse_length_range("200..250"), Ok((200, 250)));
+        assert_eq!(parse_length_range("3..=4"), Ok((3, 4)));
+        assert_eq!(parse_length_range("7"), Ok((7, 7)));
+        assert_eq!(parse_length_range("5..4"), Err(RangeError::Empty(5, 4)));
+        assert!(parse_length_range("a..4").is_err());
     }
 
     #[test]

@@ -53,7 +53,7 @@ mod output;
 mod tests;
 mod walk;
 
-pub use kinds::Kind;
+pub use kinds::{parse_length_range, Kind, RangeError, UnknownKind};
 pub use multitrace_runtime::rng::Rng;
 pub use output::{
     is_generated_file, item_name, reason_label, render_htf, render_mtf, to_multitrace, write_set,
