@@ -93,7 +93,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut tally = Tally::default();
     let model_name = args.model.display().to_string();
-    let mut report = crate::report_cmd::open(&args, engine.model())?;
+    let mut report = crate::report_cmd::open(&args, &batch)?;
     let sink = |done: Outcome| {
         if done.fallback && tally.fallbacks() == 0 {
             eprintln!(

@@ -36,6 +36,7 @@ pub mod partition;
 pub mod project;
 pub mod report;
 pub mod rewrite;
+pub mod shown;
 pub mod source;
 pub mod syntax;
 pub mod view;

@@ -6,11 +6,11 @@
 //!
 //! Notes are handed to a callback, one sentence each, for the front end to print.
 
-use crate::diagram::{interaction_svg, model_svg, DiagramError};
 use crate::compile::{AutomataPolicy, CompileOptions, LocationChoice};
+use crate::diagram::{interaction_svg, model_svg, DiagramError};
 use crate::source::{
-    check_recorded_source, check_source, compile_source, load_artifact, read_source,
-    record_source, Freshness, Source, SourceError,
+    check_recorded_source, check_source, compile_source, load_artifact, read_source, record_source,
+    Freshness, Source, SourceError,
 };
 use crate::syntax::parse_locations_spec;
 use multitrace_runtime::model::CompiledModel;
@@ -166,7 +166,10 @@ impl ModelOptions {
             given.push(("--locations".into(), quote(spec)));
         }
         if let Some(n) = self.random_locations {
-            given.push(("--random-locations".into(), format!("{n} --seed {}", self.seed)));
+            given.push((
+                "--random-locations".into(),
+                format!("{n} --seed {}", self.seed),
+            ));
         }
         if let (Some(sig), None) = (&self.signature, &self.source) {
             given.push(("--signature".into(), quote(&sig.display().to_string())));
@@ -297,7 +300,12 @@ pub fn open_model(
         note(n);
     }
     // Only what changes how the model is checked; `inspect` shows every notice.
-    for n in model.stats.notices.iter().filter(|n| n.contains("term-only")) {
+    for n in model
+        .stats
+        .notices
+        .iter()
+        .filter(|n| n.contains("term-only"))
+    {
         note(n.clone());
     }
     Ok(model)
@@ -414,7 +422,9 @@ mod tests {
             ..ModelOptions::default()
         };
         let e = open_model(Path::new("m.hif"), &opts, &mut |_| {}).unwrap_err();
-        assert!(matches!(e, OpenError::CompiledOnly { ref option, .. } if option == "--allow-stale"));
+        assert!(
+            matches!(e, OpenError::CompiledOnly { ref option, .. } if option == "--allow-stale")
+        );
         let e = compile_model(Path::new("m.hif"), &opts, AutomataPolicy::Auto, &mut |_| {});
         assert!(matches!(e, Err(OpenError::NotWhenCompiling { .. })));
     }

@@ -238,13 +238,12 @@ pub fn local_step(
             location: location.to_string(),
         });
     };
-    let summary =
-        local_summary(model, LocationId(k as u32), letters, mode).map_err(|error| {
-            DistributedError::Local {
-                model: model_name.to_string(),
-                error,
-            }
-        })?;
+    let summary = local_summary(model, LocationId(k as u32), letters, mode).map_err(|error| {
+        DistributedError::Local {
+            model: model_name.to_string(),
+            error,
+        }
+    })?;
     Ok(LocalRun {
         location: location.to_string(),
         mode,
@@ -434,6 +433,9 @@ mod tests {
         assert_eq!(plural(2, "summary"), "2 summaries");
         assert_eq!(plural(0, "action"), "0 actions");
         assert_eq!(or_nothing(&[]), "nothing");
-        assert_eq!(or_nothing(&["a".into(), "b".into(), "c".into()]), "a, b or c");
+        assert_eq!(
+            or_nothing(&["a".into(), "b".into(), "c".into()]),
+            "a, b or c"
+        );
     }
 }

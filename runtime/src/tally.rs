@@ -223,7 +223,11 @@ impl ExpectCheck {
     pub fn read(path: &Path, mode: Mode) -> Result<Self, ExpectError> {
         let text = read_text(path).map_err(ExpectError::Read)?;
         let expect = Expectations::parse(path, &text).map_err(ExpectError::Parse)?;
-        if let Some(row) = expect.rows.iter().find(|r| r.mode.is_some_and(|m| m != mode)) {
+        if let Some(row) = expect
+            .rows
+            .iter()
+            .find(|r| r.mode.is_some_and(|m| m != mode))
+        {
             return Err(ExpectError::OtherMode {
                 file: path.display().to_string(),
                 line: row.line,

@@ -1,34 +1,16 @@
 //! The pictures on the command line: `draw --diagram` (sequence diagrams in SVG) and
 //! `check --report FILE.html` (the HTML report of a batch).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_multitrace"))
-        .current_dir(root())
-        .args(args)
-        .output()
-        .unwrap()
-}
+use super::*;
+use std::process::Stdio;
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("multitrace-pictures-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 #[test]
 fn draw_diagram_writes_the_golden_svg_to_a_file_or_to_standard_output() {
-    let d = scratch("draw");
+    let d = scratch("draw-diagram");
     let out = d.join("mqtt.svg");
     let o = run(&[
         "draw",

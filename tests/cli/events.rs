@@ -1,0 +1,188 @@
+//! `check --events`: event logs instead of multitraces.
+
+use super::*;
+
+/// `check --events`: event logs (JSON Lines and CSV, runs split across files, events in
+/// shuffled order) give the verdicts of the same runs written as multitraces; bad events give
+/// their run an Error record naming FILE:LINE.
+#[test]
+fn check_events_gives_the_verdicts_of_the_same_multitraces() {
+    let dir = scratch("events");
+    for (model, kinds) in [
+        (
+            "fixtures/seed004-mqtt/model.hif",
+            &[
+                "pass",
+                "local-error",
+                "inter-error",
+                "prefix",
+                "noise",
+                "swap-actions",
+            ][..],
+        ),
+        (
+            "fixtures/seed004-fig3/model.timbuk",
+            &["pass", "noise", "swap-components"][..],
+        ),
+    ] {
+        let model = root().join(model);
+        let model = model.to_str().unwrap();
+        let mut multitraces = Vec::new();
+        for (i, kind) in kinds.iter().enumerate() {
+            let out = dir.join(format!("gen-{i}"));
+            let _ = std::fs::remove_dir_all(&out);
+            let o = run(&[
+                "gen",
+                model,
+                "--kind",
+                kind,
+                "--count",
+                "40",
+                "--length",
+                "0..12",
+                "--seed",
+                "7",
+                "--format",
+                "jsonl",
+                "-o",
+                out.to_str().unwrap(),
+            ]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            let text = std::fs::read_to_string(out.join(format!("{kind}.jsonl"))).unwrap();
+            for line in text.lines() {
+                let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+                let total: usize = v["traces"]
+                    .as_object()
+                    .unwrap()
+                    .values()
+                    .map(|t| t.as_array().unwrap().len())
+                    .sum();
+                if total > 0 {
+                    v["id"] = format!("{kind}-{}", multitraces.len()).into();
+                    multitraces.push(v);
+                }
+            }
+        }
+        let mts: String = multitraces.iter().map(|v| format!("{v}\n")).collect();
+        std::fs::write(dir.join("all.jsonl"), mts).unwrap();
+        // Events: JSON Lines for even runs, CSV (other field names) for odd ones; each run's
+        // events split between two files, in reverse order, runs interleaved.
+        let mut events: Vec<(String, String, usize, bool)> = Vec::new();
+        for (n, v) in multitraces.iter().enumerate() {
+            let id = v["id"].as_str().unwrap().to_string();
+            for t in v["traces"].as_object().unwrap().values() {
+                for (i, a) in t.as_array().unwrap().iter().enumerate() {
+                    events.push((
+                        id.clone(),
+                        a.as_str().unwrap().to_string(),
+                        i * 10,
+                        n % 2 == 0,
+                    ));
+                }
+            }
+        }
+        events.reverse();
+        let (mut j1, mut j2, mut c) = (
+            String::new(),
+            String::new(),
+            String::from("ts,act,session\n"),
+        );
+        for (k, (id, a, o, json)) in events.iter().enumerate() {
+            if *json {
+                let line = format!(
+                    "{}\n",
+                    serde_json::json!({"session": id, "act": a, "ts": o})
+                );
+                if k % 2 == 0 {
+                    j1.push_str(&line)
+                } else {
+                    j2.push_str(&line)
+                }
+            } else {
+                c.push_str(&format!("{o},\"{a}\",{id}\n"));
+            }
+        }
+        for (name, text) in [("e1.jsonl", &j1), ("e2.jsonl", &j2), ("e.csv", &c)] {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        let by_id = |o: &Output| -> std::collections::BTreeMap<String, (String, String)> {
+            stdout(o)
+                .lines()
+                .map(|l| {
+                    let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                    (
+                        v["id"].as_str().unwrap().to_string(),
+                        (v["verdict"].to_string(), v["reason"].to_string()),
+                    )
+                })
+                .collect()
+        };
+        let expected = run(&[
+            "check",
+            model,
+            dir.join("all.jsonl").to_str().unwrap(),
+            "--format",
+            "jsonl",
+        ]);
+        let got = run(&[
+            "check",
+            model,
+            "--format",
+            "jsonl",
+            "--run-field",
+            "session",
+            "--action-field",
+            "act",
+            "--order-field",
+            "ts",
+            "--events",
+            dir.join("e1.jsonl").to_str().unwrap(),
+            dir.join("e.csv").to_str().unwrap(),
+            dir.join("e2.jsonl").to_str().unwrap(),
+        ]);
+        assert_eq!(
+            got.status.code(),
+            expected.status.code(),
+            "{}",
+            stderr(&got)
+        );
+        let (e, g) = (by_id(&expected), by_id(&got));
+        assert_eq!(e.len(), multitraces.len());
+        assert_eq!(e, g, "{model}");
+    }
+    // Bad events: unknown action, missing field, unparsable order key; each names FILE:LINE
+    // and its run gets an Error record (exit 2); the good run is still checked.
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(
+        &bad,
+        "{\"run\":\"ok\",\"action\":\"clt1!begin\",\"order\":1}\n\
+         {\"run\":\"a\",\"action\":\"clt1!nope\",\"order\":1}\n\
+         {\"run\":\"b\",\"order\":1}\n\
+         {\"run\":\"c\",\"action\":\"clt1!begin\",\"order\":\"later\"}\n",
+    )
+    .unwrap();
+    let model = root().join("fixtures/seed004-mqtt/model.hif");
+    let o = run(&[
+        "check",
+        model.to_str().unwrap(),
+        "--events",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(out.contains("ok: WeakPass"), "{out}");
+    for (run_id, line, what) in [
+        ("a", 2, "unknown action"),
+        ("b", 3, "missing field \"action\""),
+        ("c", 4, "order key"),
+    ] {
+        assert!(out.contains(&format!("{run_id}: Error")), "{out}");
+        assert!(
+            stderr(&o).contains(&format!("bad.jsonl:{line}: bad event of run \"{run_id}\"")),
+            "{}",
+            stderr(&o)
+        );
+        assert!(stderr(&o).contains(what), "{}", stderr(&o));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
