@@ -11,11 +11,11 @@ use multitrace_runtime::batch::{collect_traces, Batch, BatchOptions, Outcome, Ru
 use multitrace_runtime::check::explore::{Budget, ExploreOptions};
 use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
 use multitrace_runtime::record::Record;
-use multitrace_runtime::tally::{ExpectCheck, Tally};
+use multitrace_runtime::tally::{fallback_note, ExpectCheck, NothingChecked, ProgressLine, Tally};
 use multitrace_runtime::verdict::VerdictKind;
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Runs `check`; returns the exit status.
 pub fn check(args: CheckArgs) -> Result<u8> {
@@ -68,14 +68,12 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         ..BatchOptions::default()
     };
     let progress = Mutex::new(
-        (!args.no_progress && std::io::stderr().is_terminal()).then(|| Progress {
-            last: Instant::now(),
-            shown: false,
-        }),
+        (!args.no_progress && std::io::stderr().is_terminal()).then(ProgressLine::default),
     );
     let batch = Batch::new(&engine, opts, options).with_progress(|p| {
-        if let Some(bar) = progress.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-            bar.tick(p.done, p.total);
+        let mut bar = progress.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(line) = bar.as_mut().and_then(|b| b.tick(p.done, p.total)) {
+            eprint!("\r{line}");
         }
     });
     // A procedure that cannot run on this model is a usage error, before any trace is read.
@@ -97,9 +95,8 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     let sink = |done: Outcome| {
         if done.fallback && tally.fallbacks() == 0 {
             eprintln!(
-                "multitrace: note: {}: its components are not the locations {} was compiled with, so it is checked by term exploration (AC and AS need the compiled locations); further fallbacks are counted in the summary",
-                done.record.name(),
-                model_name
+                "multitrace: note: {}",
+                fallback_note(&done.record, &model_name)
             );
         }
         tally.add(&done.record, done.fallback);
@@ -134,28 +131,21 @@ pub fn check(args: CheckArgs) -> Result<u8> {
             Err(e) => Err(e),
         }
     };
-    if let Some(p) = progress.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-        p.clear();
-    }
+    let clear = progress
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .and_then(ProgressLine::clear);
+    eprint!("{}", clear.unwrap_or_default());
     match run {
         Ok(()) => {}
         Err(RunError::Sink(e)) => return Err(e.into()),
         Err(e) => bail!("{e}"),
     }
     if tally.count() == 0 {
-        let inputs: Vec<String> = args
-            .traces
-            .iter()
-            .chain(&args.events)
-            .map(|p| match p.to_str() {
-                Some("-") => "<stdin>".to_string(),
-                _ => p.display().to_string(),
-            })
-            .collect();
-        bail!(
-            "no multitraces found in {}: expected .htf or .mtf files, JSON Lines (.jsonl, `-`) with one multitrace per line, or directories holding them",
-            inputs.join(", ")
-        );
+        let inputs = args.traces.iter().chain(&args.events);
+        let inputs = inputs.map(|p| p.display().to_string()).collect();
+        return Err(NothingChecked { inputs }.into());
     }
     if args.format == FormatArg::Text {
         writeln!(out, "{}", tally.line())?;
@@ -210,39 +200,6 @@ fn print_record(
                 writeln!(out, "  witness: {}", w.join(" "))?;
             }
             Ok(())
-        }
-    }
-}
-
-/// A progress line on standard error (terminal only).
-struct Progress {
-    last: Instant,
-    shown: bool,
-}
-
-impl Progress {
-    fn tick(&mut self, done: usize, total: Option<usize>) {
-        if self.last.elapsed() < Duration::from_millis(100) {
-            return;
-        }
-        self.last = Instant::now();
-        self.shown = true;
-        let line = match total {
-            Some(t) if t > 0 => {
-                let filled = done * 30 / t;
-                format!(
-                    "[{}{}] {done}/{t}",
-                    "=".repeat(filled),
-                    " ".repeat(30 - filled.min(30))
-                )
-            }
-            _ => format!("{done} checked"),
-        };
-        eprint!("\r{line}");
-    }
-    fn clear(&mut self) {
-        if self.shown {
-            eprint!("\r{}\r", " ".repeat(60));
         }
     }
 }

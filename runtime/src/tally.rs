@@ -14,7 +14,7 @@ use crate::verdict::{Mode, VerdictKind};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// `1 multitrace`, `2 multitraces`.
 pub fn plural(n: usize, one: &str, many: &str) -> String {
@@ -139,6 +139,85 @@ impl Tally {
         } else {
             0
         }
+    }
+}
+
+/// The note for the first multitrace that `auto` checked by term exploration because its
+/// components are not the locations `model` was compiled with (further ones are counted in
+/// [`Tally::line`]).
+pub fn fallback_note(rec: &Record, model: &str) -> String {
+    format!(
+        "{}: its components are not the locations {model} was compiled with, so it is checked by term exploration (AC and AS need the compiled locations); further fallbacks are counted in the summary",
+        rec.name()
+    )
+}
+
+/// A batch whose inputs held no multitrace: an error, not an empty success.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NothingChecked {
+    /// The inputs as named by the user (`-` is standard input).
+    pub inputs: Vec<String>,
+}
+
+impl fmt::Display for NothingChecked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inputs: Vec<&str> = self
+            .inputs
+            .iter()
+            .map(|p| if p == "-" { "<stdin>" } else { p.as_str() })
+            .collect();
+        write!(
+            f,
+            "no multitraces found in {}: expected .htf or .mtf files, JSON Lines (.jsonl, `-`) with one multitrace per line, or directories holding them",
+            inputs.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for NothingChecked {}
+
+/// A progress line for a terminal: a bar when the total is known, else a count, at most ten
+/// times a second.
+#[derive(Clone, Debug)]
+pub struct ProgressLine {
+    last: Instant,
+    shown: bool,
+}
+
+impl Default for ProgressLine {
+    fn default() -> Self {
+        ProgressLine {
+            last: Instant::now(),
+            shown: false,
+        }
+    }
+}
+
+impl ProgressLine {
+    /// The text to show (after a carriage return) for `done` of `total`, or `None` when the
+    /// last one is too recent.
+    pub fn tick(&mut self, done: usize, total: Option<usize>) -> Option<String> {
+        if self.last.elapsed() < Duration::from_millis(100) {
+            return None;
+        }
+        self.last = Instant::now();
+        self.shown = true;
+        Some(match total {
+            Some(t) if t > 0 => {
+                let filled = done * 30 / t;
+                format!(
+                    "[{}{}] {done}/{t}",
+                    "=".repeat(filled),
+                    " ".repeat(30 - filled.min(30))
+                )
+            }
+            _ => format!("{done} checked"),
+        })
+    }
+
+    /// What erases the line (`\r`, spaces, `\r`), if one was shown.
+    pub fn clear(&self) -> Option<String> {
+        self.shown.then(|| format!("\r{}\r", " ".repeat(60)))
     }
 }
 
@@ -364,6 +443,27 @@ mod tests {
              total 50.0 µs, median 10.0 µs; 1 checked by term exploration (components are not \
              the compiled locations)"
         );
+    }
+
+    #[test]
+    fn progress_shows_a_bar_or_a_count_and_clears_only_what_it_showed() {
+        let mut p = ProgressLine::default();
+        assert_eq!(p.clear(), None);
+        p.last -= Duration::from_secs(1);
+        assert_eq!(
+            p.tick(15, Some(30)).unwrap(),
+            format!("[{}{}] 15/30", "=".repeat(15), " ".repeat(15))
+        );
+        assert_eq!(p.tick(16, Some(30)), None);
+        p.last -= Duration::from_secs(1);
+        assert_eq!(p.tick(7, None).unwrap(), "7 checked");
+        assert!(p.clear().is_some());
+        let e = NothingChecked {
+            inputs: vec!["-".into(), "d".into()],
+        };
+        assert!(e
+            .to_string()
+            .starts_with("no multitraces found in <stdin>, d: "));
     }
 
     #[test]
