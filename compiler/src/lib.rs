@@ -10,6 +10,8 @@
 //! - [`project`]: the local verifiers `Proj(A, Σi)` with their areas;
 //! - [`compile`]: the pipeline producing a [`multitrace_runtime::model::CompiledModel`];
 //! - [`source`]: models named by path (`.hif`, `.timbuk`, `.mtm`), read and compiled as needed;
+//! - [`open`]: models named by a user, with their options, refusals and notes (every front end);
+//! - [`shown`]: a check's options as a user would write them (the report's table);
 //! - [`view`]: the text of `inspect` and Graphviz drawings of the automata.
 //! - [`diagram`]: sequence diagrams of interactions (layout, then SVG).
 //! - [`report`]: the HTML report of a batch (counts, a filterable table, failures drawn
