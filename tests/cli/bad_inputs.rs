@@ -1,8 +1,8 @@
 //! Broken and hostile inputs (issue 6): every case gives exit status 2 and one precise
 //! message, never a panic.
 //!
-//! Each case is a file `cases/NAME.case`; the data files it uses sit beside it (`NAME.hif`,
-//! `NAME.htf`, ...). A case file has `# comment` lines and `key: value` lines:
+//! Each case is a file `tests/bad_inputs/cases/NAME.case`; the data files it uses sit beside
+//! it (`NAME.hif`, `NAME.htf`, ...). A case file has `# comment` lines and `key: value` lines:
 //!
 //! - `args: ...` the command line after `multitrace`, split on whitespace (required);
 //! - `exit: N` the expected exit status (default 2);
