@@ -1163,7 +1163,13 @@ mod artifacts {
         }
         let bytes = encode(&m);
         match decode(&bytes) {
-            Err(LoadError::Invalid(msg)) => assert!(msg.contains("area"), "{msg}"),
+            Err(LoadError::Invalid(e)) => assert_eq!(
+                e,
+                multitrace_runtime::model::InvalidModel::Verifier {
+                    location: 0,
+                    error: multitrace_runtime::project::TableError::Area
+                }
+            ),
             other => panic!("{other:?}"),
         }
     }

@@ -1304,9 +1304,9 @@ fn parse_errors(errors: &str) -> PyResult<bool> {
 
 fn validate(py: Python<'_>, batch: &Batch<'static>) -> PyResult<()> {
     let b = batch.reconfigure(*batch.check_options(), *batch.options());
-    match detached(py, move || b.validate().map_err(|e| e.to_string()))? {
+    match detached(py, move || b.validate())? {
         Ok(()) => Ok(()),
-        Err(m) => Err(error(py, "CheckError", m, At::default())),
+        Err(e) => Err(error(py, "CheckError", e.to_string(), At::default())),
     }
 }
 
@@ -1315,7 +1315,9 @@ fn sink(tx: SyncSender<Outcome>) -> impl FnMut(Outcome) -> Result<(), ()> {
     move |o| tx.send(o).map_err(|_| ())
 }
 
-type Worker = std::thread::JoinHandle<Result<(), String>>;
+/// The thread running a batch; its error is a worker thread that could not be started (the
+/// sink's error only means the iterator is gone).
+type Worker = std::thread::JoinHandle<Result<(), RunError<std::convert::Infallible>>>;
 
 fn spawn_batch(
     run: impl FnOnce() -> Result<(), RunError<()>> + Send + 'static,
@@ -1324,7 +1326,7 @@ fn spawn_batch(
         .name("multitrace-batch".into())
         .spawn(move || match run() {
             Ok(()) | Err(RunError::Sink(())) => Ok(()),
-            Err(RunError::Spawn(e)) => Err(format!("cannot start a worker thread: {e}")),
+            Err(RunError::Spawn(e)) => Err(RunError::Spawn(e)),
         })
         .map_err(|e| PyValueError::new_err(format!("cannot start a thread: {e}")))
 }
@@ -1404,7 +1406,9 @@ impl ResultIterator {
             let joined = py.allow_threads(|| w.join());
             match joined {
                 Ok(Ok(())) => {}
-                Ok(Err(m)) => return Err(error(py, "MultitraceError", m, At::default())),
+                Ok(Err(e)) => {
+                    return Err(error(py, "MultitraceError", e.to_string(), At::default()))
+                }
                 Err(p) => {
                     return Err(error(
                         py,
