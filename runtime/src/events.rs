@@ -1162,7 +1162,44 @@ mod tests {
         assert_eq!(parse_timestamp("yesterday"), None);
         assert!(matches!(OrderKey::parse("12"), Ok(OrderKey::Int(12))));
         assert!(matches!(OrderKey::parse("1.5"), Ok(OrderKey::Float(_))));
-        assert!(OrderKey::parse("soon").is_err());
+        assert_eq!(
+            OrderKey::parse(" soon "),
+            Err(OrderKeyError::Text {
+                text: "soon".into()
+            })
+        );
+    }
+
+    #[test]
+    fn bad_events_are_typed() {
+        let opts = EventOptions::default();
+        let text = "{\"run\":1,\"order\":1}\n{\"run\":1,\"action\":\"a\",\"order\":true}\n[]\n";
+        let bodies: Vec<_> = read(text, EventFormat::Jsonl, &opts)
+            .into_iter()
+            .map(|e| e.body.unwrap_err())
+            .collect();
+        assert_eq!(
+            bodies,
+            vec![
+                EventError::Missing {
+                    field: "action".into(),
+                    role: Field::Action
+                },
+                EventError::OrderKey {
+                    field: Some("order".into()),
+                    error: OrderKeyError::Type {
+                        value: "true".into()
+                    }
+                },
+                EventError::NotAnObject,
+            ]
+        );
+        assert_eq!(
+            bodies[1].to_string(),
+            "field \"order\": order key true is neither a number nor an RFC 3339 timestamp"
+        );
+        let csv = read("run,action,order\n1,a,\"x\n", EventFormat::Csv, &opts);
+        assert_eq!(csv[0].body, Err(EventError::UnclosedQuote));
     }
 
     #[test]
