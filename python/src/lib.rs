@@ -275,44 +275,79 @@ fn parse_procedure(procedure: &str) -> PyResult<Choice> {
     })
 }
 
-/// What each multitrace is asked, from the keyword arguments shared by `check`,
-/// `check_many` and `check_files` (defaults: the command line's).
-#[allow(clippy::too_many_arguments)]
-fn settings(
-    mode: &str,
-    procedure: &str,
+/// What each multitrace is asked: the keyword arguments shared by `check`, `check_many` and
+/// `check_files` (their defaults are the command line's), which [`Settings::check_options`]
+/// maps to the runtime's [`CheckOptions`], the one place that mapping is written.
+#[derive(Clone, Copy, Debug)]
+struct Settings<'a> {
+    /// `"prefix"` or `"complete"`.
+    mode: &'a str,
+    /// `"auto"`, `"ac"`, `"as"` or `"term"`.
+    procedure: &'a str,
+    /// Rebuild one accepted interleaving for a Pass.
     witness: bool,
+    /// Time per multitrace in milliseconds (0: none).
     timeout_ms: u64,
+    /// Search vertices per multitrace (0: none).
     max_vertices: u64,
+    /// Diagnose a Fail.
     diagnosis: bool,
+    /// Search vertices of a diagnosis (0: none); its time limit is `timeout_ms`.
     max_diagnosis_vertices: u64,
+    /// Term exploration: partial-order reduction.
     por: bool,
+    /// Term exploration: local analyses.
     loc: bool,
+    /// Term exploration: memoization.
     memo: bool,
-) -> PyResult<CheckOptions> {
-    let mode = parse_mode(mode)?;
-    let budget = Budget {
-        max_vertices: (max_vertices > 0).then_some(max_vertices),
-        timeout: (timeout_ms > 0).then(|| Duration::from_millis(timeout_ms)),
-    };
-    Ok(CheckOptions {
-        mode,
-        choice: parse_procedure(procedure)?,
-        explore: ExploreOptions {
+}
+
+impl<'a> Settings<'a> {
+    /// The runtime's defaults ([`CheckOptions::default`]: no time limit) with `mode`,
+    /// `procedure` and `diagnosis`: what the Spark functions ask, which take only those.
+    fn runtime_defaults(mode: &'a str, procedure: &'a str, diagnosis: bool) -> Self {
+        let vertices = Budget::default().max_vertices.unwrap_or(0);
+        Settings {
             mode,
-            por,
-            loc,
-            memo,
+            procedure,
+            witness: false,
+            timeout_ms: 0,
+            max_vertices: vertices,
+            diagnosis,
+            max_diagnosis_vertices: vertices,
+            por: true,
+            loc: true,
+            memo: true,
+        }
+    }
+
+    /// The check options; a ValueError names a wrong `mode` or `procedure`.
+    fn check_options(&self) -> PyResult<CheckOptions> {
+        let mode = parse_mode(self.mode)?;
+        let bound = |n: u64| (n > 0).then_some(n);
+        let budget = Budget {
+            max_vertices: bound(self.max_vertices),
+            timeout: (self.timeout_ms > 0).then(|| Duration::from_millis(self.timeout_ms)),
+        };
+        Ok(CheckOptions {
+            mode,
+            choice: parse_procedure(self.procedure)?,
+            explore: ExploreOptions {
+                mode,
+                por: self.por,
+                loc: self.loc,
+                memo: self.memo,
+                budget,
+                witness: self.witness,
+            },
             budget,
-            witness,
-        },
-        budget,
-        witness,
-        diagnosis: diagnosis.then_some(Budget {
-            max_vertices: (max_diagnosis_vertices > 0).then_some(max_diagnosis_vertices),
-            timeout: budget.timeout,
-        }),
-    })
+            witness: self.witness,
+            diagnosis: self.diagnosis.then_some(Budget {
+                max_vertices: bound(self.max_diagnosis_vertices),
+                timeout: budget.timeout,
+            }),
+        })
+    }
 }
 
 fn batch_options(jobs: Option<usize>, max_line_bytes: u64) -> PyResult<BatchOptions> {
@@ -986,7 +1021,7 @@ impl Model {
         trace: Option<String>,
         id: Option<String>,
     ) -> PyResult<CheckResult> {
-        let check = settings(
+        let check = Settings {
             mode,
             procedure,
             witness,
@@ -997,7 +1032,8 @@ impl Model {
             por,
             loc,
             memo,
-        )?;
+        }
+        .check_options()?;
         let mut entry = entry_of(py, &self.names, traces, || "<python>".to_string())?;
         let (name, ident) = match &mut entry {
             Entry::Names(i) => (&mut i.trace, &mut i.id),
@@ -1064,7 +1100,7 @@ impl Model {
         memo: bool,
         errors: &str,
     ) -> PyResult<ResultIterator> {
-        let check = settings(
+        let check = Settings {
             mode,
             procedure,
             witness,
@@ -1075,7 +1111,8 @@ impl Model {
             por,
             loc,
             memo,
-        )?;
+        }
+        .check_options()?;
         let raise = parse_errors(errors)?;
         let options = batch_options(jobs, BatchOptions::default().max_line_bytes)?;
         let batch = self.batch.reconfigure(check, options);
@@ -1130,7 +1167,7 @@ impl Model {
         errors: &str,
         max_line_bytes: u64,
     ) -> PyResult<ResultIterator> {
-        let check = settings(
+        let check = Settings {
             mode,
             procedure,
             witness,
@@ -1141,7 +1178,8 @@ impl Model {
             por,
             loc,
             memo,
-        )?;
+        }
+        .check_options()?;
         let raise = parse_errors(errors)?;
         let options = batch_options(jobs, max_line_bytes)?;
         let batch = self.batch.reconfigure(check, options);

@@ -15,7 +15,7 @@
 //!
 //! The letters are the location's trace: the central step needs it for AC on `Inter`.
 
-use super::{detached, parse_mode, parse_procedure, Model};
+use super::{detached, parse_mode, Model, Settings};
 use multitrace_runtime::batch::BatchOptions;
 use multitrace_runtime::check::explore::Budget;
 use multitrace_runtime::check::semi::central_check;
@@ -142,15 +142,7 @@ fn _events_check(
     diagnosis: bool,
 ) -> PyResult<Vec<Row>> {
     let model = model.get();
-    let mut check = CheckOptions {
-        mode: parse_mode(mode)?,
-        choice: parse_procedure(procedure)?,
-        ..CheckOptions::default()
-    };
-    check.explore.mode = check.mode;
-    if !diagnosis {
-        check.diagnosis = None;
-    }
+    let check = Settings::runtime_defaults(mode, procedure, diagnosis).check_options()?;
     let evs = events(source, runs, actions, order_keys(orders))?;
     let batch = model.batch.reconfigure(
         check,
