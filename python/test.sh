@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Builds the Python package and runs its tests, on a machine with only Rust and python3.
 #
-# A virtual environment is created under target/py-venv (at the repository root) and reused by
-# later runs; maturin and pytest are installed into it, then the package is built and installed
+# A virtual environment is created under target/py-venv (at the repository root; another place
+# with MULTITRACE_VENV) and reused by later runs; maturin and pytest are installed into it, then the package is built and installed
 # with `pip install ./python`, and pytest runs python/tests. Exits non-zero on any failure.
 #
 # Environment: MULTITRACE_DATA (default ../shared/data) for the tests on external data sets
-# (skipped when absent); PYTEST_ARGS for extra pytest arguments.
+# (skipped when absent); PYTEST_ARGS for extra pytest arguments; MULTITRACE_VENV for the virtual
+# environment; CARGO_TARGET_DIR (default target/) is where the binary and the extension are built.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-venv="$root/target/py-venv"
+venv="${MULTITRACE_VENV:-$root/target/py-venv}"
+target="${CARGO_TARGET_DIR:-$root/target}"
+case "$target" in /*) ;; *) target="$root/$target" ;; esac
 python="${PYTHON:-python3}"
 
 if ! "$python" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 9) else 1)'; then
@@ -21,7 +24,7 @@ fi
 
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import pip' 2>/dev/null; then
     rm -rf "$venv"
-    mkdir -p "$root/target"
+    mkdir -p "$(dirname "$venv")"
     if ! "$python" -m venv "$venv" 2>/dev/null; then
         # Debian and Ubuntu ship the venv module (and ensurepip) separately.
         echo "python/test.sh: the venv module is missing; installing python3-venv" >&2
@@ -56,7 +59,7 @@ cargo build --release --locked --bin multitrace
 # for every build.
 "${pip[@]}" install --no-build-isolation --force-reinstall --no-deps ./python
 
-export MULTITRACE_BIN="$root/target/release/multitrace"
+export MULTITRACE_BIN="$target/release/multitrace"
 # From the tests' directory, so that the source tree's multitrace/ (without the built
 # extension) does not shadow the installed package.
 cd "$root/python/tests"

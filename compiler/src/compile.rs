@@ -293,7 +293,8 @@ pub fn compile_interaction(
         }
     };
     stats.compile_time_us = start.elapsed().as_micros() as u64;
-    CompiledModel::new(alphabet, origin, kind, stats, digest).map_err(CompileError::NotCompilable)
+    CompiledModel::new(alphabet, origin, kind, stats, digest)
+        .map_err(|e| CompileError::NotCompilable(e.to_string()))
 }
 
 /// Why the local verifiers could not be built within the caps.
@@ -420,5 +421,5 @@ pub fn compile_automaton(
         stats,
         digest,
     )
-    .map_err(CompileError::NotCompilable)
+    .map_err(|e| CompileError::NotCompilable(e.to_string()))
 }

@@ -275,44 +275,79 @@ fn parse_procedure(procedure: &str) -> PyResult<Choice> {
     })
 }
 
-/// What each multitrace is asked, from the keyword arguments shared by `check`,
-/// `check_many` and `check_files` (defaults: the command line's).
-#[allow(clippy::too_many_arguments)]
-fn settings(
-    mode: &str,
-    procedure: &str,
+/// What each multitrace is asked: the keyword arguments shared by `check`, `check_many` and
+/// `check_files` (their defaults are the command line's), which [`Settings::check_options`]
+/// maps to the runtime's [`CheckOptions`], the one place that mapping is written.
+#[derive(Clone, Copy, Debug)]
+struct Settings<'a> {
+    /// `"prefix"` or `"complete"`.
+    mode: &'a str,
+    /// `"auto"`, `"ac"`, `"as"` or `"term"`.
+    procedure: &'a str,
+    /// Rebuild one accepted interleaving for a Pass.
     witness: bool,
+    /// Time per multitrace in milliseconds (0: none).
     timeout_ms: u64,
+    /// Search vertices per multitrace (0: none).
     max_vertices: u64,
+    /// Diagnose a Fail.
     diagnosis: bool,
+    /// Search vertices of a diagnosis (0: none); its time limit is `timeout_ms`.
     max_diagnosis_vertices: u64,
+    /// Term exploration: partial-order reduction.
     por: bool,
+    /// Term exploration: local analyses.
     loc: bool,
+    /// Term exploration: memoization.
     memo: bool,
-) -> PyResult<CheckOptions> {
-    let mode = parse_mode(mode)?;
-    let budget = Budget {
-        max_vertices: (max_vertices > 0).then_some(max_vertices),
-        timeout: (timeout_ms > 0).then(|| Duration::from_millis(timeout_ms)),
-    };
-    Ok(CheckOptions {
-        mode,
-        choice: parse_procedure(procedure)?,
-        explore: ExploreOptions {
+}
+
+impl<'a> Settings<'a> {
+    /// The runtime's defaults ([`CheckOptions::default`]: no time limit) with `mode`,
+    /// `procedure` and `diagnosis`: what the Spark functions ask, which take only those.
+    fn runtime_defaults(mode: &'a str, procedure: &'a str, diagnosis: bool) -> Self {
+        let vertices = Budget::default().max_vertices.unwrap_or(0);
+        Settings {
             mode,
-            por,
-            loc,
-            memo,
+            procedure,
+            witness: false,
+            timeout_ms: 0,
+            max_vertices: vertices,
+            diagnosis,
+            max_diagnosis_vertices: vertices,
+            por: true,
+            loc: true,
+            memo: true,
+        }
+    }
+
+    /// The check options; a ValueError names a wrong `mode` or `procedure`.
+    fn check_options(&self) -> PyResult<CheckOptions> {
+        let mode = parse_mode(self.mode)?;
+        let bound = |n: u64| (n > 0).then_some(n);
+        let budget = Budget {
+            max_vertices: bound(self.max_vertices),
+            timeout: (self.timeout_ms > 0).then(|| Duration::from_millis(self.timeout_ms)),
+        };
+        Ok(CheckOptions {
+            mode,
+            choice: parse_procedure(self.procedure)?,
+            explore: ExploreOptions {
+                mode,
+                por: self.por,
+                loc: self.loc,
+                memo: self.memo,
+                budget,
+                witness: self.witness,
+            },
             budget,
-            witness,
-        },
-        budget,
-        witness,
-        diagnosis: diagnosis.then_some(Budget {
-            max_vertices: (max_diagnosis_vertices > 0).then_some(max_diagnosis_vertices),
-            timeout: budget.timeout,
-        }),
-    })
+            witness: self.witness,
+            diagnosis: self.diagnosis.then_some(Budget {
+                max_vertices: bound(self.max_diagnosis_vertices),
+                timeout: budget.timeout,
+            }),
+        })
+    }
 }
 
 fn batch_options(jobs: Option<usize>, max_line_bytes: u64) -> PyResult<BatchOptions> {
@@ -986,7 +1021,7 @@ impl Model {
         trace: Option<String>,
         id: Option<String>,
     ) -> PyResult<CheckResult> {
-        let check = settings(
+        let check = Settings {
             mode,
             procedure,
             witness,
@@ -997,7 +1032,8 @@ impl Model {
             por,
             loc,
             memo,
-        )?;
+        }
+        .check_options()?;
         let mut entry = entry_of(py, &self.names, traces, || "<python>".to_string())?;
         let (name, ident) = match &mut entry {
             Entry::Names(i) => (&mut i.trace, &mut i.id),
@@ -1064,7 +1100,7 @@ impl Model {
         memo: bool,
         errors: &str,
     ) -> PyResult<ResultIterator> {
-        let check = settings(
+        let check = Settings {
             mode,
             procedure,
             witness,
@@ -1075,7 +1111,8 @@ impl Model {
             por,
             loc,
             memo,
-        )?;
+        }
+        .check_options()?;
         let raise = parse_errors(errors)?;
         let options = batch_options(jobs, BatchOptions::default().max_line_bytes)?;
         let batch = self.batch.reconfigure(check, options);
@@ -1130,7 +1167,7 @@ impl Model {
         errors: &str,
         max_line_bytes: u64,
     ) -> PyResult<ResultIterator> {
-        let check = settings(
+        let check = Settings {
             mode,
             procedure,
             witness,
@@ -1141,7 +1178,8 @@ impl Model {
             por,
             loc,
             memo,
-        )?;
+        }
+        .check_options()?;
         let raise = parse_errors(errors)?;
         let options = batch_options(jobs, max_line_bytes)?;
         let batch = self.batch.reconfigure(check, options);
@@ -1304,9 +1342,9 @@ fn parse_errors(errors: &str) -> PyResult<bool> {
 
 fn validate(py: Python<'_>, batch: &Batch<'static>) -> PyResult<()> {
     let b = batch.reconfigure(*batch.check_options(), *batch.options());
-    match detached(py, move || b.validate().map_err(|e| e.to_string()))? {
+    match detached(py, move || b.validate())? {
         Ok(()) => Ok(()),
-        Err(m) => Err(error(py, "CheckError", m, At::default())),
+        Err(e) => Err(error(py, "CheckError", e.to_string(), At::default())),
     }
 }
 
@@ -1315,7 +1353,9 @@ fn sink(tx: SyncSender<Outcome>) -> impl FnMut(Outcome) -> Result<(), ()> {
     move |o| tx.send(o).map_err(|_| ())
 }
 
-type Worker = std::thread::JoinHandle<Result<(), String>>;
+/// The thread running a batch; its error is a worker thread that could not be started (the
+/// sink's error only means the iterator is gone).
+type Worker = std::thread::JoinHandle<Result<(), RunError<std::convert::Infallible>>>;
 
 fn spawn_batch(
     run: impl FnOnce() -> Result<(), RunError<()>> + Send + 'static,
@@ -1324,7 +1364,7 @@ fn spawn_batch(
         .name("multitrace-batch".into())
         .spawn(move || match run() {
             Ok(()) | Err(RunError::Sink(())) => Ok(()),
-            Err(RunError::Spawn(e)) => Err(format!("cannot start a worker thread: {e}")),
+            Err(RunError::Spawn(e)) => Err(RunError::Spawn(e)),
         })
         .map_err(|e| PyValueError::new_err(format!("cannot start a thread: {e}")))
 }
@@ -1404,7 +1444,9 @@ impl ResultIterator {
             let joined = py.allow_threads(|| w.join());
             match joined {
                 Ok(Ok(())) => {}
-                Ok(Err(m)) => return Err(error(py, "MultitraceError", m, At::default())),
+                Ok(Err(e)) => {
+                    return Err(error(py, "MultitraceError", e.to_string(), At::default()))
+                }
                 Err(p) => {
                     return Err(error(
                         py,

@@ -15,12 +15,14 @@
 //!
 //! The letters are the location's trace: the central step needs it for AC on `Inter`.
 
-use super::{detached, parse_mode, parse_procedure, Model};
+use super::{detached, parse_mode, Model, Settings};
 use multitrace_runtime::batch::BatchOptions;
 use multitrace_runtime::check::explore::Budget;
 use multitrace_runtime::check::semi::central_check;
 use multitrace_runtime::check::{CheckOptions, Procedure};
-use multitrace_runtime::events::{check_runs, Grouper, OrderKey, RawEvent, RunOut};
+use multitrace_runtime::events::{
+    check_runs, EventError, Field, Grouper, OrderKey, OrderKeyError, RawEvent, RunOut,
+};
 use multitrace_runtime::model::CompiledModel;
 use multitrace_runtime::nfa::{LetterId, LocationId};
 use multitrace_runtime::record::{ErrorRecord, Names, Record};
@@ -63,24 +65,27 @@ fn row(r: &Record) -> Row {
 }
 
 /// The order keys of a column: integers, floats, strings (numbers or RFC 3339), or None.
-fn order_keys(orders: &Bound<'_, PyList>) -> Vec<Result<OrderKey, String>> {
+fn order_keys(orders: &Bound<'_, PyList>) -> Vec<Result<OrderKey, EventError>> {
+    let bad = |error| EventError::OrderKey { field: None, error };
     orders
         .iter()
         .map(|o| {
             if o.is_none() {
-                Err("missing order key".to_string())
+                Err(EventError::MissingValue(Field::Order))
             } else if let Ok(i) = o.extract::<i64>() {
                 Ok(OrderKey::Int(i.into()))
             } else if let Ok(f) = o.extract::<f64>() {
                 if f.is_finite() {
                     Ok(OrderKey::Float(f))
                 } else {
-                    Err(format!("order key {f} is not a finite number"))
+                    Err(bad(OrderKeyError::NotFinite { value: f }))
                 }
             } else if let Ok(s) = o.extract::<String>() {
-                OrderKey::parse(&s)
+                OrderKey::parse(&s).map_err(bad)
             } else {
-                Err(format!("order key {o} is neither a number nor a timestamp"))
+                Err(bad(OrderKeyError::Type {
+                    value: o.to_string(),
+                }))
             }
         })
         .collect()
@@ -91,7 +96,7 @@ fn events(
     source: &str,
     runs: Vec<Option<String>>,
     actions: Vec<Option<String>>,
-    orders: Vec<Result<OrderKey, String>>,
+    orders: Vec<Result<OrderKey, EventError>>,
 ) -> PyResult<Vec<RawEvent>> {
     if runs.len() != actions.len() || runs.len() != orders.len() {
         return Err(PyValueError::new_err(format!(
@@ -112,7 +117,7 @@ fn events(
             line: i as u32 + 1,
             run,
             body: match (action, order) {
-                (None, _) => Err("missing action".into()),
+                (None, _) => Err(EventError::MissingValue(Field::Action)),
                 (Some(_), Err(e)) => Err(e),
                 (Some(a), Ok(k)) => Ok((a, k)),
             },
@@ -137,15 +142,7 @@ fn _events_check(
     diagnosis: bool,
 ) -> PyResult<Vec<Row>> {
     let model = model.get();
-    let mut check = CheckOptions {
-        mode: parse_mode(mode)?,
-        choice: parse_procedure(procedure)?,
-        ..CheckOptions::default()
-    };
-    check.explore.mode = check.mode;
-    if !diagnosis {
-        check.diagnosis = None;
-    }
+    let check = Settings::runtime_defaults(mode, procedure, diagnosis).check_options()?;
     let evs = events(source, runs, actions, order_keys(orders))?;
     let batch = model.batch.reconfigure(
         check,

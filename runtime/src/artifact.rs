@@ -17,7 +17,7 @@
 //! decodes with a size limit and validates every id against its table
 //! ([`CompiledModel::validate`]), so a hostile file gives a [`LoadError`], never a panic.
 
-use crate::model::{CompiledModel, ModelKind};
+use crate::model::{CompiledModel, InvalidModel, ModelKind};
 use std::fmt;
 
 /// First bytes of every artifact.
@@ -71,8 +71,26 @@ pub enum LoadError {
     },
     /// The checksum does not match: the file was corrupted.
     Checksum,
-    /// The payload does not decode or violates an invariant.
-    Invalid(String),
+    /// The header announces a payload larger than [`MAX_PAYLOAD`].
+    PayloadTooLarge {
+        /// The announced length.
+        len: u64,
+    },
+    /// Bytes follow the checksum.
+    AfterChecksum {
+        /// How many.
+        extra: usize,
+    },
+    /// The reserved bytes are not zero or the kind is unknown.
+    BadHeader,
+    /// The payload does not decode (the decoder's explanation).
+    Decode(String),
+    /// The payload decodes without using all its bytes.
+    TrailingPayload,
+    /// The header's kind or digest is not the payload's.
+    HeaderMismatch,
+    /// The payload decodes but violates an invariant.
+    Invalid(InvalidModel),
     /// The artifact was compiled from another source than the one named.
     DigestMismatch {
         /// The artifact's digest.
@@ -101,7 +119,19 @@ impl fmt::Display for LoadError {
                 f,
                 "compiled model is corrupted (checksum mismatch); compile it again"
             ),
-            LoadError::Invalid(m) => write!(f, "invalid compiled model: {m}; compile it again"),
+            LoadError::PayloadTooLarge { len } => {
+                invalid(f, format_args!("payload of {len} bytes is too large"))
+            }
+            LoadError::AfterChecksum { extra } => {
+                invalid(f, format_args!("{extra} bytes after the checksum"))
+            }
+            LoadError::BadHeader => invalid(f, format_args!("bad header fields")),
+            LoadError::Decode(m) => invalid(f, format_args!("{m}")),
+            LoadError::TrailingPayload => invalid(f, format_args!("trailing bytes in the payload")),
+            LoadError::HeaderMismatch => {
+                invalid(f, format_args!("header does not match the payload"))
+            }
+            LoadError::Invalid(e) => invalid(f, format_args!("{e}")),
             LoadError::DigestMismatch { artifact, source } => write!(
                 f,
                 "compiled model was built from another source (digest {artifact:016x}, source {source:016x}); compile it again"
@@ -111,6 +141,11 @@ impl fmt::Display for LoadError {
 }
 
 impl std::error::Error for LoadError {}
+
+/// A payload that is not a model this build wrote: what is wrong, and the way out.
+fn invalid(f: &mut fmt::Formatter<'_>, what: fmt::Arguments<'_>) -> fmt::Result {
+    write!(f, "invalid compiled model: {what}; compile it again")
+}
 
 fn config() -> impl bincode::config::Config {
     bincode::config::standard().with_limit::<{ MAX_PAYLOAD as usize }>()
@@ -177,9 +212,7 @@ fn check_frame(bytes: &[u8]) -> Result<usize, LoadError> {
     }
     let len = u64_at(bytes, 24);
     if len > MAX_PAYLOAD {
-        return Err(LoadError::Invalid(format!(
-            "payload of {len} bytes is too large"
-        )));
+        return Err(LoadError::PayloadTooLarge { len });
     }
     let needed = HEADER + len as usize + 8;
     if bytes.len() < needed {
@@ -189,10 +222,9 @@ fn check_frame(bytes: &[u8]) -> Result<usize, LoadError> {
         });
     }
     if bytes.len() > needed {
-        return Err(LoadError::Invalid(format!(
-            "{} bytes after the checksum",
-            bytes.len() - needed
-        )));
+        return Err(LoadError::AfterChecksum {
+            extra: bytes.len() - needed,
+        });
     }
     let body = &bytes[..needed - 8];
     if fnv1a(body) != u64_at(bytes, needed - 8) {
@@ -206,20 +238,18 @@ pub fn decode(bytes: &[u8]) -> Result<CompiledModel, LoadError> {
     let len = check_frame(bytes)?;
     let kind = bytes[12];
     if bytes[13..16] != [0, 0, 0] || kind > 1 {
-        return Err(LoadError::Invalid("bad header fields".into()));
+        return Err(LoadError::BadHeader);
     }
     let payload = &bytes[HEADER..HEADER + len];
     let (mut model, used): (CompiledModel, usize) =
         bincode::serde::decode_from_slice(payload, config())
-            .map_err(|e| LoadError::Invalid(e.to_string()))?;
+            .map_err(|e| LoadError::Decode(e.to_string()))?;
     if used != payload.len() {
-        return Err(LoadError::Invalid("trailing bytes in the payload".into()));
+        return Err(LoadError::TrailingPayload);
     }
     let payload_kind = u8::from(matches!(model.kind, ModelKind::TermOnly(_)));
     if payload_kind != kind || model.digest != u64_at(bytes, 16) {
-        return Err(LoadError::Invalid(
-            "header does not match the payload".into(),
-        ));
+        return Err(LoadError::HeaderMismatch);
     }
     model.prepare().map_err(LoadError::Invalid)?;
     Ok(model)
@@ -234,7 +264,7 @@ mod tests {
     use crate::term::{Term, TermId};
 
     /// A term-only model over one lifeline `l` and one message `m` whose term is `nodes`.
-    fn term_model(nodes: Vec<Term>) -> Result<CompiledModel, String> {
+    fn term_model(nodes: Vec<Term>) -> Result<CompiledModel, InvalidModel> {
         let mut signature = Signature::new();
         signature.add_lifeline("l").unwrap();
         signature.add_message("m");
@@ -296,7 +326,7 @@ mod tests {
 
     fn invalid(bytes: &[u8]) -> String {
         match decode(bytes) {
-            Err(LoadError::Invalid(m)) => m,
+            Err(LoadError::Invalid(m)) => m.to_string(),
             other => panic!("expected an invalid model, got {other:?}"),
         }
     }
@@ -361,7 +391,13 @@ mod tests {
         // `seq(spine, a)`: no store holds it; rebuilding it would recurse 200,000 deep.
         nodes.push(Term::Seq(TermId(n), TermId(0)));
         let e = term_model(nodes).unwrap_err();
-        assert!(e.contains("not in normal form"), "{e}");
+        assert_eq!(
+            e,
+            InvalidModel::TermNotNormal {
+                node: n as usize + 1
+            }
+        );
+        assert!(e.to_string().contains("not in normal form"), "{e}");
         // The same through a coreg whose region the operands do not share.
         let mut nodes = vec![emission(), Term::Seq(TermId(0), TermId(0))];
         for i in 1..n {
@@ -369,6 +405,11 @@ mod tests {
         }
         nodes.push(Term::Coreg(LifelineSet::EMPTY, TermId(n), TermId(0)));
         let e = term_model(nodes).unwrap_err();
-        assert!(e.contains("not in normal form"), "{e}");
+        assert_eq!(
+            e,
+            InvalidModel::TermNotNormal {
+                node: n as usize + 1
+            }
+        );
     }
 }

@@ -128,7 +128,7 @@ impl OrderKey {
     }
 
     /// Parses a key written as text: an integer, a number, or an RFC 3339 timestamp.
-    pub fn parse(text: &str) -> Result<OrderKey, String> {
+    pub fn parse(text: &str) -> Result<OrderKey, OrderKeyError> {
         let t = text.trim();
         if let Ok(i) = t.parse::<i128>() {
             return Ok(OrderKey::Int(i));
@@ -138,14 +138,14 @@ impl OrderKey {
                 return Ok(OrderKey::Float(f));
             }
         }
-        parse_timestamp(t).map(OrderKey::Time).ok_or_else(|| {
-            format!(
-                "order key {t:?} is neither a number nor an RFC 3339 timestamp (such as 2024-05-01T12:00:00.5Z)"
-            )
-        })
+        parse_timestamp(t)
+            .map(OrderKey::Time)
+            .ok_or_else(|| OrderKeyError::Text {
+                text: t.to_string(),
+            })
     }
 
-    fn of_json(v: &Value) -> Result<OrderKey, String> {
+    fn of_json(v: &Value) -> Result<OrderKey, OrderKeyError> {
         match v {
             Value::Number(n) => {
                 if let Some(i) = n.as_i64() {
@@ -157,12 +157,195 @@ impl OrderKey {
                 }
             }
             Value::String(s) => OrderKey::parse(s),
-            other => Err(format!(
-                "order key {other} is neither a number nor an RFC 3339 timestamp"
-            )),
+            other => Err(OrderKeyError::Type {
+                value: other.to_string(),
+            }),
         }
     }
 }
+
+/// Why a value is not an order key.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OrderKeyError {
+    /// Text that is neither a number nor an RFC 3339 timestamp.
+    Text {
+        /// The text, trimmed.
+        text: String,
+    },
+    /// A value that is neither a number nor text (a JSON `true`, `null`, array or object, or
+    /// such a value of a column), as written.
+    Type {
+        /// The value.
+        value: String,
+    },
+    /// A number that is not finite (infinite or NaN).
+    NotFinite {
+        /// The number.
+        value: f64,
+    },
+}
+
+impl fmt::Display for OrderKeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OrderKeyError::Text { text } => write!(
+                f,
+                "order key {text:?} is neither a number nor an RFC 3339 timestamp (such as 2024-05-01T12:00:00.5Z)"
+            ),
+            OrderKeyError::Type { value } => write!(
+                f,
+                "order key {value} is neither a number nor an RFC 3339 timestamp"
+            ),
+            OrderKeyError::NotFinite { value } => {
+                write!(f, "order key {value} is not a finite number")
+            }
+        }
+    }
+}
+
+impl std::error::Error for OrderKeyError {}
+
+/// A field of an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// The run id.
+    Run,
+    /// The action (or letter).
+    Action,
+    /// The order key.
+    Order,
+}
+
+impl Field {
+    /// What the field holds, in messages.
+    pub fn what(self) -> &'static str {
+        match self {
+            Field::Run => "run id",
+            Field::Action => "action",
+            Field::Order => "order key",
+        }
+    }
+
+    /// The command-line option that names the field (`--NAME-field`).
+    pub fn option(self) -> &'static str {
+        match self {
+            Field::Run => "run",
+            Field::Action => "action",
+            Field::Order => "order",
+        }
+    }
+}
+
+/// Why an event is bad: its run gets an `Error` record naming the first one.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventError {
+    /// A JSON line that does not parse (the parser's explanation).
+    NotJson(String),
+    /// A JSON line that is not an object.
+    NotAnObject,
+    /// A field is missing (named `field` in the input).
+    Missing {
+        /// The field's name in the input.
+        field: String,
+        /// Which field.
+        role: Field,
+    },
+    /// A value is missing (events given as columns, where fields have no names).
+    MissingValue(Field),
+    /// The action field holds something other than a string.
+    ActionNotString {
+        /// The field's name.
+        field: String,
+        /// Its value, as written.
+        value: String,
+    },
+    /// The order key cannot be read.
+    OrderKey {
+        /// The field's name (`None` for a column).
+        field: Option<String>,
+        /// Why.
+        error: OrderKeyError,
+    },
+    /// A CSV record whose quoted field is still open at the end of the file.
+    UnclosedQuote,
+    /// An action that is not a letter of the model.
+    UnknownAction(String),
+    /// The run's order keys mix timestamps and numbers.
+    MixedKeys,
+}
+
+impl fmt::Display for EventError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EventError::NotJson(e) => write!(f, "not a JSON object: {e}"),
+            EventError::NotAnObject => f.write_str("not a JSON object"),
+            EventError::Missing { field, role } => write!(
+                f,
+                "missing field {field:?} (the {}; another field name is given with --{}-field)",
+                role.what(),
+                role.option()
+            ),
+            EventError::MissingValue(role) => write!(f, "missing {}", role.what()),
+            EventError::ActionNotString { field, value } => write!(
+                f,
+                "field {field:?}: the action must be a string, not {value}"
+            ),
+            EventError::OrderKey {
+                field: Some(field),
+                error,
+            } => {
+                write!(f, "field {field:?}: {error}")
+            }
+            EventError::OrderKey { field: None, error } => error.fmt(f),
+            EventError::UnclosedQuote => {
+                f.write_str("a quoted field is not closed before the end of the file")
+            }
+            EventError::UnknownAction(action) => {
+                write!(f, "unknown action {action:?}: not a letter of the model")
+            }
+            EventError::MixedKeys => f.write_str(
+                "this run mixes timestamps and numbers as order keys, which cannot be compared",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for EventError {}
+
+/// A file of events that cannot be read further (the events read before it still count).
+#[derive(Debug)]
+pub enum EventReadError {
+    /// The system refused to open or read it.
+    Io {
+        /// The file.
+        file: String,
+        /// The system's error.
+        error: std::io::Error,
+    },
+    /// A line longer than [`EventOptions::max_line_bytes`].
+    LineTooLong {
+        /// The file.
+        file: String,
+        /// The line, from 1.
+        line: u32,
+        /// The limit in bytes.
+        max: u64,
+    },
+}
+
+impl fmt::Display for EventReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EventReadError::Io { file, error } => write!(f, "{file}: cannot read: {error}"),
+            EventReadError::LineTooLong { file, line, max } => write!(
+                f,
+                "{file}:{line}: line longer than {max} bytes (--max-line-bytes); the rest of the file is not read"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for EventReadError {}
 
 /// `YYYY-MM-DD[T ]HH:MM:SS[.fraction][Z|±HH:MM]` in nanoseconds since the epoch (no zone: UTC).
 pub fn parse_timestamp(s: &str) -> Option<i128> {
@@ -266,7 +449,7 @@ pub struct RawEvent {
     /// The run id, when the event has one.
     pub run: Option<String>,
     /// The action and the order key, or why the event is bad.
-    pub body: Result<(String, OrderKey), String>,
+    pub body: Result<(String, OrderKey), EventError>,
 }
 
 /// The run id of a JSON value: a string as is, a number or a boolean as written.
@@ -283,49 +466,50 @@ fn field_text(v: &Value) -> Option<String> {
 fn jsonl_event(
     text: &str,
     opts: &EventOptions,
-) -> (Option<String>, Result<(String, OrderKey), String>) {
+) -> (Option<String>, Result<(String, OrderKey), EventError>) {
     let v: Value = match serde_json::from_str(text) {
         Ok(v) => v,
-        Err(e) => return (None, Err(format!("not a JSON object: {e}"))),
+        Err(e) => return (None, Err(EventError::NotJson(e.to_string()))),
     };
     let Value::Object(map) = &v else {
-        return (None, Err("not a JSON object".into()));
+        return (None, Err(EventError::NotAnObject));
     };
     let run = map.get(&opts.run_field).and_then(field_text);
     let body = (|| {
         if run.is_none() {
-            return Err(missing(&opts.run_field, "run id"));
+            return Err(missing(&opts.run_field, Field::Run));
         }
         let action = match map.get(&opts.action_field) {
             Some(Value::String(s)) => s.clone(),
             Some(other) => {
-                return Err(format!(
-                    "field {:?}: the action must be a string, not {other}",
-                    opts.action_field
-                ))
+                return Err(EventError::ActionNotString {
+                    field: opts.action_field.clone(),
+                    value: other.to_string(),
+                })
             }
-            None => return Err(missing(&opts.action_field, "action")),
+            None => return Err(missing(&opts.action_field, Field::Action)),
         };
         let order = match map.get(&opts.order_field) {
-            Some(v) => {
-                OrderKey::of_json(v).map_err(|e| format!("field {:?}: {e}", opts.order_field))?
-            }
-            None => return Err(missing(&opts.order_field, "order key")),
+            Some(v) => OrderKey::of_json(v).map_err(|e| order_error(&opts.order_field, e))?,
+            None => return Err(missing(&opts.order_field, Field::Order)),
         };
         Ok((action, order))
     })();
     (run, body)
 }
 
-fn missing(field: &str, what: &str) -> String {
-    format!(
-        "missing field {field:?} (the {what}; another field name is given with --{}-field)",
-        match what {
-            "run id" => "run",
-            "action" => "action",
-            _ => "order",
-        }
-    )
+fn missing(field: &str, role: Field) -> EventError {
+    EventError::Missing {
+        field: field.to_string(),
+        role,
+    }
+}
+
+fn order_error(field: &str, error: OrderKeyError) -> EventError {
+    EventError::OrderKey {
+        field: Some(field.to_string()),
+        error,
+    }
 }
 
 /// Splits one CSV record (RFC 4180: `"` quotes, `""` inside quotes); `None` when a quote is
@@ -416,16 +600,18 @@ impl EventReader {
     }
 
     /// The next line without its line break; `Err` is a fatal read error.
-    fn next_line(&mut self) -> Result<Option<String>, String> {
+    fn next_line(&mut self) -> Result<Option<String>, EventReadError> {
         match read_line_bounded(&mut self.reader, &mut self.buf, self.opts.max_line_bytes) {
-            Err(e) => Err(format!("{}: cannot read: {e}", self.file)),
+            Err(error) => Err(EventReadError::Io {
+                file: self.file.clone(),
+                error,
+            }),
             Ok(LineRead::End) => Ok(None),
-            Ok(LineRead::TooLong) => Err(format!(
-                "{}:{}: line longer than {} bytes (--max-line-bytes); the rest of the file is not read",
-                self.file,
-                self.line + 1,
-                self.opts.max_line_bytes
-            )),
+            Ok(LineRead::TooLong) => Err(EventReadError::LineTooLong {
+                file: self.file.clone(),
+                line: self.line + 1,
+                max: self.opts.max_line_bytes,
+            }),
             Ok(LineRead::Line) => {
                 self.line += 1;
                 let mut text = String::from_utf8_lossy(&self.buf).into_owned();
@@ -441,7 +627,7 @@ impl EventReader {
         &self,
         line: u32,
         run: Option<String>,
-        body: Result<(String, OrderKey), String>,
+        body: Result<(String, OrderKey), EventError>,
     ) -> RawEvent {
         RawEvent {
             at: format!("{}:{line}", self.file),
@@ -454,7 +640,7 @@ impl EventReader {
 
     /// The next event, `Ok(None)` at the end, `Err` on a fatal read error (the message names
     /// the file; the file is not read further).
-    pub fn next_event(&mut self) -> Result<Option<RawEvent>, String> {
+    pub fn next_event(&mut self) -> Result<Option<RawEvent>, EventReadError> {
         if self.done {
             return Ok(None);
         }
@@ -483,7 +669,11 @@ impl EventReader {
                                 text.push_str(&more);
                             }
                             None => {
-                                return Ok(Some(self.event(line, None, Err("a quoted field is not closed before the end of the file".into()))));
+                                return Ok(Some(self.event(
+                                    line,
+                                    None,
+                                    Err(EventError::UnclosedQuote),
+                                )));
                             }
                         }
                     };
@@ -502,16 +692,16 @@ impl EventReader {
                     let run = get(cols[0]).filter(|r| !r.is_empty());
                     let body = (|| {
                         if run.is_none() {
-                            return Err(missing(&self.opts.run_field, "run id"));
+                            return Err(missing(&self.opts.run_field, Field::Run));
                         }
                         let action = get(cols[1])
                             .filter(|a| !a.is_empty())
-                            .ok_or_else(|| missing(&self.opts.action_field, "action"))?;
+                            .ok_or_else(|| missing(&self.opts.action_field, Field::Action))?;
                         let order = get(cols[2])
                             .filter(|o| !o.is_empty())
-                            .ok_or_else(|| missing(&self.opts.order_field, "order key"))?;
+                            .ok_or_else(|| missing(&self.opts.order_field, Field::Order))?;
                         let key = OrderKey::parse(&order)
-                            .map_err(|e| format!("field {:?}: {e}", self.opts.order_field))?;
+                            .map_err(|e| order_error(&self.opts.order_field, e))?;
                         Ok((action, key))
                     })();
                     return Ok(Some(self.event(line, run, body)));
@@ -571,15 +761,14 @@ impl<'a> Grouper<'a> {
         let problem = match &ev.body {
             Err(e) => Some(e.clone()),
             Ok((action, key)) => match self.letters.get(action) {
-                None => Some(format!(
-                    "unknown action {action:?}: not a letter of the model"
-                )),
+                None => Some(EventError::UnknownAction(action.clone())),
                 Some(&l) => {
-                    if let Some((_, _, first)) =
-                        run.events.first().filter(|(_, _, k)| !k.comparable(key))
+                    if run
+                        .events
+                        .first()
+                        .is_some_and(|(_, _, k)| !k.comparable(key))
                     {
-                        let _ = first;
-                        Some("this run mixes timestamps and numbers as order keys, which cannot be compared".to_string())
+                        Some(EventError::MixedKeys)
                     } else {
                         run.events
                             .push((self.alphabet.location(l).index() as u32, l, *key));
@@ -683,7 +872,7 @@ impl<'a> Grouper<'a> {
 /// The Error record of an event without a run id.
 fn orphan(ev: &RawEvent) -> Record {
     let why = match &ev.body {
-        Err(e) => e.clone(),
+        Err(e) => e.to_string(),
         Ok(_) => "no run id".into(),
     };
     Record::error(
@@ -699,12 +888,12 @@ fn orphan(ev: &RawEvent) -> Record {
     )
 }
 
-fn file_error(file: &Path, message: String) -> RunOut {
+fn file_error(file: &Path, error: EventReadError) -> RunOut {
     RunOut::Error(Box::new(Record::error(
         file.display().to_string(),
         None,
         ErrorRecord {
-            message,
+            message: error.to_string(),
             file: Some(file.display().to_string()),
             line: None,
             column: None,
@@ -736,8 +925,9 @@ pub fn read_runs<'a>(
     for f in files {
         let mut reader = match EventReader::open(f, opts) {
             Ok(r) => r,
-            Err(e) => {
-                out.push(file_error(f, format!("{}: cannot read: {e}", f.display())));
+            Err(error) => {
+                let file = f.display().to_string();
+                out.push(file_error(f, EventReadError::Io { file, error }));
                 continue;
             }
         };
@@ -789,11 +979,9 @@ impl Iterator for SortedRuns<'_> {
                 match self.files.pop_front() {
                     Some(f) => match EventReader::open(&f, &self.opts) {
                         Ok(r) => self.reader = Some(r),
-                        Err(e) => {
-                            return Some(file_error(
-                                &f,
-                                format!("{}: cannot read: {e}", f.display()),
-                            ))
+                        Err(error) => {
+                            let file = f.display().to_string();
+                            return Some(file_error(&f, EventReadError::Io { file, error }));
                         }
                     },
                     None => return self.current.take().map(|r| self.grouper.finish(r)),
@@ -974,7 +1162,44 @@ mod tests {
         assert_eq!(parse_timestamp("yesterday"), None);
         assert!(matches!(OrderKey::parse("12"), Ok(OrderKey::Int(12))));
         assert!(matches!(OrderKey::parse("1.5"), Ok(OrderKey::Float(_))));
-        assert!(OrderKey::parse("soon").is_err());
+        assert_eq!(
+            OrderKey::parse(" soon "),
+            Err(OrderKeyError::Text {
+                text: "soon".into()
+            })
+        );
+    }
+
+    #[test]
+    fn bad_events_are_typed() {
+        let opts = EventOptions::default();
+        let text = "{\"run\":1,\"order\":1}\n{\"run\":1,\"action\":\"a\",\"order\":true}\n[]\n";
+        let bodies: Vec<_> = read(text, EventFormat::Jsonl, &opts)
+            .into_iter()
+            .map(|e| e.body.unwrap_err())
+            .collect();
+        assert_eq!(
+            bodies,
+            vec![
+                EventError::Missing {
+                    field: "action".into(),
+                    role: Field::Action
+                },
+                EventError::OrderKey {
+                    field: Some("order".into()),
+                    error: OrderKeyError::Type {
+                        value: "true".into()
+                    }
+                },
+                EventError::NotAnObject,
+            ]
+        );
+        assert_eq!(
+            bodies[1].to_string(),
+            "field \"order\": order key true is neither a number nor an RFC 3339 timestamp"
+        );
+        let csv = read("run,action,order\n1,a,\"x\n", EventFormat::Csv, &opts);
+        assert_eq!(csv[0].body, Err(EventError::UnclosedQuote));
     }
 
     #[test]

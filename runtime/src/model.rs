@@ -6,8 +6,8 @@
 //! earlier nodes and its root is the last node; for an interaction origin, `letter_actions` has one
 //! action per letter and each action's lifeline belongs to the letter's location.
 
-use crate::nfa::{Alphabet, LetterId, Nfa};
-use crate::project::{AreaTable, ProjDfa};
+use crate::nfa::{Alphabet, LetterId, Nfa, NfaError};
+use crate::project::{AreaTable, ProjDfa, TableError};
 use crate::signature::{Action, LifelineSet, Signature};
 use crate::term::{children, Term, TermId, TermStore};
 use rustc_hash::FxHashMap;
@@ -75,27 +75,25 @@ impl TermModel {
         (store, root)
     }
 
-    fn validate(&self, signature: &Signature) -> Result<(), String> {
+    fn validate(&self, signature: &Signature) -> Result<(), InvalidModel> {
         if self.nodes.is_empty() {
-            return Err("term-only model without a term".into());
+            return Err(InvalidModel::NoTerm);
         }
         if u32::try_from(self.nodes.len()).is_err() {
-            return Err("too many term nodes".into());
+            return Err(InvalidModel::TermTooLarge);
         }
         let nl = signature.lifelines().len();
         let nm = signature.messages().len();
         for (i, node) in self.nodes.iter().enumerate() {
             if children(*node).any(|c| c.index() >= i) {
-                return Err(format!("term node {i} refers to a later node"));
+                return Err(InvalidModel::TermOrder { node: i });
             }
             match node {
                 Term::Act(a) if a.lifeline.index() >= nl || a.message.index() >= nm => {
-                    return Err(format!(
-                        "term node {i} names an unknown lifeline or message"
-                    ));
+                    return Err(InvalidModel::TermAction { node: i });
                 }
                 Term::Coreg(s, _, _) if nl < 64 && s.0 >> nl != 0 => {
-                    return Err(format!("term node {i} names an unknown lifeline"));
+                    return Err(InvalidModel::TermLifelines { node: i });
                 }
                 _ => {}
             }
@@ -108,7 +106,7 @@ impl TermModel {
     /// `seq`) whose left operand rebuilds to a `strict` (`seq`) term, which the store
     /// right-associates by recursing along its spine, and a `coreg` that reduces to such a
     /// `seq`. Everything else the store builds without deep recursion.
-    fn check_rebuild(&self) -> Result<(), String> {
+    fn check_rebuild(&self) -> Result<(), InvalidModel> {
         let mut store = TermStore::new();
         let mut ids: Vec<TermId> = Vec::with_capacity(self.nodes.len());
         for (i, node) in self.nodes.iter().enumerate() {
@@ -136,9 +134,7 @@ impl TermModel {
                 _ => false,
             };
             if unnormalized {
-                return Err(format!(
-                    "term node {i} is not in normal form (a sequence as the left operand of a sequence)"
-                ));
+                return Err(InvalidModel::TermNotNormal { node: i });
             }
             ids.push(store.make(node));
         }
@@ -192,7 +188,7 @@ impl CompiledModel {
         kind: ModelKind,
         stats: CompileStats,
         digest: u64,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, InvalidModel> {
         let mut m = CompiledModel {
             alphabet,
             origin,
@@ -206,7 +202,7 @@ impl CompiledModel {
     }
 
     /// Validates the model and rebuilds the tables that are not serialized.
-    pub(crate) fn prepare(&mut self) -> Result<(), String> {
+    pub(crate) fn prepare(&mut self) -> Result<(), InvalidModel> {
         self.validate()?;
         if let Origin::Interaction {
             signature,
@@ -225,8 +221,8 @@ impl CompiledModel {
     }
 
     /// Checks every invariant (see the module documentation).
-    pub fn validate(&self) -> Result<(), String> {
-        self.alphabet.validate().map_err(|e| e.to_string())?;
+    pub fn validate(&self) -> Result<(), InvalidModel> {
+        self.alphabet.validate().map_err(InvalidModel::Alphabet)?;
         let letters = self.alphabet.len();
         if let Origin::Interaction {
             signature,
@@ -237,62 +233,62 @@ impl CompiledModel {
         {
             let nl = signature.lifelines().len();
             if nl > crate::signature::MAX_LIFELINES {
-                return Err("too many lifelines".into());
+                return Err(InvalidModel::TooManyLifelines);
             }
             let mut names = std::collections::HashSet::new();
             if !signature.lifelines().iter().all(|n| names.insert(n)) {
-                return Err("a lifeline name occurs twice".into());
+                return Err(InvalidModel::DuplicateLifeline);
             }
             let mut names = std::collections::HashSet::new();
             if !signature.messages().iter().all(|n| names.insert(n)) {
-                return Err("a message name occurs twice".into());
+                return Err(InvalidModel::DuplicateMessage);
             }
             term.validate(signature)?;
             if letter_actions.len() != letters {
-                return Err("letter actions do not match the alphabet".into());
+                return Err(InvalidModel::LetterActions);
             }
             if location_lifelines.len() != self.alphabet.locations() {
-                return Err("location lifelines do not match the locations".into());
+                return Err(InvalidModel::LocationLifelines);
             }
             let nm = signature.messages().len();
             // Locations are disjoint, non-empty sets of the signature's lifelines.
             let mut seen = LifelineSet::EMPTY;
             for (k, &g) in location_lifelines.iter().enumerate() {
                 if g.is_empty() || !g.minus(signature.all_lifelines()).is_empty() {
-                    return Err(format!("location {k} has no lifelines or unknown ones"));
+                    return Err(InvalidModel::LocationUnknown { location: k });
                 }
                 if seen.intersects(g) {
-                    return Err(format!("location {k} shares a lifeline with another one"));
+                    return Err(InvalidModel::LocationShared { location: k });
                 }
                 seen = seen.union(g);
             }
             for (i, a) in letter_actions.iter().enumerate() {
                 if a.lifeline.index() >= nl || a.message.index() >= nm {
-                    return Err(format!("letter {i} names an unknown lifeline or message"));
+                    return Err(InvalidModel::LetterAction { letter: i });
                 }
                 let loc = self.alphabet.location(LetterId(i as u32));
                 if !location_lifelines[loc.index()].contains(a.lifeline) {
-                    return Err(format!("letter {i} is not on a lifeline of its location"));
+                    return Err(InvalidModel::LetterLocation { letter: i });
                 }
             }
         } else if let ModelKind::TermOnly(_) = &self.kind {
-            return Err("a raw automaton cannot be term-only".into());
+            return Err(InvalidModel::TermOnlyAutomaton);
         }
         if let ModelKind::Automata(a) = &self.kind {
-            a.nfa.validate(letters).map_err(|e| e.to_string())?;
+            a.nfa.validate(letters).map_err(InvalidModel::Nfa)?;
             let nt = a.nfa.transitions().len();
-            a.areas.validate(nt)?;
+            a.areas.validate(nt).map_err(InvalidModel::Areas)?;
             if a.projections.len() != self.alphabet.locations() {
-                return Err("one local verifier per location expected".into());
+                return Err(InvalidModel::VerifierCount);
             }
             for (k, p) in a.projections.iter().enumerate() {
                 if p.location.index() != k
                     || p.letters as usize != self.alphabet.letters_of(p.location).len()
                 {
-                    return Err(format!("local verifier {k} does not match its location"));
+                    return Err(InvalidModel::VerifierLocation { location: k });
                 }
                 p.validate(a.nfa.states(), a.areas.len())
-                    .map_err(|e| format!("local verifier {k}: {e}"))?;
+                    .map_err(|error| InvalidModel::Verifier { location: k, error })?;
             }
         }
         Ok(())
@@ -376,6 +372,135 @@ impl CompiledModel {
         }
     }
 }
+
+/// A broken invariant of a compiled model (see the module documentation): the payload of a
+/// `.mtm` file that decodes but is not a model this build wrote. Displayed without advice;
+/// [`crate::artifact::LoadError`] adds it ("compile it again").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InvalidModel {
+    /// The alphabet's tables disagree.
+    Alphabet(NfaError),
+    /// The NFA's tables are not well formed.
+    Nfa(NfaError),
+    /// An interaction model without its term.
+    NoTerm,
+    /// More term nodes than ids.
+    TermTooLarge,
+    /// A term node refers to itself or a later node.
+    TermOrder {
+        /// The node.
+        node: usize,
+    },
+    /// A term action names a lifeline or message the signature does not have.
+    TermAction {
+        /// The node.
+        node: usize,
+    },
+    /// A `coreg` names lifelines the signature does not have.
+    TermLifelines {
+        /// The node.
+        node: usize,
+    },
+    /// A term node that no store holds (rebuilding it would recurse as deep as the input).
+    TermNotNormal {
+        /// The node.
+        node: usize,
+    },
+    /// More lifelines than [`crate::signature::MAX_LIFELINES`].
+    TooManyLifelines,
+    /// Two lifelines with one name.
+    DuplicateLifeline,
+    /// Two messages with one name.
+    DuplicateMessage,
+    /// Not one action per letter.
+    LetterActions,
+    /// Not one set of lifelines per location.
+    LocationLifelines,
+    /// A location with no lifelines, or lifelines the signature does not have.
+    LocationUnknown {
+        /// The location's index.
+        location: usize,
+    },
+    /// Two locations share a lifeline.
+    LocationShared {
+        /// The location's index.
+        location: usize,
+    },
+    /// A letter's action names a lifeline or message the signature does not have.
+    LetterAction {
+        /// The letter's index.
+        letter: usize,
+    },
+    /// A letter's action is on a lifeline of another location.
+    LetterLocation {
+        /// The letter's index.
+        letter: usize,
+    },
+    /// A raw automaton marked term-only (only interactions have a term).
+    TermOnlyAutomaton,
+    /// The area table is inconsistent.
+    Areas(TableError),
+    /// Not one local verifier per location.
+    VerifierCount,
+    /// A local verifier for another location, or over another number of letters.
+    VerifierLocation {
+        /// The location's index.
+        location: usize,
+    },
+    /// A local verifier's tables are inconsistent.
+    Verifier {
+        /// The location's index.
+        location: usize,
+        /// What is wrong.
+        error: TableError,
+    },
+}
+
+impl std::fmt::Display for InvalidModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use InvalidModel::*;
+        match self {
+            Alphabet(e) | Nfa(e) => e.fmt(f),
+            NoTerm => f.write_str("term-only model without a term"),
+            TermTooLarge => f.write_str("too many term nodes"),
+            TermOrder { node } => write!(f, "term node {node} refers to a later node"),
+            TermAction { node } => {
+                write!(f, "term node {node} names an unknown lifeline or message")
+            }
+            TermLifelines { node } => write!(f, "term node {node} names an unknown lifeline"),
+            TermNotNormal { node } => write!(
+                f,
+                "term node {node} is not in normal form (a sequence as the left operand of a sequence)"
+            ),
+            TooManyLifelines => f.write_str("too many lifelines"),
+            DuplicateLifeline => f.write_str("a lifeline name occurs twice"),
+            DuplicateMessage => f.write_str("a message name occurs twice"),
+            LetterActions => f.write_str("letter actions do not match the alphabet"),
+            LocationLifelines => f.write_str("location lifelines do not match the locations"),
+            LocationUnknown { location } => {
+                write!(f, "location {location} has no lifelines or unknown ones")
+            }
+            LocationShared { location } => {
+                write!(f, "location {location} shares a lifeline with another one")
+            }
+            LetterAction { letter } => {
+                write!(f, "letter {letter} names an unknown lifeline or message")
+            }
+            LetterLocation { letter } => {
+                write!(f, "letter {letter} is not on a lifeline of its location")
+            }
+            TermOnlyAutomaton => f.write_str("a raw automaton cannot be term-only"),
+            Areas(e) => e.fmt(f),
+            VerifierCount => f.write_str("one local verifier per location expected"),
+            VerifierLocation { location } => {
+                write!(f, "local verifier {location} does not match its location")
+            }
+            Verifier { location, error } => write!(f, "local verifier {location}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for InvalidModel {}
 
 /// Why a multitrace of actions cannot be given to a compiled model as letters.
 #[derive(Clone, Debug, PartialEq, Eq)]

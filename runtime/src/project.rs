@@ -8,6 +8,7 @@
 
 use crate::nfa::{LocationId, StateId};
 use serde::{Deserialize, Serialize};
+use std::fmt;
 
 /// Id of an interned area.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -66,11 +67,11 @@ impl AreaTable {
         id
     }
     /// Checks the table's shape.
-    pub fn validate(&self, transitions: usize) -> Result<(), String> {
+    pub fn validate(&self, transitions: usize) -> Result<(), TableError> {
         if self.words() != transitions.div_ceil(64).max(1)
             || !self.bits.len().is_multiple_of(self.words())
         {
-            return Err("area table has the wrong width".into());
+            return Err(TableError::AreaWidth);
         }
         // Bits beyond the last transition must be clear.
         let extra = self.words() * 64 - transitions;
@@ -78,7 +79,7 @@ impl AreaTable {
             let mask = !0u64 << (64 - extra);
             let w = self.words();
             if self.bits.chunks(w).any(|a| a[w - 1] & mask != 0) {
-                return Err("an area names a transition out of range".into());
+                return Err(TableError::AreaTransition);
             }
         }
         Ok(())
@@ -126,30 +127,30 @@ impl ProjDfa {
     }
 
     /// Checks every invariant against the tables it refers to.
-    pub fn validate(&self, nfa_states: usize, areas: usize) -> Result<(), String> {
+    pub fn validate(&self, nfa_states: usize, areas: usize) -> Result<(), TableError> {
         let n = self.states as usize;
         let cells = n
             .checked_mul(self.letters as usize)
-            .ok_or("DFA too large")?;
+            .ok_or(TableError::TooLarge)?;
         if n == 0 {
-            return Err("DFA without states".into());
+            return Err(TableError::NoStates);
         }
         if self.next.len() != cells || self.area.len() != cells {
-            return Err("DFA table has the wrong size".into());
+            return Err(TableError::TableSize);
         }
         if self.accepting.len() != n || self.live.len() != n || self.tail.len() != n {
-            return Err("DFA flags do not match its states".into());
+            return Err(TableError::Flags);
         }
         if self.subsets.len() != n {
-            return Err("DFA subsets do not match its states".into());
+            return Err(TableError::Subsets);
         }
         for (i, &t) in self.next.iter().enumerate() {
             if t != NO_STATE && (t as usize >= n || self.area[i].index() >= areas) {
-                return Err("DFA transition out of range".into());
+                return Err(TableError::Transition);
             }
         }
         if self.init_area.index() >= areas || self.tail.iter().any(|a| a.index() >= areas) {
-            return Err("DFA area out of range".into());
+            return Err(TableError::Area);
         }
         if self
             .subsets
@@ -157,11 +158,56 @@ impl ProjDfa {
             .flatten()
             .any(|s| s.index() >= nfa_states)
         {
-            return Err("DFA subset names an NFA state out of range".into());
+            return Err(TableError::SubsetState);
         }
         Ok(())
     }
 }
+
+/// An inconsistent area table or local verifier (found by [`AreaTable::validate`] and
+/// [`ProjDfa::validate`] when a compiled model is loaded).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableError {
+    /// The area table's width does not fit the NFA's transitions.
+    AreaWidth,
+    /// An area holds a transition past the NFA's last one.
+    AreaTransition,
+    /// The DFA's table would not fit in memory.
+    TooLarge,
+    /// The DFA has no state.
+    NoStates,
+    /// The DFA's tables are not `states × letters`.
+    TableSize,
+    /// The DFA's per-state flags are not one per state.
+    Flags,
+    /// The DFA's NFA-state subsets are not one per state.
+    Subsets,
+    /// A DFA transition names a state or an area out of range.
+    Transition,
+    /// The DFA's initial or tail area is out of range.
+    Area,
+    /// A DFA state's subset names an NFA state out of range.
+    SubsetState,
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TableError::AreaWidth => "area table has the wrong width",
+            TableError::AreaTransition => "an area names a transition out of range",
+            TableError::TooLarge => "DFA too large",
+            TableError::NoStates => "DFA without states",
+            TableError::TableSize => "DFA table has the wrong size",
+            TableError::Flags => "DFA flags do not match its states",
+            TableError::Subsets => "DFA subsets do not match its states",
+            TableError::Transition => "DFA transition out of range",
+            TableError::Area => "DFA area out of range",
+            TableError::SubsetState => "DFA subset names an NFA state out of range",
+        })
+    }
+}
+
+impl std::error::Error for TableError {}
 
 /// The bit-set helpers, re-exported where the areas first needed them.
 pub use crate::bits;

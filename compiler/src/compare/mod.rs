@@ -43,7 +43,8 @@ use multitrace_runtime::check::{CheckError, CheckOptions, Choice, Engine, Proced
 use multitrace_runtime::manifest::ManifestRow;
 use multitrace_runtime::model::{CompiledModel, TraceMismatch};
 use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::syntax::{ModelError, ParseError};
+use multitrace_runtime::record::ErrorRecord;
+use multitrace_runtime::syntax::ModelError;
 use multitrace_runtime::verdict::{Mode, Verdict, VerdictKind};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -264,8 +265,9 @@ pub enum CompareError {
     },
     /// A file (a multitrace or a manifest) could not be read or is not valid.
     Read(ModelError),
-    /// A multitrace file is not valid.
-    Parse(ParseError),
+    /// A multitrace file that cannot be read or is not valid (the batch reader's record, with
+    /// the position).
+    Input(ErrorRecord),
     /// A manifest names a JSON Lines multitrace that its file does not hold.
     NoSuchId {
         /// The JSON Lines file.
@@ -309,7 +311,7 @@ impl fmt::Display for CompareError {
                 write!(f, "{}: cannot read directory: {message}", path.display())
             }
             CompareError::Read(e) => e.fmt(f),
-            CompareError::Parse(e) => e.fmt(f),
+            CompareError::Input(e) => f.write_str(&e.message),
             CompareError::NoSuchId { path, id } => {
                 write!(f, "{}: no multitrace with id `{id}`", path.display())
             }
@@ -334,12 +336,6 @@ impl From<ModelError> for CompareError {
     }
 }
 
-impl From<ParseError> for CompareError {
-    fn from(e: ParseError) -> Self {
-        CompareError::Parse(e)
-    }
-}
-
 /// Reads the sets of `dirs` and compares the procedures on them with `engine`'s model.
 pub fn compare(
     engine: &Engine,
@@ -349,7 +345,7 @@ pub fn compare(
     if engine.model().automata().is_none() {
         return Err(CompareError::TermOnly);
     }
-    let sets = read_sets(engine.model(), dirs, opts.mode)?;
+    let sets = read_sets(engine, dirs, opts.mode)?;
     compare_sets(engine, &sets, opts)
 }
 

@@ -1,47 +1,100 @@
 //! Reading the sets to compare: a directory's manifest, else its multitrace files.
 //!
-//! Invariants: a manifest row's multitrace is read from the manifest's directory (a JSON Lines
-//! file is read once, whatever the number of its rows); a row keeps its expected verdict only
-//! when it is checked in the manifest's mode; the first file that cannot be read is the
-//! error, with its position.
+//! Invariants: multitrace files are read by the runtime's batch reader
+//! ([`Batch::read_items`]), the one implementation of reading a multitrace by its extension;
+//! a manifest row's multitrace is read from the manifest's directory (a JSON Lines file is
+//! read once, whatever the number of its rows); a row keeps its expected verdict only when it
+//! is checked in the manifest's mode; the first file that cannot be read is the error, with its
+//! position.
 
 use super::{CompareError, Item, Set};
 use crate::generate::Kind;
+use multitrace_runtime::batch::{self, Batch, BatchOptions};
+use multitrace_runtime::check::{CheckOptions, Engine};
 use multitrace_runtime::manifest::{Manifest, MANIFEST_FILE};
-use multitrace_runtime::model::CompiledModel;
+use multitrace_runtime::model::TraceMismatch;
 use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::syntax::{parse_htf, parse_jsonl_line, parse_mtf, read_text, NameIndex};
 use multitrace_runtime::verdict::Mode;
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Reads multitrace files (`.htf`, `.mtf`, or one line of a `.jsonl`) as letters.
 struct Reader<'a> {
-    model: &'a CompiledModel,
-    names: NameIndex,
+    batch: Batch<'a>,
+    /// The model's letters by name, to turn the items read back into letters.
+    letters: FxHashMap<&'a str, LetterId>,
     jsonl: BTreeMap<PathBuf, BTreeMap<String, Vec<Vec<LetterId>>>>,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    fn new(engine: &'a Engine) -> Self {
+        let names = engine.model().alphabet.names();
+        Reader {
+            batch: Batch::new(engine, CheckOptions::default(), BatchOptions::default()),
+            letters: names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.as_str(), LetterId(i as u32)))
+                .collect(),
+            jsonl: BTreeMap::new(),
+        }
+    }
+
+    /// The items of a multitrace file, as the batch reads them.
+    fn items(&self, path: &Path) -> Result<Vec<batch::Item>, CompareError> {
+        self.batch.read_items(path).map_err(CompareError::Input)
+    }
+
+    /// One local trace per location of an item read from `file`: the reader lists the
+    /// locations in order, or (a `.htf` file that does not fit the compiled locations) the
+    /// file's components, which is an error naming the first one that does not fit.
+    fn letters(&self, file: &str, item: &batch::Item) -> Result<Vec<Vec<LetterId>>, CompareError> {
+        let locations = self.batch.engine().model().alphabet.location_names();
+        let mismatch = |mismatch| CompareError::Letters {
+            file: file.to_string(),
+            mismatch,
+        };
+        let mut out = vec![Vec::new(); locations.len()];
+        for (component, trace) in &item.traces {
+            let Some(k) = locations.iter().position(|l| l == component) else {
+                if trace.is_empty() {
+                    continue;
+                }
+                return Err(mismatch(TraceMismatch::NotALocation {
+                    component: component.clone(),
+                    locations: locations.to_vec(),
+                }));
+            };
+            for action in trace {
+                let letter = self.letters.get(action.as_str()).copied();
+                out[k].push(
+                    letter
+                        .ok_or_else(|| mismatch(TraceMismatch::OutsideAlphabet(action.clone())))?,
+                );
+            }
+        }
+        Ok(out)
+    }
+
+    /// The multitrace of a `.htf` or `.mtf` file as letters.
     fn read(&self, path: &Path) -> Result<Vec<Vec<LetterId>>, CompareError> {
         let file = path.display().to_string();
-        let model = self.model;
         match path.extension().and_then(|e| e.to_str()) {
-            Some("mtf") => Ok(parse_mtf(&file, &read_text(path)?, &model.alphabet)?),
-            Some("htf") => {
-                let text = read_text(path)?;
-                let Some(sig) = model.signature() else {
-                    return Err(CompareError::HtfForAutomaton { file });
-                };
-                let (mt, _) = parse_htf(&file, &text, sig)?;
-                model
-                    .letter_traces(&mt)
-                    .map_err(|mismatch| CompareError::Letters { file, mismatch })
+            Some("htf") if self.batch.engine().model().signature().is_none() => {
+                Err(CompareError::HtfForAutomaton { file })
             }
-            _ => {
-                read_text(path)?;
-                Err(CompareError::Extension { file })
+            Some("htf" | "mtf") => {
+                let items = self.items(path)?;
+                match items.first() {
+                    Some(item) => self.letters(&file, item),
+                    None => Ok(vec![
+                        Vec::new();
+                        self.batch.engine().model().alphabet.locations()
+                    ]),
+                }
             }
+            _ => Err(CompareError::Extension { file }),
         }
     }
 
@@ -52,15 +105,10 @@ impl Reader<'_> {
     ) -> Result<&BTreeMap<String, Vec<Vec<LetterId>>>, CompareError> {
         if !self.jsonl.contains_key(path) {
             let file = path.display().to_string();
-            let text = read_text(path)?;
             let mut lines = BTreeMap::new();
-            for (i, line) in text.lines().enumerate() {
-                if line.trim().is_empty() {
-                    continue;
-                }
-                let (id, traces) =
-                    parse_jsonl_line(&file, i + 1, line, &self.model.alphabet, &self.names)?;
-                lines.insert(id, traces);
+            for item in self.items(path)? {
+                let traces = self.letters(&file, &item)?;
+                lines.insert(item.id.unwrap_or(item.trace), traces);
             }
             self.jsonl.insert(path.to_path_buf(), lines);
         }
@@ -149,18 +197,14 @@ impl Reader<'_> {
     }
 }
 
-/// The sets of `dirs`, in order (see the module documentation); `mode` overrides the
+/// The sets of `dirs` for `engine`'s model, in order (see the module documentation); `mode` overrides the
 /// manifests' modes (and then only rows of that mode keep their expected verdict).
 pub fn read_sets(
-    model: &CompiledModel,
+    engine: &Engine,
     dirs: &[PathBuf],
     mode: Option<Mode>,
 ) -> Result<Vec<Set>, CompareError> {
-    let mut reader = Reader {
-        model,
-        names: NameIndex::new(&model.alphabet),
-        jsonl: BTreeMap::new(),
-    };
+    let mut reader = Reader::new(engine);
     let mut sets = Vec::new();
     for dir in dirs {
         sets.extend(reader.sets(dir, mode)?);
@@ -196,9 +240,30 @@ mod tests {
                 dir.join("x.jsonl").display()
             )
         );
+        // Multitraces are read by the batch reader: errors keep its position, and a `.htf`
+        // file whose components are not the compiled locations names the first that is not.
+        std::fs::remove_file(dir.join(MANIFEST_FILE)).unwrap();
+        std::fs::remove_file(dir.join("x.jsonl")).unwrap();
+        let htf = dir.join("a.htf");
+        std::fs::write(&htf, "{ [clt1] clt1!begin; [brok] brok?nope }\n").unwrap();
+        let err = compare(&e, std::slice::from_ref(&dir), &opts).unwrap_err();
+        assert!(matches!(err, CompareError::Input(_)), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with(&format!("{}:1:", htf.display())),
+            "{err}"
+        );
+        std::fs::write(&htf, "{ [clt1,brok] clt1!begin; [clt2] }\n").unwrap();
+        let err = compare(&e, std::slice::from_ref(&dir), &opts).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{}: component [clt1,brok] is not a location of the compiled model (locations: [clt1] [brok] [clt2]); compile with matching --locations",
+                htf.display()
+            )
+        );
         // A raw automaton's sets cannot be .htf files.
         let fig3 = engine("seed004-fig3/model.timbuk");
-        std::fs::remove_file(dir.join(MANIFEST_FILE)).unwrap();
         std::fs::write(dir.join("a.htf"), "{ [l1] a }\n").unwrap();
         let err = compare(&fig3, std::slice::from_ref(&dir), &opts).unwrap_err();
         assert!(matches!(err, CompareError::HtfForAutomaton { .. }), "{err}");

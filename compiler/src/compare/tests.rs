@@ -110,16 +110,16 @@ fn a_verdict_that_contradicts_the_manifest_is_a_mismatch() {
     };
     let c = compare(&e, std::slice::from_ref(&dir), &prefix).unwrap();
     assert_eq!((c.problems(), c.rows[0].mismatches), (0, 0));
-    let sets = read_sets(e.model(), std::slice::from_ref(&dir), Some(Mode::Prefix)).unwrap();
+    let sets = read_sets(&e, std::slice::from_ref(&dir), Some(Mode::Prefix)).unwrap();
     assert!(sets[0]
         .items
         .iter()
         .all(|i| i.mode == Mode::Prefix && i.expected.is_none()));
-    let sets = read_sets(e.model(), std::slice::from_ref(&dir), Some(Mode::Complete)).unwrap();
+    let sets = read_sets(&e, std::slice::from_ref(&dir), Some(Mode::Complete)).unwrap();
     assert!(sets[0].items.iter().all(|i| i.expected.is_some()));
     // Without a manifest the directory is one set named after it, in complete mode.
     std::fs::remove_file(&manifest).unwrap();
-    let sets = read_sets(e.model(), std::slice::from_ref(&dir), None).unwrap();
+    let sets = read_sets(&e, std::slice::from_ref(&dir), None).unwrap();
     assert_eq!(sets.len(), 1);
     assert_eq!(sets[0].category, dir.file_name().unwrap().to_string_lossy());
     assert!(sets[0]

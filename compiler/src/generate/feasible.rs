@@ -17,6 +17,48 @@ use super::{GenError, Generator, Kind};
 use multitrace_runtime::nfa::{LocationId, StateId};
 use multitrace_runtime::verdict::Mode;
 use std::collections::BTreeMap;
+use std::fmt;
+
+/// Why no central error can be built by iterating a cycle unevenly per location: a proof
+/// that every such multitrace passes (see the module documentation).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum NoFailingCycle {
+    /// The trim part of `A` has no cycle: its language is finite.
+    Acyclic,
+    /// Every cycle reads letters of one location only.
+    SingleLocation {
+        /// The locations whose letters the cycles read, sorted, without repeats.
+        locations: Vec<String>,
+    },
+    /// Every cycle that reads two locations is made of self-loops of one state.
+    SelfLoops {
+        /// Such states (at most six).
+        states: Vec<String>,
+        /// Whether there are more than those listed.
+        more: bool,
+    },
+}
+
+impl fmt::Display for NoFailingCycle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NoFailingCycle::Acyclic => f.write_str(
+                "A has no cycle on its accepting runs (its language is finite): there is no cycle to iterate",
+            ),
+            NoFailingCycle::SingleLocation { locations } => write!(
+                f,
+                "every cycle of A reads letters of a single location ({}): iterating a cycle a different number of times per location changes one local trace only, which stays accepted",
+                locations.join(", ")
+            ),
+            NoFailingCycle::SelfLoops { states, more } => write!(
+                f,
+                "every cycle of A that reads two locations is a combination of self-loops of one state ({}{}); such a state reads every word over its loop letters, so iterating the cycle a different number of times per location is the projection of another accepted run and passes (`central-error-mixed` builds central errors by mixing local traces instead)",
+                states.join(", "),
+                if *more { ", ..." } else { "" }
+            ),
+        }
+    }
+}
 
 impl Generator<'_> {
     fn impossible(&self, why: String) -> GenError {
@@ -63,7 +105,7 @@ impl Generator<'_> {
             }
             Kind::CentralError => self
                 .cycles_on_two_locations()
-                .map_err(|w| self.impossible(w)),
+                .map_err(|w| self.impossible(w.to_string())),
             Kind::LocalError
                 if (0..self.model.alphabet.locations()).all(|k| self.letters(k).is_empty()) =>
             {
@@ -75,7 +117,7 @@ impl Generator<'_> {
 
     /// Whether some cycle of the trim part of `A` reads letters of two locations (a strongly
     /// connected component whose internal transitions read two locations); else why not.
-    fn cycles_on_two_locations(&self) -> Result<(), String> {
+    fn cycles_on_two_locations(&self) -> Result<(), NoFailingCycle> {
         use petgraph::graph::{DiGraph, NodeIndex};
         let nfa = self.nfa;
         let n = nfa.states();
@@ -144,22 +186,19 @@ impl Generator<'_> {
             }
         }
         if locs_of.is_empty() {
-            return Err(
-                "A has no cycle on its accepting runs (its language is finite): there is no cycle to iterate"
-                    .into(),
-            );
+            return Err(NoFailingCycle::Acyclic);
         }
         if locs_of.values().all(|l| l.len() < 2) {
-            let mut names: Vec<&str> = locs_of
+            let mut locations: Vec<String> = locs_of
                 .values()
-                .map(|l| self.model.alphabet.location_name(LocationId(l[0] as u32)))
+                .map(|l| {
+                    let k = LocationId(l[0] as u32);
+                    self.model.alphabet.location_name(k).to_string()
+                })
                 .collect();
-            names.sort();
-            names.dedup();
-            return Err(format!(
-                "every cycle of A reads letters of a single location ({}): iterating a cycle a different number of times per location changes one local trace only, which stays accepted",
-                names.join(", ")
-            ));
+            locations.sort();
+            locations.dedup();
+            return Err(NoFailingCycle::SingleLocation { locations });
         }
         // A component of one state: its cycles are words over its self-loop letters, and the
         // state reads every such word. Iterating a cycle `k_i` times on location `i` gives the
@@ -184,11 +223,10 @@ impl Generator<'_> {
                 .take(6)
                 .map(|(_, c)| nfa.state_name(StateId(first_state[c] as u32)))
                 .collect();
-            return Err(format!(
-                "every cycle of A that reads two locations is a combination of self-loops of one state ({}{}); such a state reads every word over its loop letters, so iterating the cycle a different number of times per location is the projection of another accepted run and passes (`central-error-mixed` builds central errors by mixing local traces instead)",
-                states.join(", "),
-                if multi.len() > 6 { ", ..." } else { "" }
-            ));
+            return Err(NoFailingCycle::SelfLoops {
+                states,
+                more: multi.len() > 6,
+            });
         }
         Ok(())
     }

@@ -303,7 +303,8 @@ mod tests {
             }
             // Every row names a multitrace that reads back to its length.
             let rows = Manifest::read(&a.join(MANIFEST_FILE)).unwrap().rows;
-            let sets = crate::compare::read_sets(&m, std::slice::from_ref(&a), None).unwrap();
+            let e = multitrace_runtime::check::Engine::new(m.clone());
+            let sets = crate::compare::read_sets(&e, std::slice::from_ref(&a), None).unwrap();
             let lengths: BTreeMap<&str, usize> = sets
                 .iter()
                 .flat_map(|s| &s.items)
@@ -313,7 +314,6 @@ mod tests {
                 assert_eq!(lengths[r.file.as_str()], r.length, "{}", r.file);
             }
             // Regenerating a kind with fewer multitraces leaves no stale file or row behind.
-            let e = multitrace_runtime::check::Engine::new(m.clone());
             let g = generate(&e, &GenOptions::new(Kind::Pass, 2, 6, 30, 0)).unwrap();
             write_set(&m, &g, Kind::Pass, format, &a).unwrap();
             let text = std::fs::read_to_string(a.join(MANIFEST_FILE)).unwrap();

@@ -94,7 +94,7 @@ pub struct ReportSetup {
     /// The model's digest.
     pub digest: u64,
     /// The model's sequence diagram (SVG), or why there is none.
-    pub diagram: Result<String, String>,
+    pub diagram: Result<String, diagram::DiagramError>,
     /// The options used, as (name, value) pairs, in the order to show them.
     pub options: Vec<(String, String)>,
     /// The inputs, as given.
@@ -110,7 +110,7 @@ impl ReportSetup {
             model_kind: model.kind_name().to_string(),
             locations: model.alphabet.location_names().to_vec(),
             digest: model.digest,
-            diagram: diagram::model_svg(model, model_name).map_err(|e| e.to_string()),
+            diagram: diagram::model_svg(model, model_name),
             options: Vec::new(),
             inputs: Vec::new(),
         }
@@ -572,7 +572,8 @@ impl ReportWriter {
                 let _ = writeln!(s, "<div class=\"diagram\">\n{svg}</div>");
             }
             Err(why) => {
-                let _ = writeln!(s, "<p class=\"muted\">No diagram: {}.</p>", escape(why));
+                let why = why.to_string();
+                let _ = writeln!(s, "<p class=\"muted\">No diagram: {}.</p>", escape(&why));
             }
         }
         s.push_str("</section>\n");

@@ -2,8 +2,8 @@
 //! random interactions measured (no overlaps), and every interaction of the HIBOU sample drawn
 //! (term-only ones included).
 //!
-//! `UPDATE_GOLDEN=1 cargo test -p multitrace-compiler --test diagram` rewrites the golden files
-//! (`fixtures/golden/diagrams/*.svg`); look at the diff before committing it.
+//! `UPDATE_GOLDEN=1 cargo test -p multitrace-compiler --test compiler diagram::` rewrites the
+//! golden files (`fixtures/golden/diagrams/*.svg`); look at the diff before committing it.
 
 use multitrace_compiler::compile::{compile_interaction, AutomataPolicy, CompileOptions};
 use multitrace_compiler::diagram::layout::{ArrowKind, Layout, Rect};

@@ -1,0 +1,103 @@
+//! Compiled-model artifacts (`.mtm`): round trips, golden files, hostile bytes.
+
+use super::fixtures_dir;
+use multitrace_compiler::compile::{compile_interaction, CompileOptions};
+use multitrace_compiler::syntax::read_interaction;
+use multitrace_runtime::artifact::{decode, encode, LoadError, FORMAT_VERSION};
+use multitrace_runtime::model::CompiledModel;
+
+/// A fixture compiled with its variable facts (compile time) zeroed, for byte comparisons.
+fn compiled(name: &str) -> CompiledModel {
+    // A relative path (tests run in the crate's directory): notices quote the model's path,
+    // and the bytes must not depend on where the repository is checked out.
+    let dir = std::path::Path::new("../fixtures").join(name);
+    let model = read_interaction(&dir.join("model.hif"), None).unwrap();
+    let mut m = compile_interaction(&model, &CompileOptions::default()).unwrap();
+    m.stats.compile_time_us = 0;
+    m.stats.source = format!("fixtures/{name}/model.hif");
+    m
+}
+
+#[test]
+fn round_trip_preserves_the_model() {
+    for name in ["seed004-mqtt", "loopP", "seed001-fig1"] {
+        let m = compiled(name);
+        let back = decode(&encode(&m)).unwrap();
+        assert_eq!(back, m, "{name}");
+    }
+}
+
+/// Golden artifacts catch format drift: the bytes of today's compiler must be those
+/// committed in `fixtures/golden`. After an intended format change, bump FORMAT_VERSION and
+/// regenerate them with `MULTITRACE_BLESS=1 cargo test -p multitrace-compiler golden`.
+#[test]
+fn golden_artifacts_are_stable() {
+    let golden = fixtures_dir().join("golden");
+    for (name, kind) in [("seed004-mqtt", "automata"), ("loopP", "term-only")] {
+        let m = compiled(name);
+        assert_eq!(m.kind_name(), kind);
+        let bytes = encode(&m);
+        let path = golden.join(format!("{name}.v{FORMAT_VERSION}.mtm"));
+        if std::env::var_os("MULTITRACE_BLESS").is_some() {
+            std::fs::create_dir_all(&golden).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+        }
+        let stored = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            stored == bytes,
+            "{} differs from what the compiler writes now",
+            path.display()
+        );
+        assert_eq!(decode(&stored).unwrap(), m);
+    }
+}
+
+#[test]
+fn every_truncation_and_bit_flip_is_an_error() {
+    let bytes = encode(&compiled("seed004-mqtt"));
+    for len in 0..bytes.len() {
+        let err = decode(&bytes[..len]).unwrap_err();
+        assert!(
+            matches!(err, LoadError::Truncated { .. } | LoadError::BadMagic),
+            "{len}: {err:?}"
+        );
+    }
+    for i in 0..bytes.len() {
+        for bit in [0, 3, 7] {
+            let mut b = bytes.clone();
+            b[i] ^= 1 << bit;
+            assert!(decode(&b).is_err(), "flip at byte {i} bit {bit} accepted");
+        }
+    }
+    let mut wrong_version = bytes.clone();
+    wrong_version[8] = 99;
+    assert_eq!(
+        decode(&wrong_version).unwrap_err(),
+        LoadError::Version { found: 99 }
+    );
+    assert_eq!(
+        decode(b"not a model at all, definitely").unwrap_err(),
+        LoadError::BadMagic
+    );
+}
+
+#[test]
+fn a_payload_with_a_valid_checksum_but_bad_ids_is_rejected() {
+    // Re-frame a payload whose NFA names a state out of range: the checksum is right, the
+    // validation after decoding must catch it.
+    let mut m = compiled("seed004-mqtt");
+    if let multitrace_runtime::model::ModelKind::Automata(a) = &mut m.kind {
+        a.projections[0].init_area = multitrace_runtime::project::AreaId(9_999);
+    }
+    let bytes = encode(&m);
+    match decode(&bytes) {
+        Err(LoadError::Invalid(e)) => assert_eq!(
+            e,
+            multitrace_runtime::model::InvalidModel::Verifier {
+                location: 0,
+                error: multitrace_runtime::project::TableError::Area
+            }
+        ),
+        other => panic!("{other:?}"),
+    }
+}
