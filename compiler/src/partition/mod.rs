@@ -24,13 +24,22 @@
 //! The global language `L(A)` is the one of the model compiled with a single location, so that
 //! no weak-to-strict rewriting applies (rewriting keeps multitraces, not global traces).
 //! Every counterexample can be re-checked with the runtime's own procedures ([`recheck`]).
+//!
+//! [`run`] is the whole analysis as the `partition` command runs it (the given partition, the
+//! finest faithful partitions, the counterexample files of [`files`], the local checks of
+//! [`local`]), giving a [`run::Report`] printed by [`text`] or [`json`].
 
 pub mod central;
+pub mod files;
 pub mod inclusion;
+pub mod json;
 mod lazy;
+pub mod local;
 pub mod recheck;
+pub mod run;
 pub mod search;
 pub mod statics;
+pub mod text;
 
 use crate::compile::{CompileOptions, LocationChoice};
 use crate::source::{compile_source, Source, SourceError};
