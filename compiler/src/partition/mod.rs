@@ -43,7 +43,7 @@ pub mod text;
 
 use crate::compile::{CompileOptions, LocationChoice};
 use crate::source::{compile_source, Source, SourceError};
-use crate::syntax::read_text;
+use crate::syntax::{read_text, ModelError};
 pub use lazy::Analyzer;
 use multitrace_runtime::model::{CompiledModel, ModelKind, Origin};
 use multitrace_runtime::nfa::{LetterId, LocationId};
@@ -70,7 +70,7 @@ pub enum PartitionError {
     /// More atoms than [`MAX_ATOMS`].
     TooManyLocations(usize),
     /// The interaction text could not be read again for the static analysis.
-    Statics(String),
+    Statics(ModelError),
     /// An internal inconsistency (a letter missing from a compiled partition).
     Internal(String),
 }
@@ -403,13 +403,12 @@ impl Problem {
                 let text = match text {
                     Some(t) => t,
                     None => {
-                        owned = read_text(&model.file)
-                            .map_err(|e| PartitionError::Statics(e.to_string()))?;
+                        owned = read_text(&model.file).map_err(PartitionError::Statics)?;
                         &owned
                     }
                 };
                 let st = statics::Statics::new(&model.file.display().to_string(), text, signature)
-                    .map_err(PartitionError::Statics)?;
+                    .map_err(|e| PartitionError::Statics(e.into()))?;
                 causality = causality_of(&st, signature, letter_actions);
                 statics = Some(st);
             }
