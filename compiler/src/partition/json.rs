@@ -168,11 +168,11 @@ fn judged(problem: &Problem, vs: &[Judged], finest: &[Partition]) -> Value {
 /// The JSON text of a report, as the command prints it (no final newline).
 pub fn report(r: &Report) -> String {
     match r {
-        Report::NotAutomata { options, reason } => json!({
-            "model": options.model.display().to_string(),
-            "mode": mode_name(options.mode),
+        Report::NoAutomata(n) => json!({
+            "model": n.options.model.display().to_string(),
+            "mode": mode_name(n.options.mode),
             "status": "undecided",
-            "detail": reason.to_string(),
+            "detail": n.reason.to_string(),
         })
         .to_string(),
         Report::Analysed(a) => {

@@ -45,6 +45,7 @@ use crate::compile::{CompileOptions, LocationChoice};
 use crate::source::{compile_source, Source, SourceError};
 use crate::syntax::{read_text, ModelError};
 pub use lazy::Analyzer;
+use multitrace_runtime::check::CheckError;
 use multitrace_runtime::model::{CompiledModel, ModelKind, Origin};
 use multitrace_runtime::nfa::{LetterId, LocationId};
 use multitrace_runtime::signature::{Action, ActionKind};
@@ -71,8 +72,16 @@ pub enum PartitionError {
     TooManyLocations(usize),
     /// The interaction text could not be read again for the static analysis.
     Statics(ModelError),
-    /// An internal inconsistency (a letter missing from a compiled partition).
-    Internal(String),
+    /// A check of the runtime refused to run (a bug: the analysis asks only what the models
+    /// support).
+    Check(CheckError),
+    /// A letter missing from a model compiled from the same source (a bug).
+    LetterMissing {
+        /// The letter's name.
+        letter: String,
+    },
+    /// A model without the automata its origin implies (a bug): what was missing.
+    Inconsistent(&'static str),
 }
 
 impl fmt::Display for PartitionError {
@@ -88,7 +97,11 @@ impl fmt::Display for PartitionError {
                 "{n} locations to partition; the analysis handles at most {MAX_ATOMS}"
             ),
             PartitionError::Statics(m) => write!(f, "static analysis: {m}"),
-            PartitionError::Internal(m) => write!(f, "internal error: {m}"),
+            PartitionError::Check(e) => write!(f, "internal error: {e}"),
+            PartitionError::LetterMissing { letter } => {
+                write!(f, "internal error: letter {letter} missing")
+            }
+            PartitionError::Inconsistent(what) => write!(f, "internal error: {what}"),
         }
     }
 }
@@ -397,7 +410,7 @@ impl Problem {
                     .map(|a| atom_of_lifeline[a.lifeline.index()])
                     .collect();
                 let Source::Interaction(model) = &source else {
-                    return Err(PartitionError::Internal("interaction origin".into()));
+                    return Err(PartitionError::Inconsistent("interaction origin"));
                 };
                 let owned;
                 let text = match text {
@@ -421,7 +434,9 @@ impl Problem {
                     for &l in letters {
                         let name = given_model.alphabet.name(l);
                         let g = analysis.alphabet.letter(name).ok_or_else(|| {
-                            PartitionError::Internal(format!("letter {name} missing"))
+                            PartitionError::LetterMissing {
+                                letter: name.to_string(),
+                            }
                         })?;
                         of_letter[g.index()] = k;
                         names.push(name.to_string());
@@ -633,7 +648,9 @@ impl Problem {
                 model
                     .alphabet
                     .letter(name)
-                    .ok_or_else(|| PartitionError::Internal(format!("letter {name} missing")))
+                    .ok_or_else(|| PartitionError::LetterMissing {
+                        letter: name.to_string(),
+                    })
             })
             .collect()
     }

@@ -200,16 +200,19 @@ impl Analysed {
     }
 }
 
+/// A model for which no automaton can be built (with one location, and with the given
+/// locations): the questions are undecided, which is an answer, not an input error.
+pub struct NoAutomata {
+    /// What was asked.
+    pub options: RunOptions,
+    /// Why ([`PartitionError::NotAutomata`]).
+    pub reason: PartitionError,
+}
+
 /// What [`run`] found.
 pub enum Report {
-    /// No automaton can be built for the model (with one location, and with the given
-    /// locations): the questions are undecided, which is an answer, not an input error.
-    NotAutomata {
-        /// What was asked.
-        options: RunOptions,
-        /// Why ([`PartitionError::NotAutomata`]).
-        reason: PartitionError,
-    },
+    /// No automaton can be built: undecided.
+    NoAutomata(Box<NoAutomata>),
     /// The analysis ran.
     Analysed(Box<Analysed>),
 }
@@ -218,7 +221,7 @@ impl Report {
     /// The outcome: what the exit status says.
     pub fn outcome(&self) -> Outcome {
         match self {
-            Report::NotAutomata { .. } => Outcome::Undecided,
+            Report::NoAutomata(_) => Outcome::Undecided,
             Report::Analysed(a) => a.outcome,
         }
     }
@@ -376,7 +379,7 @@ pub fn run(
     let problem = match Problem::new(source, given, compile, None) {
         Ok(p) => p,
         Err(reason @ PartitionError::NotAutomata { .. }) => {
-            return Ok(Report::NotAutomata { options, reason })
+            return Ok(Report::NoAutomata(Box::new(NoAutomata { options, reason })))
         }
         Err(e) => return Err(e.into()),
     };
@@ -591,4 +594,84 @@ fn judge(
         status,
         counterexample,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(model: PathBuf, mode: Mode, question: Question) -> RunOptions {
+        RunOptions {
+            model,
+            signature: None,
+            locations_given: false,
+            mode,
+            question,
+            inclusion: InclusionLimits::default(),
+            central: CentralLimits::default(),
+            search: SearchLimits::default(),
+            no_search: false,
+            output: None,
+            check_local: Vec::new(),
+        }
+    }
+
+    /// Seed 002's ping/pong through the library alone: the finest faithful partition, the
+    /// files written, and the file of (a)'s counterexample passing every local verifier.
+    #[test]
+    fn ping_pong_through_the_library() {
+        let dir = std::env::temp_dir().join(format!("multitrace-run-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let model = dir.join("pp.hif");
+        std::fs::write(&model, "strict(A -- ping -> B, C -- pong -> D)").unwrap();
+        let (source, given) = open(&model, None, None).unwrap();
+        let mut o = options(model.clone(), Mode::Complete, Question::A);
+        o.output = Some(dir.join("out"));
+        let report = run(source, given, &CompileOptions::default(), o).unwrap();
+        assert_eq!(report.outcome(), Outcome::Refuted);
+        let Report::Analysed(a) = &report else {
+            panic!("not analysed")
+        };
+        let names: Vec<String> = a
+            .finest
+            .iter()
+            .map(|(p, _)| a.problem.partition_name(p))
+            .collect();
+        assert_eq!(names, ["[A] [B,C] [D]"]);
+        assert_eq!(a.seed002_judged.len(), 4);
+        assert!(a.main.central_proven());
+        assert_eq!(a.main.outcome(Question::B), Outcome::Holds);
+        let files: Vec<&str> = a
+            .written
+            .iter()
+            .filter_map(|w| w.path.file_name()?.to_str())
+            .collect();
+        assert_eq!(files, ["a-global.htf", "a-multitrace.htf"]);
+        assert!(report.text().contains("(a) global traces: not faithful"));
+        let v: serde_json::Value = serde_json::from_str(&report.json()).unwrap();
+        assert_eq!(v["exit"], 1);
+        // The projection of (a)'s counterexample passes every local verifier, and (b) is
+        // proven: a Pass from the local verifiers alone.
+        let (source, given) = open(&model, None, None).unwrap();
+        let mut o = options(model.clone(), Mode::Complete, Question::A);
+        o.no_search = true;
+        o.check_local = vec![dir.join("out/a-multitrace.htf")];
+        let report = run(source, given, &CompileOptions::default(), o).unwrap();
+        let Report::Analysed(a) = &report else {
+            panic!("not analysed")
+        };
+        let local = a.local.as_ref().unwrap();
+        assert_eq!(local[0].verdict, VerdictKind::Pass, "{}", local[0].why);
+        assert_eq!(report.outcome(), Outcome::Holds);
+        // Input errors are typed.
+        assert!(matches!(
+            open(&dir.join("m.mtm"), None, None),
+            Err(RunError::CompiledModel { .. })
+        ));
+        assert!(matches!(
+            open(&model, None, Some(" ")),
+            Err(RunError::Locations { .. })
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -184,8 +184,8 @@ fn shown_names(problem: &Problem, list: &[Partition]) -> String {
 /// The text of a report (ends with a newline).
 pub fn report(r: &Report) -> String {
     match r {
-        Report::NotAutomata { options, reason } => {
-            format!("{}: undecided: {reason}\n", options.model.display())
+        Report::NoAutomata(n) => {
+            format!("{}: undecided: {}\n", n.options.model.display(), n.reason)
         }
         Report::Analysed(a) => {
             let mut s = String::new();
