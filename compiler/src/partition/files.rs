@@ -4,7 +4,8 @@
 
 use super::central::Central;
 use super::inclusion::Inclusion;
-use super::run::{Analysis, RunOptions};
+use super::report::Analysis;
+use super::run::RunOptions;
 use super::{Partition, PartitionError, Problem};
 use crate::generate::{render_htf, render_mtf};
 use multitrace_runtime::model::CompiledModel;

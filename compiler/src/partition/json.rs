@@ -6,7 +6,7 @@ use super::central::{Central, FoundBy, Searched};
 use super::files::mode_name;
 use super::inclusion::{Inclusion, Shortest};
 use super::recheck::Recheck;
-use super::run::{Analysed, Analysis, Judged, Report};
+use super::report::{Analysed, Analysis, Judged, Report};
 use super::search::Status;
 use super::text::undecided_text;
 use super::{Partition, Problem};

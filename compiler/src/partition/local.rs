@@ -2,7 +2,7 @@
 //! never a guess: a LocalError is a Fail (exact); when every local check passes, a Pass or
 //! WeakPass only where (b) is proven for the partition, otherwise Inconclusive with the reason.
 
-use super::run::Analysis;
+use super::report::Analysis;
 use super::Problem;
 use multitrace_runtime::check::semi::{local_check, LocalOutcome};
 use multitrace_runtime::model::TraceMismatch;

@@ -5,7 +5,8 @@
 use super::central::{Central, CentralLimits, FoundBy, Searched};
 use super::files::mode_name;
 use super::inclusion::{Inclusion, Shortest, Undecided};
-use super::run::{Analysed, Judged, Report, MAX_SHOWN};
+use super::report::{Analysed, Judged, Report};
+use super::run::MAX_SHOWN;
 use super::search::Status;
 use super::{Partition, Problem};
 use multitrace_runtime::model::ModelKind;
