@@ -145,7 +145,7 @@ pub struct NoAutomata {
     pub reason: PartitionError,
 }
 
-/// What [`run`] found.
+/// What [`super::run::run`] found.
 pub enum Report {
     /// No automaton can be built: undecided.
     NoAutomata(Box<NoAutomata>),
