@@ -127,7 +127,7 @@ impl Checker<'_> {
         let (v, _) = self
             .engine
             .check_letters(&mut self.scratch, &t, &self.opts)
-            .map_err(|e| PartitionError::Internal(e.to_string()))?;
+            .map_err(PartitionError::Check)?;
         Ok(v.kind)
     }
 }
@@ -159,7 +159,9 @@ pub fn check(
                 .model()
                 .alphabet
                 .letter(name)
-                .ok_or_else(|| PartitionError::Internal(format!("letter {name} missing")))
+                .ok_or_else(|| PartitionError::LetterMissing {
+                    letter: name.to_string(),
+                })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let mut checker = Checker {
@@ -264,7 +266,7 @@ pub fn check(
     let a = problem
         .analysis()
         .automata()
-        .ok_or_else(|| PartitionError::Internal("analysis automata".into()))?;
+        .ok_or(PartitionError::Inconsistent("analysis automata"))?;
     let nfa = &a.nfa;
     let live = nfa.co_reachable();
     let mut rng = Rng::new(limits.seed ^ 0x5eed_0002);

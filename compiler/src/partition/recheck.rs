@@ -58,8 +58,6 @@ pub fn recheck(
     word: &[LetterId],
     mode: Mode,
 ) -> Result<Recheck, PartitionError> {
-    let internal =
-        |e: multitrace_runtime::check::CheckError| PartitionError::Internal(e.to_string());
     // The global trace on the model with one location: by AC, or by term exploration when
     // that model is term-only (its global language is not regular).
     let global = Engine::new(problem.global().clone());
@@ -80,16 +78,16 @@ pub fn recheck(
             &[problem.translate(problem.global(), word)?],
             &opts(procedure),
         )
-        .map_err(internal)?;
+        .map_err(PartitionError::Check)?;
     // The multitrace on the model with the partition.
     let traces: Vec<Vec<LetterId>> = problem
         .project(p, word)
         .iter()
         .map(|t| problem.translate(model, t))
         .collect::<Result<_, _>>()?;
-    let automata = model
-        .automata()
-        .ok_or_else(|| PartitionError::Internal("the partition's model is term-only".into()))?;
+    let automata = model.automata().ok_or(PartitionError::Inconsistent(
+        "the partition's model is term-only",
+    ))?;
     let mut area = vec![0u64; automata.areas.words()];
     let mut seen = Vec::new();
     let local = traces
@@ -114,14 +112,14 @@ pub fn recheck(
     let mut scratch = engine.scratch();
     let (multitrace, _) = engine
         .check_letters(&mut scratch, &traces, &opts(Procedure::As))
-        .map_err(internal)?;
+        .map_err(PartitionError::Check)?;
     let (ac, _) = engine
         .check_letters(&mut scratch, &traces, &opts(Procedure::Ac))
-        .map_err(internal)?;
+        .map_err(PartitionError::Check)?;
     let multitrace_term = if problem.is_interaction() {
         let (t, _) = engine
             .check_letters(&mut scratch, &traces, &opts(Procedure::Term))
-            .map_err(internal)?;
+            .map_err(PartitionError::Check)?;
         Some(t.kind)
     } else {
         None

@@ -28,16 +28,13 @@
 //! The verdicts come from the exact check of [`super::inclusion`].
 
 use crate::partition::Partition;
+use crate::syntax::{parse_interaction_tree, Operator, ParseError, SyntaxNode};
 use multitrace_runtime::signature::{
     Action, ActionKind, LifelineId, LifelineSet, MessageId, Signature,
 };
-use multitrace_runtime::syntax::line_column;
-use multitrace_runtime::term::LoopKind;
+use multitrace_runtime::term::{LoopKind, TermStore};
 use multitrace_runtime::verdict::Mode;
 use std::collections::BTreeSet;
-
-/// Deepest nesting the static analysis reads (it recurses on the nesting).
-pub const MAX_STATIC_NESTING: usize = 1000;
 
 /// Which condition a constraint comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -108,46 +105,6 @@ impl Constraint {
     }
 }
 
-#[derive(Clone, Debug)]
-enum Node {
-    Empty,
-    Msg {
-        sender: Option<LifelineId>,
-        receivers: Vec<LifelineId>,
-        message: MessageId,
-    },
-    /// `strict`, `seq`, `par`, `alt`, or `coreg` with its region.
-    Nary {
-        op: Op,
-        children: Vec<usize>,
-    },
-    Loop {
-        kind: LoopKind,
-        body: usize,
-    },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Op {
-    Strict,
-    Seq,
-    Par,
-    Alt,
-    Coreg(LifelineSet),
-}
-
-impl Op {
-    fn keyword(self) -> &'static str {
-        match self {
-            Op::Strict => "strict",
-            Op::Seq => "seq",
-            Op::Par => "par",
-            Op::Alt => "alt",
-            Op::Coreg(_) => "coreg",
-        }
-    }
-}
-
 /// What is known of a sub-interaction.
 #[derive(Clone, Debug, Default)]
 struct Info {
@@ -163,201 +120,9 @@ struct Info {
 /// The static analysis of one interaction.
 #[derive(Clone, Debug)]
 pub struct Statics {
-    nodes: Vec<(Node, String)>,
+    /// The interaction as written, each node with its `file:line:column`.
+    nodes: Vec<(SyntaxNode, String)>,
     constraints: Vec<Constraint>,
-}
-
-struct Parser<'a> {
-    file: &'a str,
-    text: &'a str,
-    pos: usize,
-    sig: &'a Signature,
-    nodes: Vec<(Node, String)>,
-}
-
-impl<'a> Parser<'a> {
-    fn at(&self, offset: usize) -> String {
-        let (l, c) = line_column(self.text, offset);
-        format!("{}:{l}:{c}", self.file)
-    }
-
-    fn skip(&mut self) -> Result<(), String> {
-        loop {
-            let rest = self.text.get(self.pos..).unwrap_or("");
-            if rest.starts_with("/*") {
-                match rest.get(2..).and_then(|r| r.find("*/")) {
-                    Some(end) => self.pos += end + 4,
-                    None => return Err(format!("{}: unterminated comment", self.at(self.pos))),
-                }
-            } else {
-                match rest.chars().next() {
-                    Some(c) if c.is_whitespace() => self.pos += c.len_utf8(),
-                    _ => return Ok(()),
-                }
-            }
-        }
-    }
-
-    fn rest(&self) -> &'a str {
-        self.text.get(self.pos..).unwrap_or("")
-    }
-
-    fn eat(&mut self, s: &str) -> Result<bool, String> {
-        self.skip()?;
-        if self.rest().starts_with(s) {
-            self.pos += s.len();
-            Ok(true)
-        } else {
-            Ok(false)
-        }
-    }
-
-    fn expect(&mut self, s: &str) -> Result<(), String> {
-        if self.eat(s)? {
-            Ok(())
-        } else {
-            Err(format!("{}: expected `{s}`", self.at(self.pos)))
-        }
-    }
-
-    fn ident(&mut self) -> Result<(usize, &'a str), String> {
-        self.skip()?;
-        let start = self.pos;
-        let bytes = self.text.as_bytes();
-        let mut end = start;
-        while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
-            end += 1;
-        }
-        if end == start || bytes[start].is_ascii_digit() {
-            return Err(format!("{}: expected a name", self.at(start)));
-        }
-        self.pos = end;
-        Ok((start, &self.text[start..end]))
-    }
-
-    fn lifeline(&mut self) -> Result<LifelineId, String> {
-        let (at, name) = self.ident()?;
-        self.sig
-            .lifeline(name)
-            .ok_or_else(|| format!("{}: unknown lifeline `{name}`", self.at(at)))
-    }
-
-    fn receivers(&mut self) -> Result<Vec<LifelineId>, String> {
-        if self.eat("(")? {
-            let mut out = vec![self.lifeline()?];
-            while self.eat(",")? {
-                out.push(self.lifeline()?);
-            }
-            self.expect(")")?;
-            Ok(out)
-        } else {
-            Ok(vec![self.lifeline()?])
-        }
-    }
-
-    fn push(&mut self, node: Node, at: usize) -> usize {
-        let at = self.at(at);
-        self.nodes.push((node, at));
-        self.nodes.len() - 1
-    }
-
-    fn node(&mut self, depth: usize) -> Result<usize, String> {
-        if depth > MAX_STATIC_NESTING {
-            return Err(format!(
-                "{}: nesting deeper than {MAX_STATIC_NESTING} levels",
-                self.at(self.pos)
-            ));
-        }
-        self.skip()?;
-        let start = self.pos;
-        if self.eat("∅")? {
-            return Ok(self.push(Node::Empty, start));
-        }
-        let (_, word) = self.ident()?;
-        self.skip()?;
-        let rest = self.rest();
-        if rest.starts_with("--") {
-            // `a -- m ->|` or `a -- m -> b` or `a -- m -> (b, c)`
-            self.pos = start;
-            let sender = self.lifeline()?;
-            self.expect("--")?;
-            let (mat, mname) = self.ident()?;
-            let message = self
-                .sig
-                .message(mname)
-                .ok_or_else(|| format!("{}: unknown message `{mname}`", self.at(mat)))?;
-            self.expect("->")?;
-            let receivers = if self.eat("|")? {
-                Vec::new()
-            } else {
-                self.receivers()?
-            };
-            return Ok(self.push(
-                Node::Msg {
-                    sender: Some(sender),
-                    receivers,
-                    message,
-                },
-                start,
-            ));
-        }
-        if rest.starts_with("->") {
-            let message = self
-                .sig
-                .message(word)
-                .ok_or_else(|| format!("{}: unknown message `{word}`", self.at(start)))?;
-            self.expect("->")?;
-            let receivers = self.receivers()?;
-            return Ok(self.push(
-                Node::Msg {
-                    sender: None,
-                    receivers,
-                    message,
-                },
-                start,
-            ));
-        }
-        if word == "o" && !rest.starts_with('(') {
-            return Ok(self.push(Node::Empty, start));
-        }
-        let loop_kind = match word {
-            "loopS" => Some(LoopKind::Strict),
-            "loopH" => Some(LoopKind::Head),
-            "loopW" => Some(LoopKind::Weak),
-            "loopP" => Some(LoopKind::Par),
-            _ => None,
-        };
-        if let Some(kind) = loop_kind {
-            self.expect("(")?;
-            let body = self.node(depth + 1)?;
-            self.expect(")")?;
-            return Ok(self.push(Node::Loop { kind, body }, start));
-        }
-        let op = match word {
-            "strict" => Op::Strict,
-            "seq" => Op::Seq,
-            "par" => Op::Par,
-            "alt" => Op::Alt,
-            "coreg" => {
-                self.expect("(")?;
-                let mut set = LifelineSet::EMPTY;
-                set.insert(self.lifeline()?);
-                while self.eat(",")? {
-                    set.insert(self.lifeline()?);
-                }
-                self.expect(")")?;
-                Op::Coreg(set)
-            }
-            _ => return Err(format!("{}: unexpected `{word}`", self.at(start))),
-        };
-        self.expect("(")?;
-        let mut children = vec![self.node(depth + 1)?];
-        while self.eat(",")? {
-            children.push(self.node(depth + 1)?);
-        }
-        self.expect(")")?;
-        Ok(self.push(Node::Nary { op, children }, start))
-    }
 }
 
 /// Lifelines of a set of actions.
@@ -420,26 +185,19 @@ fn union(x: &Info, y: &Info, alt: bool) -> Info {
 }
 
 impl Statics {
-    /// Reads the interaction `text` (already accepted by the compiler's reader) over `sig` and
-    /// computes the constraints; `file` names it in positions.
-    pub fn new(file: &str, text: &str, sig: &Signature) -> Result<Statics, String> {
-        let mut p = Parser {
-            file,
-            text,
-            pos: 0,
-            sig,
-            nodes: Vec::new(),
-        };
-        p.node(0)?;
-        p.skip()?;
-        if p.pos < text.len() {
-            return Err(format!(
-                "{}: expected the end of the interaction",
-                p.at(p.pos)
-            ));
-        }
+    /// Reads the interaction `text` over `sig` with the compiler's reader (the names must be
+    /// in `sig`) and computes the constraints; `file` names it in positions.
+    pub fn new(file: &str, text: &str, sig: &Signature) -> Result<Statics, ParseError> {
+        let (_, tree) =
+            parse_interaction_tree(file, text, &mut sig.clone(), false, &mut TermStore::new())?;
+        let nodes = tree
+            .nodes
+            .into_iter()
+            .zip(tree.positions)
+            .map(|(n, (line, column))| (n, format!("{file}:{line}:{column}")))
+            .collect();
         let mut st = Statics {
-            nodes: p.nodes,
+            nodes,
             constraints: Vec::new(),
         };
         st.analyze(sig);
@@ -451,7 +209,7 @@ impl Statics {
         self.nodes
             .iter()
             .filter_map(|(n, _)| match n {
-                Node::Msg {
+                SyntaxNode::Message {
                     sender,
                     receivers,
                     message,
@@ -469,7 +227,7 @@ impl Statics {
     /// The involved lifelines of a message node.
     fn involved(&self, id: usize) -> LifelineSet {
         let mut s = LifelineSet::EMPTY;
-        if let Node::Msg {
+        if let SyntaxNode::Message {
             sender, receivers, ..
         } = &self.nodes[id].0
         {
@@ -485,7 +243,7 @@ impl Statics {
 
     fn exchange_name(&self, id: usize, sig: &Signature) -> String {
         match &self.nodes[id].0 {
-            Node::Msg {
+            SyntaxNode::Message {
                 sender,
                 receivers,
                 message,
@@ -695,11 +453,11 @@ impl Statics {
         for id in 0..n {
             let (node, at) = self.nodes[id].clone();
             let i = match node {
-                Node::Empty => Info {
+                SyntaxNode::Empty => Info {
                     nullable: true,
                     ..Info::default()
                 },
-                Node::Msg {
+                SyntaxNode::Message {
                     sender,
                     receivers,
                     message,
@@ -739,7 +497,7 @@ impl Statics {
                         last2: [id].into(),
                     }
                 }
-                Node::Loop { kind, body } => {
+                SyntaxNode::Loop { kind, body } => {
                     let b = info[body].clone();
                     let construct = kind.keyword();
                     if kind != LoopKind::Par {
@@ -772,34 +530,33 @@ impl Statics {
                         ..b
                     }
                 }
-                Node::Nary { op, children } => {
+                SyntaxNode::Nary { op, children } => {
                     // Fold to the right, as the compiler does: op(c1, op(c2, ... cn)).
                     let mut acc = info[*children.last().unwrap_or(&id)].clone();
                     for k in (0..children.len().saturating_sub(1)).rev() {
                         let x = info[children[k]].clone();
                         let right_at = &self.nodes[children[k + 1]].1.clone();
                         acc = match op {
-                            Op::Strict => {
+                            Operator::Strict => {
                                 self.sequence_constraints(
                                     sig, &x, &acc, right_at, "strict", true, true,
                                 );
                                 sequence(&x, &acc, false, LifelineSet::EMPTY)
                             }
-                            Op::Seq => {
+                            Operator::Seq => {
                                 self.sequence_constraints(
                                     sig, &x, &acc, right_at, "seq", true, false,
                                 );
                                 sequence(&x, &acc, true, LifelineSet::EMPTY)
                             }
-                            Op::Coreg(s) => sequence(&x, &acc, true, s),
-                            Op::Par => union(&x, &acc, false),
-                            Op::Alt => {
+                            Operator::Coreg(s) => sequence(&x, &acc, true, s),
+                            Operator::Par => union(&x, &acc, false),
+                            Operator::Alt => {
                                 self.choice_constraints(sig, &x, &acc, &at);
                                 union(&x, &acc, true)
                             }
                         };
                     }
-                    let _ = op.keyword();
                     acc
                 }
             };
@@ -1017,11 +774,21 @@ mod tests {
                     par(∅, loopW(l2 -- m2 -> (l1, l3))), loopS(alt(l1 -- m1 -> l3, loopP(m1 -> l1))), loopH(l3 -- m1 -> l1))";
         let st = Statics::new("x.hif", text, &s).unwrap();
         assert_eq!(st.channels().len(), 7);
-        assert!(Statics::new("x.hif", "seq(l1 -- m1 -> l9, o)", &s).is_err());
+        // Errors are the compiler reader's, with their positions.
+        let e = Statics::new("x.hif", "seq(l1 -- m1 -> l9, o)", &s).unwrap_err();
+        assert_eq!((e.line, e.column), (1, 17), "{e}");
+        assert!(e.message.contains("unknown lifeline `l9`"), "{e}");
         assert!(Statics::new("x.hif", "seq(l1 -- m1 -> l2, o", &s).is_err());
-        let deep = format!("{}o{}", "loopS(".repeat(2000), ")".repeat(2000));
-        assert!(Statics::new("x.hif", &deep, &s)
+        // No recursion: as deep as the reader goes, and its limit beyond.
+        let deep = format!("{}o{}", "loopS(".repeat(10_000), ")".repeat(10_000));
+        assert_eq!(
+            Statics::new("x.hif", &deep, &s).unwrap().nodes.len(),
+            10_001
+        );
+        let deeper = format!("{}o{}", "loopS(".repeat(10_001), ")".repeat(10_001));
+        assert!(Statics::new("x.hif", &deeper, &s)
             .unwrap_err()
+            .message
             .contains("nesting"));
     }
 }

@@ -11,7 +11,10 @@ mod locations;
 mod signature;
 mod timbuk;
 
-pub use interaction::{parse_interaction, parse_interaction_with_loops, LoopPosition, MAX_NESTING};
+pub use interaction::{
+    parse_interaction, parse_interaction_tree, parse_interaction_with_loops, LoopPosition,
+    Operator, SyntaxNode, SyntaxTree, MAX_NESTING,
+};
 pub use locations::{parse_locations_spec, random_partition};
 // Text input (bounded reading, UTF-8 and binary checks) lives in the runtime, which reads
 // trace files the same way; re-exported so that the compiler's callers keep their paths.
