@@ -8,14 +8,13 @@
 use crate::{CheckArgs, ColorArg, FormatArg, ProcedureArg};
 use anyhow::{bail, Result};
 use multitrace_runtime::batch::{collect_traces, Batch, BatchOptions, Outcome, RunError};
-use multitrace_runtime::check::explore::{Budget, ExploreOptions};
-use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
+use multitrace_runtime::check::settings::Settings;
+use multitrace_runtime::check::{Choice, Engine, Procedure};
 use multitrace_runtime::record::Record;
 use multitrace_runtime::tally::{fallback_note, ExpectCheck, NothingChecked, ProgressLine, Tally};
 use multitrace_runtime::verdict::VerdictKind;
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
-use std::time::Duration;
 
 /// Runs `check`; returns the exit status.
 pub fn check(args: CheckArgs) -> Result<u8> {
@@ -31,11 +30,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     let files = collect_traces(&args.traces, &mut |note| {
         eprintln!("multitrace: note: {note}")
     })?;
-    let budget = Budget {
-        max_vertices: (args.max_vertices > 0).then_some(args.max_vertices),
-        timeout: (args.timeout_ms > 0).then(|| Duration::from_millis(args.timeout_ms)),
-    };
-    let opts = CheckOptions {
+    let opts = Settings {
         mode,
         choice: match args.procedure {
             ProcedureArg::Auto => Choice::Auto,
@@ -43,21 +38,16 @@ pub fn check(args: CheckArgs) -> Result<u8> {
             ProcedureArg::As => Choice::Force(Procedure::As),
             ProcedureArg::Term => Choice::Force(Procedure::Term),
         },
-        explore: ExploreOptions {
-            mode,
-            por: !args.no_por,
-            loc: !args.no_loc,
-            memo: !args.no_memo,
-            budget,
-            witness: args.witness,
-        },
-        budget,
         witness: args.witness,
-        diagnosis: (!args.no_diagnosis).then_some(Budget {
-            max_vertices: (args.max_diagnosis_vertices > 0).then_some(args.max_diagnosis_vertices),
-            timeout: budget.timeout,
-        }),
-    };
+        timeout_ms: args.timeout_ms,
+        max_vertices: args.max_vertices,
+        diagnosis: !args.no_diagnosis,
+        max_diagnosis_vertices: args.max_diagnosis_vertices,
+        por: !args.no_por,
+        loc: !args.no_loc,
+        memo: !args.no_memo,
+    }
+    .check_options();
     let engine = Engine::new(model);
     let jobs = args
         .jobs

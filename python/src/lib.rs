@@ -24,8 +24,8 @@ use multitrace_runtime::artifact::{decode, encode};
 use multitrace_runtime::batch::{
     collect_traces, default_jobs, Batch, BatchOptions, Entry, Item, Letters, Outcome, RunError,
 };
-use multitrace_runtime::check::explore::{Budget, ExploreOptions, CHECK_STACK_SIZE};
-use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure, Scratch};
+use multitrace_runtime::check::explore::CHECK_STACK_SIZE;
+use multitrace_runtime::check::{self, CheckOptions, Choice, Engine, Procedure, Scratch};
 use multitrace_runtime::nfa::LetterId;
 use multitrace_runtime::record::{
     BlockedRecord, BudgetRecord, Consumed, DiagnosisRecord, ErrorRecord, Record,
@@ -303,50 +303,40 @@ struct Settings<'a> {
 }
 
 impl<'a> Settings<'a> {
-    /// The runtime's defaults ([`CheckOptions::default`]: no time limit) with `mode`,
-    /// `procedure` and `diagnosis`: what the Spark functions ask, which take only those.
+    /// The runtime's defaults ([`check::settings::Settings::default`]: no time limit) with
+    /// `mode`, `procedure` and `diagnosis`: what the Spark functions ask, which take only those.
     fn runtime_defaults(mode: &'a str, procedure: &'a str, diagnosis: bool) -> Self {
-        let vertices = Budget::default().max_vertices.unwrap_or(0);
+        let d = check::settings::Settings::default();
         Settings {
             mode,
             procedure,
-            witness: false,
-            timeout_ms: 0,
-            max_vertices: vertices,
+            witness: d.witness,
+            timeout_ms: d.timeout_ms,
+            max_vertices: d.max_vertices,
             diagnosis,
-            max_diagnosis_vertices: vertices,
-            por: true,
-            loc: true,
-            memo: true,
+            max_diagnosis_vertices: d.max_diagnosis_vertices,
+            por: d.por,
+            loc: d.loc,
+            memo: d.memo,
         }
     }
 
-    /// The check options; a ValueError names a wrong `mode` or `procedure`.
+    /// The check options, by the runtime's one mapping ([`check::settings::Settings`]); a
+    /// ValueError names a wrong `mode` or `procedure`.
     fn check_options(&self) -> PyResult<CheckOptions> {
-        let mode = parse_mode(self.mode)?;
-        let bound = |n: u64| (n > 0).then_some(n);
-        let budget = Budget {
-            max_vertices: bound(self.max_vertices),
-            timeout: (self.timeout_ms > 0).then(|| Duration::from_millis(self.timeout_ms)),
-        };
-        Ok(CheckOptions {
-            mode,
+        Ok(check::settings::Settings {
+            mode: parse_mode(self.mode)?,
             choice: parse_procedure(self.procedure)?,
-            explore: ExploreOptions {
-                mode,
-                por: self.por,
-                loc: self.loc,
-                memo: self.memo,
-                budget,
-                witness: self.witness,
-            },
-            budget,
             witness: self.witness,
-            diagnosis: self.diagnosis.then_some(Budget {
-                max_vertices: bound(self.max_diagnosis_vertices),
-                timeout: budget.timeout,
-            }),
-        })
+            timeout_ms: self.timeout_ms,
+            max_vertices: self.max_vertices,
+            diagnosis: self.diagnosis,
+            max_diagnosis_vertices: self.max_diagnosis_vertices,
+            por: self.por,
+            loc: self.loc,
+            memo: self.memo,
+        }
+        .check_options())
     }
 }
 

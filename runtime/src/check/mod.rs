@@ -13,6 +13,7 @@ pub mod ac;
 pub mod diagnose;
 pub mod explore;
 pub mod semi;
+pub mod settings;
 
 use crate::budget::Budget;
 use crate::model::{CompiledModel, ModelKind};
