@@ -494,18 +494,7 @@ fn central(
             return error_record(run, e.to_string());
         }
     }
-    let render = |s: Sym| match s {
-        Sym::Letter(l) => m
-            .alphabet
-            .names()
-            .get(l.index())
-            .cloned()
-            .unwrap_or_default(),
-        Sym::Action(a) => m
-            .signature()
-            .map(|sig| sig.action_to_string(a))
-            .unwrap_or_default(),
-    };
+    let render = |s: Sym| m.sym_name(s);
     Record::checked(
         run.to_string(),
         Some(run.to_string()),

@@ -344,18 +344,7 @@ pub fn central_step(
     };
     engine.explain_letters(&mut engine.scratch(), &traces, &opts, &mut verdict)?;
     let time = start.elapsed();
-    let render = |s: Sym| match s {
-        Sym::Letter(l) => model
-            .alphabet
-            .names()
-            .get(l.index())
-            .cloned()
-            .unwrap_or_default(),
-        Sym::Action(a) => model
-            .signature()
-            .map(|sig| sig.action_to_string(a))
-            .unwrap_or_default(),
-    };
+    let render = |s: Sym| model.sym_name(s);
     let names = model.alphabet.location_names().to_vec();
     let trace = set
         .summaries()

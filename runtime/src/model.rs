@@ -10,6 +10,7 @@ use crate::nfa::{Alphabet, LetterId, Nfa, NfaError};
 use crate::project::{AreaTable, ProjDfa, TableError};
 use crate::signature::{Action, LifelineSet, Signature};
 use crate::term::{children, Term, TermId, TermStore};
+use crate::verdict::Sym;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
@@ -353,6 +354,23 @@ impl CompiledModel {
         match &self.origin {
             Origin::Interaction { signature, .. } => Some(signature),
             Origin::Automaton => None,
+        }
+    }
+
+    /// The name of an action or letter of this model, as the records and diagnoses write it
+    /// (empty for a symbol the model does not have, which a verdict of this model never holds).
+    pub fn sym_name(&self, s: Sym) -> String {
+        match s {
+            Sym::Action(a) => self
+                .signature()
+                .map(|sig| sig.action_to_string(a))
+                .unwrap_or_default(),
+            Sym::Letter(l) => self
+                .alphabet
+                .names()
+                .get(l.index())
+                .cloned()
+                .unwrap_or_default(),
         }
     }
 

@@ -152,10 +152,7 @@ fn fixture_failures_are_explained_the_same_by_every_procedure() {
         let engine = Engine::new(model);
         let model = engine.model();
         let mut scratch = engine.scratch();
-        let render = |s: Sym| match s {
-            Sym::Action(a) => model.signature().unwrap().action_to_string(a),
-            Sym::Letter(l) => model.alphabet.name(l).to_string(),
-        };
+        let render = |s: Sym| model.sym_name(s);
         let procedures: &[Procedure] =
             match (model.automata().is_some(), model.signature().is_some()) {
                 (true, true) => &[Procedure::Ac, Procedure::As, Procedure::Term],
