@@ -14,24 +14,99 @@ use serde::Deserialize;
 pub struct NameIndex {
     letters: FxHashMap<String, LetterId>,
     locations: FxHashMap<String, usize>,
+    /// The letters whose names [`pack`]; most names are short (`a12`, `l1!m1`).
+    short: ShortNames,
+}
+
+/// A name of 1 to 8 bytes without NUL as a nonzero integer (distinct names, distinct
+/// integers: the padding is NUL); `None` for other names.
+fn pack(name: &[u8]) -> Option<u64> {
+    if name.is_empty() || name.len() > 8 || name.contains(&0) {
+        return None;
+    }
+    Some(
+        name.iter()
+            .rev()
+            .fold(0u64, |w, &c| (w << 8) | u64::from(c)),
+    )
+}
+
+/// Short letter names by [`pack`]ed name, in an open-addressing table at most half full: a
+/// lookup is a multiplication and, in general, one comparison of integers (a string hash map
+/// hashes and compares strings).
+struct ShortNames {
+    /// `(packed name, letter)`; an empty slot holds the key 0 (no name packs to 0).
+    slots: Vec<(u64, LetterId)>,
+    shift: u32,
+}
+
+/// Fibonacci hashing's multiplier (2^64 / golden ratio).
+const FIBONACCI: u64 = 0x9E37_79B9_7F4A_7C15;
+
+impl ShortNames {
+    fn new(names: &[(u64, LetterId)]) -> Self {
+        let bits = (names.len() * 2)
+            .next_power_of_two()
+            .trailing_zeros()
+            .max(1);
+        let mut table = ShortNames {
+            slots: vec![(0, LetterId(0)); 1 << bits],
+            shift: 64 - bits,
+        };
+        for &(k, l) in names {
+            let i = table.find(k);
+            table.slots[i] = (k, l);
+        }
+        table
+    }
+
+    /// The slot of `key`, or the empty slot where it would go.
+    fn find(&self, key: u64) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = (key.wrapping_mul(FIBONACCI) >> self.shift) as usize;
+        while self.slots[i].0 != key && self.slots[i].0 != 0 {
+            i = (i + 1) & mask;
+        }
+        i
+    }
+
+    fn get(&self, key: u64) -> Option<LetterId> {
+        let (k, l) = self.slots[self.find(key)];
+        (k == key).then_some(l)
+    }
 }
 
 impl NameIndex {
     /// Indexes an alphabet's names.
     pub fn new(alphabet: &Alphabet) -> Self {
+        let letters: FxHashMap<String, LetterId> = alphabet
+            .names()
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), LetterId(i as u32)))
+            .collect();
+        let short: Vec<(u64, LetterId)> = letters
+            .iter()
+            .filter_map(|(n, &l)| pack(n.as_bytes()).map(|k| (k, l)))
+            .collect();
         NameIndex {
-            letters: alphabet
-                .names()
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (n.clone(), LetterId(i as u32)))
-                .collect(),
+            short: ShortNames::new(&short),
+            letters,
             locations: alphabet
                 .location_names()
                 .iter()
                 .enumerate()
                 .map(|(i, n)| (n.clone(), i))
                 .collect(),
+        }
+    }
+
+    /// The letter named `name`.
+    fn letter(&self, name: &str) -> Option<LetterId> {
+        match pack(name.as_bytes()) {
+            // A name that packs is in `short` if it is a letter at all.
+            Some(k) => self.short.get(k),
+            None => self.letters.get(name).copied(),
         }
     }
 }
@@ -131,6 +206,7 @@ pub fn parse_jsonl_line(
 
 /// A byte scanner for [`fast_line`]: JSON punctuation, whitespace and plain strings.
 struct Scan<'a> {
+    text: &'a str,
     b: &'a [u8],
     i: usize,
 }
@@ -152,7 +228,8 @@ impl<'a> Scan<'a> {
         }
     }
     /// A string without escapes or control characters (`None` otherwise: the full path
-    /// decides). The input is a `&str`, so the bytes between quotes are UTF-8.
+    /// decides). Its quotes are ASCII, so the slice between them is on character boundaries
+    /// of the text (no second UTF-8 validation).
     fn string(&mut self) -> Option<&'a str> {
         self.ws();
         if self.b.get(self.i) != Some(&b'"') {
@@ -166,7 +243,7 @@ impl<'a> Scan<'a> {
             return None;
         }
         self.i = start + len + 1;
-        std::str::from_utf8(&self.b[start..start + len]).ok()
+        self.text.get(start..start + len)
     }
 }
 
@@ -179,6 +256,7 @@ fn fast_line(
     names: &NameIndex,
 ) -> Option<(Option<String>, Vec<Vec<LetterId>>)> {
     let mut s = Scan {
+        text,
         b: text.as_bytes(),
         i: 0,
     };
@@ -208,8 +286,11 @@ fn fast_line(
                             return None;
                         }
                         if !s.eat(b']') {
+                            // Room for the letters left on the line (a letter takes 4 bytes
+                            // or more: `"x",`), capped: one allocation per trace in general.
+                            t[k].reserve(((s.b.len() - s.i) / 4).min(1 << 12));
                             loop {
-                                let &letter = names.letters.get(s.string()?)?;
+                                let letter = names.letter(s.string()?)?;
                                 if alphabet.location(letter).index() != k {
                                     return None;
                                 }
