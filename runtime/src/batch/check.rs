@@ -10,7 +10,8 @@ use crate::model::CompiledModel;
 use crate::nfa::LetterId;
 use crate::record::{ErrorRecord, Names, Record};
 use crate::syntax::{
-    is_ident_continue, parse_htf, parse_jsonl_line, parse_mtf, read_text, ModelError, ParseError,
+    is_ident_continue, parse_htf, parse_jsonl_line, parse_mtf_indexed, read_text, ModelError,
+    ParseError,
 };
 use crate::verdict::{Sym, Verdict};
 use std::borrow::Cow;
@@ -28,6 +29,14 @@ impl Batch<'_> {
         match task {
             Task::One(input) => Done {
                 outcomes: vec![self.check_guarded(scratch, input)],
+                stream: None,
+                stops: false,
+            },
+            Task::Files(paths) => Done {
+                outcomes: paths
+                    .into_iter()
+                    .map(|p| self.check_guarded(scratch, Input::File(p)))
+                    .collect(),
                 stream: None,
                 stops: false,
             },
@@ -211,8 +220,8 @@ impl Batch<'_> {
         let file = path.display().to_string();
         if path.extension().is_some_and(|e| e == "mtf") {
             let model = self.engine().model();
-            let traces =
-                parse_mtf(&file, &text, &model.alphabet).map_err(|e| ErrorRecord::from(&e))?;
+            let traces = parse_mtf_indexed(&file, &text, &model.alphabet, &self.tables.names)
+                .map_err(|e| ErrorRecord::from(&e))?;
             return self.check_letters(scratch, &traces, &file);
         }
         self.check_htf(scratch, &file, &text, true)

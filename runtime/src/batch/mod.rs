@@ -70,7 +70,7 @@ use crate::check::{CheckError, CheckOptions, Engine, Scratch};
 use crate::model::CompiledModel;
 use crate::nfa::LetterId;
 use crate::record::{ErrorRecord, Record};
-use crate::syntax::{parse_htf, parse_jsonl_line, parse_mtf, read_text, NameIndex};
+use crate::syntax::{parse_htf, parse_jsonl_line, parse_mtf_indexed, read_text, NameIndex};
 
 use rustc_hash::FxHashMap;
 use source::{EntrySource, FileSource, Input, ItemSource, Source, Task};
@@ -103,9 +103,9 @@ pub struct BatchOptions {
     /// record and the rest of its input is not read.
     pub max_line_bytes: u64,
     /// Tasks each worker may run ahead of the sink (at least 1): at most `jobs *
-    /// window_per_job` tasks wait for the sink at any time, a task being one input or a chunk
-    /// of JSON lines (at most [`CHUNK_LINES`] records and [`CHUNK_BYTES`] bytes of input, or
-    /// one longer line).
+    /// window_per_job` tasks wait for the sink at any time, a task being one input, up to 32
+    /// trace files next to each other (when there are many), or a chunk of JSON lines (at
+    /// most [`CHUNK_LINES`] records and [`CHUNK_BYTES`] bytes of input, or one longer line).
     pub window_per_job: usize,
 }
 
@@ -267,6 +267,9 @@ pub struct Batch<'a> {
     options: BatchOptions,
     tables: Arc<Tables>,
     progress: Option<Mutex<ProgressFn<'a>>>,
+    /// The threads that call `run` have a stack of
+    /// [`CHECK_STACK_SIZE`](crate::check::explore::CHECK_STACK_SIZE) or more.
+    caller_stack: bool,
 }
 
 impl Batch<'static> {
@@ -279,6 +282,7 @@ impl Batch<'static> {
             options,
             tables,
             progress: None,
+            caller_stack: false,
         }
     }
 }
@@ -292,6 +296,7 @@ impl<'a> Batch<'a> {
             options,
             tables: Arc::new(Tables::new(engine)),
             progress: None,
+            caller_stack: false,
         }
     }
 
@@ -307,7 +312,19 @@ impl<'a> Batch<'a> {
             options,
             tables: Arc::clone(&self.tables),
             progress: None,
+            caller_stack: self.caller_stack,
         }
+    }
+
+    /// Says that the threads calling [`Batch::run`], [`Batch::run_items`] and
+    /// [`Batch::run_entries`] have a stack of at least
+    /// [`CHECK_STACK_SIZE`](crate::check::explore::CHECK_STACK_SIZE) (as the
+    /// `multitrace` command's main thread): a batch of one task (one file, one small JSON
+    /// Lines file, one item) then runs on the calling thread and starts no worker, which is
+    /// most of the start-up of a one-multitrace check.
+    pub fn with_caller_stack(mut self) -> Self {
+        self.caller_stack = true;
+        self
     }
 
     /// Calls `f` after each record handed to the sink (on the thread that runs the batch).
@@ -355,7 +372,8 @@ impl<'a> Batch<'a> {
         sink: impl FnMut(Outcome) -> Result<(), E>,
     ) -> Result<(), RunError<E>> {
         let total = (!files.iter().any(|p| is_streamed(p))).then_some(files.len());
-        let source = FileSource::new(files, self.options.max_line_bytes);
+        let source =
+            FileSource::new(files, self.options.max_line_bytes).with_jobs(self.options.jobs);
         self.run_source(Box::new(source), total, sink)
     }
 
@@ -455,6 +473,13 @@ impl<'a> Batch<'a> {
         while let Some(task) = source.next() {
             let input = match task {
                 Task::One(input) => input,
+                Task::Files(paths) => {
+                    // One file was given: never a group, but read them all the same.
+                    for p in paths {
+                        items.extend(self.read_items(&p)?);
+                    }
+                    continue;
+                }
                 Task::End(_, _, e) => return Err(e),
                 Task::Lines(chunk) => {
                     let file = chunk.stream.file.as_str();
@@ -481,8 +506,8 @@ impl<'a> Batch<'a> {
                     let text = read_text(&path).map_err(|e| text_error(&e))?;
                     let file = path.display().to_string();
                     if path.extension().is_some_and(|e| e == "mtf") {
-                        let traces =
-                            parse_mtf(&file, &text, alphabet).map_err(|e| ErrorRecord::from(&e))?;
+                        let traces = parse_mtf_indexed(&file, &text, alphabet, &self.tables.names)
+                            .map_err(|e| ErrorRecord::from(&e))?;
                         items.push(by_location(file, None, &traces));
                         continue;
                     }

@@ -58,6 +58,18 @@ impl Batch<'_> {
             return Ok(());
         };
         let workers = if source.has_more() { jobs } else { 1 };
+        if workers == 1 && self.caller_stack {
+            // One task, and this thread can run any check: no worker thread at all.
+            let done = self.run_task(&mut self.engine().scratch(), first);
+            for (k, outcome) in done.outcomes.into_iter().enumerate() {
+                sink(outcome).map_err(RunError::Sink)?;
+                if let Some(p) = &self.progress {
+                    let mut p = p.lock().unwrap_or_else(|e| e.into_inner());
+                    p(Progress { done: k + 1, total });
+                }
+            }
+            return Ok(());
+        }
         let shared = Mutex::new(Shared {
             ahead: Some(first),
             source,

@@ -39,6 +39,9 @@ pub(super) struct Chunk {
 pub(super) enum Task {
     /// One input, one record.
     One(Input),
+    /// Trace files next to each other in the input, one record each (grouped so that a
+    /// batch of many small files does not pay a hand-over between threads per file).
+    Files(Vec<PathBuf>),
     /// Lines of a stream, one record per line that is not blank.
     Lines(Chunk),
     /// The error that ends a stream (a line too long, a read that failed): one Error record,
@@ -70,7 +73,12 @@ pub(super) struct FileSource {
     max_line: u64,
     /// Most lines and bytes of a chunk.
     chunks: (usize, usize),
+    /// The workers of the batch: trace files are grouped by up to `files / (4 * jobs)`.
+    jobs: usize,
 }
+
+/// Most trace files in one task.
+const MAX_FILES_PER_TASK: usize = 32;
 
 impl FileSource {
     pub fn new(files: Vec<PathBuf>, max_line: u64) -> Self {
@@ -79,7 +87,15 @@ impl FileSource {
             open: None,
             max_line,
             chunks: (super::CHUNK_LINES, super::CHUNK_BYTES),
+            jobs: 1,
         }
+    }
+
+    /// The same source for `jobs` workers (groups of trace files leave each worker about
+    /// four tasks or more).
+    pub fn with_jobs(mut self, jobs: usize) -> Self {
+        self.jobs = jobs.max(1);
+        self
     }
 
     /// The same source with other chunk sizes (tests cut small inputs into many chunks).
@@ -184,7 +200,18 @@ impl Source for FileSource {
             }
             let path = self.files.next()?;
             if !is_streamed(&path) {
-                return Some(Task::One(Input::File(path)));
+                let group = (self.files.len() / (4 * self.jobs)).clamp(1, MAX_FILES_PER_TASK);
+                if group == 1 {
+                    return Some(Task::One(Input::File(path)));
+                }
+                let mut paths = vec![path];
+                while paths.len() < group {
+                    match self.files.as_slice().first() {
+                        Some(p) if !is_streamed(p) => paths.extend(self.files.next()),
+                        _ => break,
+                    }
+                }
+                return Some(Task::Files(paths));
             }
             match self.open(&path) {
                 Ok(open) => self.open = Some(open),

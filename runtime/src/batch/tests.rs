@@ -615,6 +615,27 @@ mod chunked {
             })
             .unwrap();
         assert_eq!(got, ["WeakPass", "Fail"]);
+        // On the calling thread (it has the stack of a checking thread): the same records.
+        let inline = batch.reconfigure(CheckOptions::default(), BatchOptions::default());
+        let inline = inline.with_caller_stack();
+        let again = std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .stack_size(crate::check::explore::CHECK_STACK_SIZE)
+                .spawn_scoped(scope, || {
+                    let mut again = Vec::new();
+                    inline
+                        .run(vec![path.clone()], |o| {
+                            again.push(o.record.verdict);
+                            Ok::<(), ()>(())
+                        })
+                        .unwrap();
+                    again
+                })
+                .unwrap()
+                .join()
+                .unwrap()
+        });
+        assert_eq!(again, ["WeakPass", "Fail"]);
         let _ = std::fs::remove_dir_all(&d);
     }
 }

@@ -10,7 +10,8 @@ use crate::nfa::{Alphabet, LetterId};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
-/// Looks up letter and location names of an alphabet (built once per batch).
+/// Looks up letter and location names of an alphabet (built once per batch; the JSON Lines
+/// and `.mtf` readers use it).
 pub struct NameIndex {
     letters: FxHashMap<String, LetterId>,
     locations: FxHashMap<String, usize>,
@@ -77,6 +78,11 @@ impl ShortNames {
 }
 
 impl NameIndex {
+    /// The index of the location named `name`.
+    pub fn location(&self, name: &str) -> Option<usize> {
+        self.locations.get(name).copied()
+    }
+
     /// Indexes an alphabet's names.
     pub fn new(alphabet: &Alphabet) -> Self {
         let letters: FxHashMap<String, LetterId> = alphabet
@@ -102,7 +108,7 @@ impl NameIndex {
     }
 
     /// The letter named `name`.
-    fn letter(&self, name: &str) -> Option<LetterId> {
+    pub fn letter(&self, name: &str) -> Option<LetterId> {
         match pack(name.as_bytes()) {
             // A name that packs is in `short` if it is a letter at all.
             Some(k) => self.short.get(k),
@@ -181,7 +187,7 @@ pub fn parse_jsonl_line(
                     format!("the trace of `{loc}` must hold strings"),
                 ));
             };
-            let Some(&letter) = names.letters.get(name) else {
+            let Some(letter) = names.letter(name) else {
                 return Err(err(col_of(name), format!("unknown letter `{name}`")));
             };
             if alphabet.location(letter).index() != k {
@@ -245,6 +251,33 @@ impl<'a> Scan<'a> {
         self.i = start + len + 1;
         self.text.get(start..start + len)
     }
+    /// A letter name (a string as [`Scan::string`] reads it) looked up in `names`: a name of
+    /// up to 8 bytes is packed while it is scanned (no second pass, no string hash).
+    fn letter(&mut self, names: &NameIndex) -> Option<LetterId> {
+        self.ws();
+        if self.b.get(self.i) != Some(&b'"') {
+            return None;
+        }
+        let start = self.i + 1;
+        let (mut key, mut j) = (0u64, start);
+        while let Some(&c) = self.b.get(j) {
+            if c == b'"' || j - start == 8 {
+                break;
+            }
+            if c == b'\\' || c < 0x20 {
+                return None;
+            }
+            key |= u64::from(c) << (8 * (j - start));
+            j += 1;
+        }
+        if j > start && self.b.get(j) == Some(&b'"') {
+            // 1 to 8 bytes, no NUL (control characters were refused): [`pack`]'s key.
+            self.i = j + 1;
+            return names.short.get(key);
+        }
+        let name = self.string()?;
+        names.letters.get(name).copied()
+    }
 }
 
 /// Reads `{"id": "...", "traces": {"LOCATION": ["LETTER", ...], ...}}` (keys in any order, `id`
@@ -290,7 +323,7 @@ fn fast_line(
                             // or more: `"x",`), capped: one allocation per trace in general.
                             t[k].reserve(((s.b.len() - s.i) / 4).min(1 << 12));
                             loop {
-                                let letter = names.letter(s.string()?)?;
+                                let letter = s.letter(names)?;
                                 if alphabet.location(letter).index() != k {
                                     return None;
                                 }
@@ -460,6 +493,59 @@ mod tests {
                 "{}",
                 lines[l]
             );
+        }
+    }
+
+    /// Short names (packed, open addressing) and long names (string map) are found, and
+    /// nothing else is: names of 1 to 9 bytes, non-ASCII, prefixes and extensions of names.
+    #[test]
+    fn letter_names_are_found_exactly() {
+        let names: Vec<String> = [
+            "a",
+            "ab",
+            "abcdefgh",
+            "abcdefghi",
+            "\u{e9}",
+            "l1!m1",
+            "x\0y",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain((0..300).map(|i| format!("a{i}")))
+        .collect();
+        let n = names.len();
+        let a = Alphabet::new(names.clone(), vec![LocationId(0); n], vec!["l".into()]).unwrap();
+        let index = NameIndex::new(&a);
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(index.letter(name), Some(LetterId(i as u32)), "{name}");
+        }
+        for absent in [
+            "",
+            "b",
+            "abc",
+            "abcdefg",
+            "abcdefghij",
+            "e",
+            "a300",
+            "x",
+            "x\0",
+            "a1000",
+        ] {
+            assert_eq!(index.letter(absent), None, "{absent}");
+        }
+        // The scanner packs names while it reads them: the same letters.
+        for (i, name) in names.iter().enumerate().filter(|(_, n)| !n.contains('\0')) {
+            let line = format!(r#"{{"traces": {{"l": ["{name}", "a7"]}}}}"#);
+            let (_, t) = fast_line(&line, &a, &index).unwrap();
+            assert_eq!(
+                t[0],
+                [LetterId(i as u32), index.letter("a7").unwrap()],
+                "{line}"
+            );
+        }
+        for absent in ["", "b", "abcdefg", "abcdefghij", "a300", "x"] {
+            let line = format!(r#"{{"traces": {{"l": ["{absent}"]}}}}"#);
+            assert!(fast_line(&line, &a, &index).is_none(), "{line}");
         }
     }
 }
