@@ -21,15 +21,19 @@ pub struct NameIndex {
 
 /// A name of 1 to 8 bytes without NUL as a nonzero integer (distinct names, distinct
 /// integers: the padding is NUL); `None` for other names.
+#[inline]
 fn pack(name: &[u8]) -> Option<u64> {
-    if name.is_empty() || name.len() > 8 || name.contains(&0) {
+    if name.is_empty() || name.len() > 8 {
         return None;
     }
-    Some(
-        name.iter()
-            .rev()
-            .fold(0u64, |w, &c| (w << 8) | u64::from(c)),
-    )
+    let mut w = 0u64;
+    for (i, &c) in name.iter().enumerate() {
+        if c == 0 {
+            return None;
+        }
+        w |= u64::from(c) << (8 * i);
+    }
+    Some(w)
 }
 
 /// Short letter names by [`pack`]ed name, in an open-addressing table at most half full: a
@@ -62,6 +66,7 @@ impl ShortNames {
     }
 
     /// The slot of `key`, or the empty slot where it would go.
+    #[inline]
     fn find(&self, key: u64) -> usize {
         let mask = self.slots.len() - 1;
         let mut i = (key.wrapping_mul(FIBONACCI) >> self.shift) as usize;
@@ -71,6 +76,7 @@ impl ShortNames {
         i
     }
 
+    #[inline]
     fn get(&self, key: u64) -> Option<LetterId> {
         let (k, l) = self.slots[self.find(key)];
         (k == key).then_some(l)
@@ -108,6 +114,7 @@ impl NameIndex {
     }
 
     /// The letter named `name`.
+    #[inline]
     pub fn letter(&self, name: &str) -> Option<LetterId> {
         match pack(name.as_bytes()) {
             // A name that packs is in `short` if it is a letter at all.
