@@ -373,4 +373,74 @@ mod tests {
         assert_eq!(read, LineRead::TooLong);
         assert!(buf.len() <= 100_000 + 8192, "{}", buf.len());
     }
+
+    /// A reader handing out at most `step` bytes per read.
+    struct Steps {
+        data: Vec<u8>,
+        step: usize,
+    }
+
+    impl Read for Steps {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data.drain(..n);
+            Ok(n)
+        }
+    }
+
+    proptest::proptest! {
+        /// Chunks hold whole lines, numbered from 1 without gaps, within the chunk limits
+        /// (one longer line alone), and put together they are the input up to the first line
+        /// longer than the limit, which is the one refused.
+        #[test]
+        fn chunks_are_the_input_cut_at_line_breaks_within_the_limits(
+            lines in proptest::collection::vec("[a-c\\r]{0,12}", 0..60),
+            last_break in proptest::bool::ANY,
+            step in 1usize..40,
+            interactive in proptest::bool::ANY,
+            chunk_lines in 1usize..6,
+            chunk_bytes in 1usize..50,
+            limit in 0u64..14,
+        ) {
+            let mut data = lines.join("\n").into_bytes();
+            if last_break && !lines.is_empty() {
+                data.push(b'\n');
+            }
+            let reader = Steps { data: data.clone(), step };
+            let mut cutter = Cutter::new(Box::new(reader), interactive, limit)
+                .with_chunks(chunk_lines, chunk_bytes);
+            let (mut joined, mut next_line) = (Vec::new(), 1);
+            let refused = loop {
+                match cutter.next_cut() {
+                    Cut::Lines { first_line, bytes } => {
+                        proptest::prop_assert_eq!(first_line, next_line);
+                        let n = bytes.split_inclusive(|&b| b == b'\n').count();
+                        proptest::prop_assert!(n >= 1 && n <= chunk_lines);
+                        proptest::prop_assert!(bytes.len() <= chunk_bytes + 13 || n == 1);
+                        proptest::prop_assert!(bytes.ends_with(b"\n") || joined.len() + bytes.len() == data.len());
+                        next_line += n;
+                        joined.extend_from_slice(&bytes);
+                    }
+                    Cut::TooLong { line } => break Some(line),
+                    Cut::End => break None,
+                    Cut::Failed { error, .. } => panic!("{error}"),
+                }
+            };
+            proptest::prop_assert!(cutter.finished());
+            // The reference: read_line_bounded, line by line.
+            let mut r = std::io::BufReader::with_capacity(3, data.as_slice());
+            let (mut buf, mut want, mut line) = (Vec::new(), Vec::new(), 0);
+            let want_refused = loop {
+                line += 1;
+                match read_line_bounded(&mut r, &mut buf, limit).unwrap() {
+                    LineRead::Line => want.extend_from_slice(&buf),
+                    LineRead::TooLong => break Some(line),
+                    LineRead::End => break None,
+                }
+            };
+            proptest::prop_assert_eq!(refused, want_refused);
+            proptest::prop_assert_eq!(joined, want);
+        }
+    }
 }
