@@ -10,28 +10,116 @@ use crate::nfa::{Alphabet, LetterId};
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
-/// Looks up letter and location names of an alphabet (built once per batch).
+/// Looks up letter and location names of an alphabet (built once per batch; the JSON Lines
+/// and `.mtf` readers use it).
 pub struct NameIndex {
     letters: FxHashMap<String, LetterId>,
     locations: FxHashMap<String, usize>,
+    /// The letters whose names [`pack`]; most names are short (`a12`, `l1!m1`).
+    short: ShortNames,
+}
+
+/// A name of 1 to 8 bytes without NUL as a nonzero integer (distinct names, distinct
+/// integers: the padding is NUL); `None` for other names.
+#[inline]
+fn pack(name: &[u8]) -> Option<u64> {
+    if name.is_empty() || name.len() > 8 {
+        return None;
+    }
+    let mut w = 0u64;
+    for (i, &c) in name.iter().enumerate() {
+        if c == 0 {
+            return None;
+        }
+        w |= u64::from(c) << (8 * i);
+    }
+    Some(w)
+}
+
+/// Short letter names by [`pack`]ed name, in an open-addressing table at most half full: a
+/// lookup is a multiplication and, in general, one comparison of integers (a string hash map
+/// hashes and compares strings).
+struct ShortNames {
+    /// `(packed name, letter)`; an empty slot holds the key 0 (no name packs to 0).
+    slots: Vec<(u64, LetterId)>,
+    shift: u32,
+}
+
+/// Fibonacci hashing's multiplier (2^64 / golden ratio).
+const FIBONACCI: u64 = 0x9E37_79B9_7F4A_7C15;
+
+impl ShortNames {
+    fn new(names: &[(u64, LetterId)]) -> Self {
+        let bits = (names.len() * 2)
+            .next_power_of_two()
+            .trailing_zeros()
+            .max(1);
+        let mut table = ShortNames {
+            slots: vec![(0, LetterId(0)); 1 << bits],
+            shift: 64 - bits,
+        };
+        for &(k, l) in names {
+            let i = table.find(k);
+            table.slots[i] = (k, l);
+        }
+        table
+    }
+
+    /// The slot of `key`, or the empty slot where it would go.
+    #[inline]
+    fn find(&self, key: u64) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = (key.wrapping_mul(FIBONACCI) >> self.shift) as usize;
+        while self.slots[i].0 != key && self.slots[i].0 != 0 {
+            i = (i + 1) & mask;
+        }
+        i
+    }
+
+    #[inline]
+    fn get(&self, key: u64) -> Option<LetterId> {
+        let (k, l) = self.slots[self.find(key)];
+        (k == key).then_some(l)
+    }
 }
 
 impl NameIndex {
+    /// The index of the location named `name`.
+    pub fn location(&self, name: &str) -> Option<usize> {
+        self.locations.get(name).copied()
+    }
+
     /// Indexes an alphabet's names.
     pub fn new(alphabet: &Alphabet) -> Self {
+        let letters: FxHashMap<String, LetterId> = alphabet
+            .names()
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), LetterId(i as u32)))
+            .collect();
+        let short: Vec<(u64, LetterId)> = letters
+            .iter()
+            .filter_map(|(n, &l)| pack(n.as_bytes()).map(|k| (k, l)))
+            .collect();
         NameIndex {
-            letters: alphabet
-                .names()
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (n.clone(), LetterId(i as u32)))
-                .collect(),
+            short: ShortNames::new(&short),
+            letters,
             locations: alphabet
                 .location_names()
                 .iter()
                 .enumerate()
                 .map(|(i, n)| (n.clone(), i))
                 .collect(),
+        }
+    }
+
+    /// The letter named `name`.
+    #[inline]
+    pub fn letter(&self, name: &str) -> Option<LetterId> {
+        match pack(name.as_bytes()) {
+            // A name that packs is in `short` if it is a letter at all.
+            Some(k) => self.short.get(k),
+            None => self.letters.get(name).copied(),
         }
     }
 }
@@ -106,7 +194,7 @@ pub fn parse_jsonl_line(
                     format!("the trace of `{loc}` must hold strings"),
                 ));
             };
-            let Some(&letter) = names.letters.get(name) else {
+            let Some(letter) = names.letter(name) else {
                 return Err(err(col_of(name), format!("unknown letter `{name}`")));
             };
             if alphabet.location(letter).index() != k {
@@ -131,6 +219,7 @@ pub fn parse_jsonl_line(
 
 /// A byte scanner for [`fast_line`]: JSON punctuation, whitespace and plain strings.
 struct Scan<'a> {
+    text: &'a str,
     b: &'a [u8],
     i: usize,
 }
@@ -152,7 +241,8 @@ impl<'a> Scan<'a> {
         }
     }
     /// A string without escapes or control characters (`None` otherwise: the full path
-    /// decides). The input is a `&str`, so the bytes between quotes are UTF-8.
+    /// decides). Its quotes are ASCII, so the slice between them is on character boundaries
+    /// of the text (no second UTF-8 validation).
     fn string(&mut self) -> Option<&'a str> {
         self.ws();
         if self.b.get(self.i) != Some(&b'"') {
@@ -166,7 +256,34 @@ impl<'a> Scan<'a> {
             return None;
         }
         self.i = start + len + 1;
-        std::str::from_utf8(&self.b[start..start + len]).ok()
+        self.text.get(start..start + len)
+    }
+    /// A letter name (a string as [`Scan::string`] reads it) looked up in `names`: a name of
+    /// up to 8 bytes is packed while it is scanned (no second pass, no string hash).
+    fn letter(&mut self, names: &NameIndex) -> Option<LetterId> {
+        self.ws();
+        if self.b.get(self.i) != Some(&b'"') {
+            return None;
+        }
+        let start = self.i + 1;
+        let (mut key, mut j) = (0u64, start);
+        while let Some(&c) = self.b.get(j) {
+            if c == b'"' || j - start == 8 {
+                break;
+            }
+            if c == b'\\' || c < 0x20 {
+                return None;
+            }
+            key |= u64::from(c) << (8 * (j - start));
+            j += 1;
+        }
+        if j > start && self.b.get(j) == Some(&b'"') {
+            // 1 to 8 bytes, no NUL (control characters were refused): [`pack`]'s key.
+            self.i = j + 1;
+            return names.short.get(key);
+        }
+        let name = self.string()?;
+        names.letters.get(name).copied()
     }
 }
 
@@ -179,6 +296,7 @@ fn fast_line(
     names: &NameIndex,
 ) -> Option<(Option<String>, Vec<Vec<LetterId>>)> {
     let mut s = Scan {
+        text,
         b: text.as_bytes(),
         i: 0,
     };
@@ -208,8 +326,11 @@ fn fast_line(
                             return None;
                         }
                         if !s.eat(b']') {
+                            // Room for the letters left on the line (a letter takes 4 bytes
+                            // or more: `"x",`), capped: one allocation per trace in general.
+                            t[k].reserve(((s.b.len() - s.i) / 4).min(1 << 12));
                             loop {
-                                let &letter = names.letters.get(s.string()?)?;
+                                let letter = s.letter(names)?;
                                 if alphabet.location(letter).index() != k {
                                     return None;
                                 }
@@ -379,6 +500,59 @@ mod tests {
                 "{}",
                 lines[l]
             );
+        }
+    }
+
+    /// Short names (packed, open addressing) and long names (string map) are found, and
+    /// nothing else is: names of 1 to 9 bytes, non-ASCII, prefixes and extensions of names.
+    #[test]
+    fn letter_names_are_found_exactly() {
+        let names: Vec<String> = [
+            "a",
+            "ab",
+            "abcdefgh",
+            "abcdefghi",
+            "\u{e9}",
+            "l1!m1",
+            "x\0y",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain((0..300).map(|i| format!("a{i}")))
+        .collect();
+        let n = names.len();
+        let a = Alphabet::new(names.clone(), vec![LocationId(0); n], vec!["l".into()]).unwrap();
+        let index = NameIndex::new(&a);
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(index.letter(name), Some(LetterId(i as u32)), "{name}");
+        }
+        for absent in [
+            "",
+            "b",
+            "abc",
+            "abcdefg",
+            "abcdefghij",
+            "e",
+            "a300",
+            "x",
+            "x\0",
+            "a1000",
+        ] {
+            assert_eq!(index.letter(absent), None, "{absent}");
+        }
+        // The scanner packs names while it reads them: the same letters.
+        for (i, name) in names.iter().enumerate().filter(|(_, n)| !n.contains('\0')) {
+            let line = format!(r#"{{"traces": {{"l": ["{name}", "a7"]}}}}"#);
+            let (_, t) = fast_line(&line, &a, &index).unwrap();
+            assert_eq!(
+                t[0],
+                [LetterId(i as u32), index.letter("a7").unwrap()],
+                "{line}"
+            );
+        }
+        for absent in ["", "b", "abcdefg", "abcdefghij", "a300", "x"] {
+            let line = format!(r#"{{"traces": {{"l": ["{absent}"]}}}}"#);
+            assert!(fast_line(&line, &a, &index).is_none(), "{line}");
         }
     }
 }

@@ -20,6 +20,6 @@ pub use cursor::Cursor;
 pub use error::{line_column, ParseError};
 pub use htf::parse_htf;
 pub use jsonl::{parse_jsonl_line, write_jsonl_line, NameIndex};
-pub use mtf::{parse_mtf, write_mtf};
+pub use mtf::{parse_mtf, parse_mtf_indexed, write_mtf};
 pub use names::{describe_char, is_ident_continue, is_ident_start, name_list, quote_word};
 pub use text::{read_text, read_text_limited, text_of_bytes, ModelError, MAX_TEXT_BYTES};

@@ -16,9 +16,9 @@
 
 use super::cursor::Cursor;
 use super::error::ParseError;
+use super::jsonl::NameIndex;
 use super::names::{describe_char, name_list, quote_word};
 use crate::nfa::{Alphabet, LetterId, LocationId};
-use rustc_hash::FxHashMap;
 
 /// Whether `c` ends a location name or a letter (`extra` is the other stop character).
 fn stops(c: char, extra: char) -> bool {
@@ -73,16 +73,17 @@ pub fn parse_mtf(
     text: &str,
     alphabet: &Alphabet,
 ) -> Result<Vec<Vec<LetterId>>, ParseError> {
-    let mut locations: FxHashMap<&str, LocationId> = FxHashMap::default();
-    for (k, name) in alphabet.location_names().iter().enumerate() {
-        locations
-            .entry(name.as_str())
-            .or_insert(LocationId(k as u32));
-    }
-    let mut letters: FxHashMap<&str, LetterId> = FxHashMap::default();
-    for (i, name) in alphabet.names().iter().enumerate() {
-        letters.entry(name.as_str()).or_insert(LetterId(i as u32));
-    }
+    parse_mtf_indexed(file, text, alphabet, &NameIndex::new(alphabet))
+}
+
+/// [`parse_mtf`] with the alphabet's names already indexed (a batch indexes them once, not
+/// once per file).
+pub fn parse_mtf_indexed(
+    file: &str,
+    text: &str,
+    alphabet: &Alphabet,
+    names: &NameIndex,
+) -> Result<Vec<Vec<LetterId>>, ParseError> {
     let letter_names = |k: LocationId| {
         let of = alphabet.letters_of(k);
         name_list(
@@ -112,7 +113,7 @@ pub fn parse_mtf(
         if !lx.eat_byte(b']') {
             return Err(expected(&lx, &format!("`]` after location name `{name}`")));
         }
-        let Some(&k) = locations.get(name) else {
+        let Some(k) = names.location(name).map(|k| LocationId(k as u32)) else {
             return Err(lx.error(
                 name_at,
                 format!(
@@ -152,7 +153,7 @@ pub fn parse_mtf(
                         },
                     ));
                 };
-                let Some(&l) = letters.get(letter) else {
+                let Some(l) = names.letter(letter) else {
                     return Err(lx.error(
                         letter_at,
                         format!(
