@@ -7,7 +7,9 @@
 
 use crate::{CheckArgs, ColorArg, FormatArg, ProcedureArg};
 use anyhow::{bail, Result};
-use multitrace_runtime::batch::{collect_traces, Batch, BatchOptions, Outcome, RunError};
+use multitrace_runtime::batch::{
+    collect_traces, Batch, BatchOptions, Outcome, RunError, DEFAULT_WINDOW_PER_JOB,
+};
 use multitrace_runtime::check::settings::Settings;
 use multitrace_runtime::check::{Choice, Engine, Procedure};
 use multitrace_runtime::record::Record;
@@ -55,17 +57,21 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     let options = BatchOptions {
         jobs,
         max_line_bytes: args.max_line_bytes,
-        ..BatchOptions::default()
+        window_per_job: DEFAULT_WINDOW_PER_JOB,
     };
     let progress = Mutex::new(
         (!args.no_progress && std::io::stderr().is_terminal()).then(ProgressLine::default),
     );
-    let batch = Batch::new(&engine, opts, options).with_progress(|p| {
-        let mut bar = progress.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(line) = bar.as_mut().and_then(|b| b.tick(p.done, p.total)) {
-            eprint!("\r{line}");
-        }
-    });
+    // main() runs every command on a thread with the checking stack: a batch of one task runs
+    // right here and starts no worker (most of a one-multitrace check's start-up).
+    let batch = Batch::new(&engine, opts, options)
+        .with_caller_stack()
+        .with_progress(|p| {
+            let mut bar = progress.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(line) = bar.as_mut().and_then(|b| b.tick(p.done, p.total)) {
+                eprint!("\r{line}");
+            }
+        });
     // A procedure that cannot run on this model is a usage error, before any trace is read.
     if let Err(e) = batch.validate() {
         bail!("{e}");

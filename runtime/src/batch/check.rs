@@ -6,7 +6,6 @@ use super::order::Done;
 use super::source::{Chunk, Input, Task};
 use super::{Batch, Item, Outcome};
 use crate::check::{CheckError, Choice, Procedure, Scratch};
-use crate::model::CompiledModel;
 use crate::nfa::LetterId;
 use crate::record::{ErrorRecord, Names, Record};
 use crate::syntax::{
@@ -198,7 +197,7 @@ impl Batch<'_> {
         match outcome {
             Ok((v, p, locations, fallback)) => {
                 let model = self.engine().model();
-                let render = render(model);
+                let render = |s: Sym| model.sym_name(s);
                 let names = Names {
                     render: &render,
                     locations: &locations,
@@ -403,15 +402,4 @@ fn check_error(file: &str, e: CheckError) -> ErrorRecord {
     let mut r = ErrorRecord::message(format!("{file}: {e}"));
     r.file = Some(file.to_string());
     r
-}
-
-/// Renders what a model expected.
-fn render(model: &CompiledModel) -> impl Fn(Sym) -> String + '_ {
-    move |s| match s {
-        Sym::Action(a) => model
-            .signature()
-            .map(|sig| sig.action_to_string(a))
-            .unwrap_or_default(),
-        Sym::Letter(l) => model.alphabet.name(l).to_string(),
-    }
 }
