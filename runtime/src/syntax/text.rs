@@ -34,10 +34,12 @@ impl fmt::Display for ModelError {
 }
 
 impl std::error::Error for ModelError {
+    // Transparent: a parse error is displayed as itself, so it is not its own cause too
+    // (a printed chain, `{:#}`, would say it twice).
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ModelError::Io { .. } => None,
-            ModelError::Parse(e) => Some(e),
+            ModelError::Parse(e) => e.source(),
         }
     }
 }
