@@ -194,9 +194,10 @@ mod tests {
     fn prefix_verdicts_follow_satisfiability() {
         let mut rng = Rng::new(11);
         let (mut sat, mut unsat) = (0, 0);
-        for round in 0..60 {
+        for round in 0..80 {
             let vars = 3 + round % 3;
-            let clauses = 2 + rng.below(5 * vars);
+            // Ratios 1 to 8: both labels, on either side of the threshold.
+            let clauses = vars * (1 + rng.below(8));
             let cnf = Cnf::random(&mut rng, vars, clauses);
             let expected = cnf.satisfiable().is_some();
             if expected {
@@ -229,7 +230,8 @@ mod tests {
         // that makes exactly one literal true in every clause, clause by clause in order.
         let mut rng = Rng::new(5);
         for _ in 0..40 {
-            let cnf = Cnf::random(&mut rng, 4, 2 + rng.below(5));
+            let clauses = 2 + rng.below(5);
+            let cnf = Cnf::random(&mut rng, 4, clauses);
             let exactly_one = (0..1u64 << cnf.vars).any(|a| {
                 cnf.clauses.iter().all(|c| {
                     c.iter()

@@ -336,6 +336,9 @@ impl<'a> Search<'a> {
                 next_pos[k] += 1;
                 succ.push(((nt, next_pos), k as u32));
             }
+            // The successors of one location whose action can only ever execute at the
+            // positions executable now (see `all_positions_now`), the fewest seen.
+            let mut ample: Option<Vec<(Vertex, u32)>> = None;
             for k in 0..n {
                 if free.is_some() {
                     break;
@@ -361,12 +364,24 @@ impl<'a> Search<'a> {
                     continue;
                 }
                 let nexts = self.store.exec(t, a).to_vec();
+                let from = succ.len();
                 for (j, &nt) in nexts.iter().enumerate() {
                     if nexts[..j].contains(&nt) {
                         continue;
                     }
                     succ.push(((nt, next_pos.clone()), k as u32));
                 }
+                if self.opts.por
+                    && self.components[k].lifelines.len() == 1
+                    && ample.as_ref().is_none_or(|x| x.len() > succ.len() - from)
+                    && self.all_positions_now(t, a, nexts.len())
+                {
+                    ample = Some(succ[from..].to_vec());
+                }
+            }
+            if let Some(only) = ample {
+                succ.clear();
+                succ.extend(only);
             }
             if removal && self.silent && !h.is_empty() && silent_used >= silent_max {
                 cut = true;
@@ -426,6 +441,26 @@ impl<'a> Search<'a> {
             }
         }
         None
+    }
+
+    /// Partial order reduction by a location, generalizing [`Search::one_unambiguous`] to
+    /// several positions: the head action `a` of a one-lifeline location `l` executes now at
+    /// every position where it executes in `t` restricted to `l` (`executable` of them,
+    /// counted on `t` as in Def. 11), and none of them crosses a `strict` nor enters a
+    /// `loopS`/`loopH` body. Then the successors by `a` are the only ones needed.
+    ///
+    /// Why: a success executes some accepted trace `u a z` of `t` where `u` has no action on
+    /// `l` (`a` is `l`'s next action). The position `p` where that `a` executes is executable
+    /// in the restriction to `l` (other lifelines' actions are invisible there), hence now. `a`
+    /// at `p` only resolves the `alt`s above `p` (toward `p`, as `u` left them, since `p` was
+    /// still reachable after `u`) and prunes `l` from the left of weak sequencings (where `u`
+    /// left no action of `l`, `a` being the first), and discards no left operand of a `strict`
+    /// and no earlier loop iteration (the crossing condition): so `u` still executes after
+    /// it, and `a u z` is accepted too, from the successor by `a` at `p`. With one position
+    /// this is the condition of [`Search::one_unambiguous`].
+    fn all_positions_now(&mut self, t: TermId, a: Action, executable: usize) -> bool {
+        self.store.local_exec_count(t, a) as usize == executable
+            && !self.store.exec_crosses_strict(t, a)
     }
 
     /// Partial order reduction criterion: `a` is one-unambiguous in `t` (seed 001 Def. 11: one
