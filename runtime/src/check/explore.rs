@@ -8,7 +8,10 @@
 //!   execution); a vertex whose traces are all consumed is a success (the multitrace is a
 //!   multi-prefix). Complete mode: no removal; success needs a terminating term.
 //! - POR: when a head action is one-unambiguous (seed 001 Def. 11) and executable, its
-//!   derivative is the only successor.
+//!   derivative is the only successor; more generally, when the head action of a one-lifeline
+//!   location executes now at every position of its local restriction, its derivatives are
+//!   the only successors (`Search::all_positions_now`). On seed 001's 3-SAT reduction (Prop.
+//!   11) this branches on one clause at a time instead of on every clause.
 //! - LOC: a vertex is cut when some local trace is not (a prefix of) a behaviour of the term
 //!   restricted to that location (Def. 12).
 //! - Memo: a vertex is visited once, keyed by equality of (term id, positions); in prefix mode
@@ -312,12 +315,11 @@ impl<'a> Search<'a> {
                     t = self.store.remove(t, h);
                 }
             }
-            let at_root = pos.iter().all(|&p| p == 0);
             if self.opts.loc {
-                match self.local_analyses(t, &pos, removal, at_root) {
+                match self.local_analyses(t, &pos, removal) {
                     Err(limit) => return Outcome::Exhausted(limit),
                     Ok(Some(k)) => {
-                        if at_root {
+                        if pos.iter().all(|&p| p == 0) {
                             self.root_cut = Some((k, self.last_local.0, self.last_local.1));
                         }
                         continue;
@@ -326,23 +328,10 @@ impl<'a> Search<'a> {
                 }
             }
             succ.clear();
-            let free = if removal && !self.silent && self.opts.por {
-                self.free_completion(t, &pos)
-            } else {
-                None
-            };
-            if let Some((k, nt)) = free {
-                let mut next_pos = pos.clone();
-                next_pos[k] += 1;
-                succ.push(((nt, next_pos), k as u32));
-            }
             // The successors of one location whose action can only ever execute at the
             // positions executable now (see `all_positions_now`), the fewest seen.
             let mut ample: Option<Vec<(Vertex, u32)>> = None;
             for k in 0..n {
-                if free.is_some() {
-                    break;
-                }
                 if pos[k] == self.len(k) {
                     continue;
                 }
@@ -373,7 +362,7 @@ impl<'a> Search<'a> {
                 }
                 if self.opts.por
                     && self.components[k].lifelines.len() == 1
-                    && ample.as_ref().is_none_or(|x| x.len() > succ.len() - from)
+                    && ample.as_ref().map_or(true, |x| x.len() > succ.len() - from)
                     && self.all_positions_now(t, a, nexts.len())
                 {
                     ample = Some(succ[from..].to_vec());
@@ -420,44 +409,26 @@ impl<'a> Search<'a> {
         Outcome::NotFound
     }
 
-    /// Free completion (prefix mode, with POR): a location `k` with one action `a` left and a
-    /// derivative `t'` of `t` by `a` that changes nothing outside `k`'s lifelines
-    /// ([`TermStore::free_exec`]: `σ(rmv_{L_k}(t')) = σ(rmv_{L_k}(t))`). Then `(t', pos + e_k)`
-    /// is the only successor needed. Exact: a vertex succeeds iff its remaining multitrace `μ`
-    /// is a multi-prefix of `σ(t)` (seed 001 Sec. 4.4); if it is, `μ` without `k`'s trace is a
-    /// multi-prefix of the projection `σ(rmv_{L_k}(t)) = σ(rmv_{L_k}(t'))` (seed 001 Def. 4:
-    /// removal projects), which is what `(t', pos + e_k)` asks once `k`, fully consumed, is
-    /// removed. So the successor succeeds whenever the vertex does, and the converse holds as
-    /// it is a successor. On seed 001's 3-SAT reduction this consumes at once every clause
-    /// whose first literal in variable order is already chosen true, instead of interleaving
-    /// them with every other choice.
-    fn free_completion(&mut self, t: TermId, pos: &[u32]) -> Option<(usize, TermId)> {
-        for (k, c) in self.components.iter().enumerate() {
-            if pos[k] as usize + 1 == c.trace.len() {
-                let a = c.trace[pos[k] as usize];
-                if let Some(nt) = self.store.free_exec(t, a, c.lifelines) {
-                    return Some((k, nt));
-                }
-            }
-        }
-        None
-    }
-
     /// Partial order reduction by a location, generalizing [`Search::one_unambiguous`] to
     /// several positions: the head action `a` of a one-lifeline location `l` executes now at
     /// every position where it executes in `t` restricted to `l` (`executable` of them,
     /// counted on `t` as in Def. 11), and none of them crosses a `strict` nor enters a
     /// `loopS`/`loopH` body. Then the successors by `a` are the only ones needed.
     ///
-    /// Why: a success executes some accepted trace `u a z` of `t` where `u` has no action on
-    /// `l` (`a` is `l`'s next action). The position `p` where that `a` executes is executable
+    /// Why: a vertex succeeds iff its remaining multitrace `μ` is (prefix mode: a multi-prefix
+    /// of) the projection of an accepted trace of `t` (seed 001 Sec. 4.4), so some accepted
+    /// `u a z` of `t` where `u` has no action on `l` (`a` is `l`'s next action) projects onto
+    /// (an extension of) `μ`. The position `p` where that `a` executes is executable
     /// in the restriction to `l` (other lifelines' actions are invisible there), hence now. `a`
     /// at `p` only resolves the `alt`s above `p` (toward `p`, as `u` left them, since `p` was
     /// still reachable after `u`) and prunes `l` from the left of weak sequencings (where `u`
     /// left no action of `l`, `a` being the first), and discards no left operand of a `strict`
     /// and no earlier loop iteration (the crossing condition): so `u` still executes after
-    /// it, and `a u z` is accepted too, from the successor by `a` at `p`. With one position
-    /// this is the condition of [`Search::one_unambiguous`].
+    /// it, `a u z` is accepted too, it has the same projections, and the successor by `a` at
+    /// `p` succeeds. With one position this is the condition of
+    /// [`Search::one_unambiguous`]. Co-localized lifelines are left out: there `u` may hold
+    /// actions of `a`'s location that the argument would reorder. The property tests
+    /// (`runtime/tests`) compare it with the plain search and the denotational oracle.
     fn all_positions_now(&mut self, t: TermId, a: Action, executable: usize) -> bool {
         self.store.local_exec_count(t, a) as usize == executable
             && !self.store.exec_crosses_strict(t, a)
@@ -478,34 +449,16 @@ impl<'a> Search<'a> {
     /// Whether every local trace, from its current position, is (prefix mode: a prefix of) a
     /// behaviour of the term restricted to its location; `Some(k)` names a component whose
     /// trace is not.
-    ///
-    /// Away from the root (where a cut is reported with the local term), a one-lifeline
-    /// location with one action `a` left in prefix mode is decided without building its local
-    /// term: the trace `a` is a prefix of a behaviour of the restricted term iff `a` is
-    /// executable there ([`TermStore::local_frontier`], one walk for all locations). Building
-    /// the restricted term of every location at every vertex interned terms and memo entries
-    /// in proportion (12 KB per vertex on 50-lifeline terms).
     fn local_analyses(
         &mut self,
         t: TermId,
         pos: &[u32],
         prefix: bool,
-        at_root: bool,
     ) -> Result<Option<usize>, &'static str> {
-        let mut frontier: Option<Vec<Action>> = None;
         for (k, &p) in pos.iter().enumerate() {
             let done = p == self.len(k);
             if done && prefix {
                 continue; // removed
-            }
-            let c = &self.components[k];
-            if prefix && !at_root && p + 1 == self.len(k) && c.lifelines.len() == 1 {
-                let a = c.trace[p as usize];
-                let f = frontier.get_or_insert_with(|| self.store.local_frontier(t));
-                if f.binary_search(&a).is_err() {
-                    return Ok(Some(k));
-                }
-                continue;
             }
             let others = self.all.minus(self.components[k].lifelines);
             let lt = self.store.remove(t, others);

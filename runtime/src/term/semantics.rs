@@ -262,85 +262,6 @@ impl TermStore {
         r
     }
 
-    /// A derivative `t'` of `t` by `a` (one of [`TermStore::exec`]'s) that changes nothing
-    /// outside the lifelines `h` (which contain `a`'s): `σ(rmv_h(t')) = σ(rmv_h(t))`. `None`
-    /// when the structural rules below find none (sufficient, not necessary, conditions).
-    ///
-    /// By induction on `t`, with `rmv_h` compositional and `rmv_h(u) = ∅` when every lifeline
-    /// of `u` is in `h`:
-    /// - `u` with every lifeline in `h`: any derivative (both sides remove to ∅);
-    /// - an action `a`: ∅;
-    /// - `par(x, y)`, `strict(x, y)`, `seq(x, y)`, `coreg(s)(x, y)`: a free derivative `x'` of
-    ///   the left operand, kept in its context (`rmv_h(x') = rmv_h(x)` up to semantics);
-    /// - `par(x, y)`: a free `y'` in its context;
-    /// - `strict(x, y)` with `x` terminating and within `h`: a free `y'` (the discarded `x`
-    ///   removes to ∅);
-    /// - `seq(x, y)` (and `coreg` outside its region) with `x` free of `a`'s lifeline (its
-    ///   pruning is `x` itself) or within `h`, `coreg` on its region: `x` kept, a free `y'`.
-    ///
-    /// An `alt` or a loop that uses lifelines outside `h` has no free derivative here: choosing
-    /// a branch or opening an iteration discards behaviour of other lifelines.
-    pub fn free_exec(&mut self, t: TermId, a: Action, h: LifelineSet) -> Option<TermId> {
-        let l = a.lifeline;
-        let lifelines = self.lifelines(t);
-        if !lifelines.contains(l) {
-            return None;
-        }
-        if lifelines.minus(h).is_empty() {
-            return self.exec(t, a).first().copied();
-        }
-        let within = |s: &Self, x: TermId| s.lifelines(x).minus(h).is_empty();
-        match self.get(t) {
-            Term::Empty | Term::Act(_) | Term::Alt(..) | Term::Loop(..) => None,
-            Term::Par(x, y) => {
-                if let Some(x2) = self.free_exec(x, a, h) {
-                    return Some(self.par(x2, y));
-                }
-                let y2 = self.free_exec(y, a, h)?;
-                Some(self.par(x, y2))
-            }
-            Term::Strict(x, y) => {
-                if let Some(x2) = self.free_exec(x, a, h) {
-                    return Some(self.strict(x2, y));
-                }
-                if self.terminates(x) && within(self, x) {
-                    return self.free_exec(y, a, h);
-                }
-                None
-            }
-            Term::Seq(x, y) => {
-                if let Some(x2) = self.free_exec(x, a, h) {
-                    return Some(self.seq(x2, y));
-                }
-                if !self.lifelines(x).contains(l) {
-                    let y2 = self.free_exec(y, a, h)?;
-                    return Some(self.seq(x, y2));
-                }
-                if within(self, x) && !self.collides(x).contains(l) {
-                    let y2 = self.free_exec(y, a, h)?;
-                    let px = self.prune_unchecked(x, l);
-                    return Some(self.seq(px, y2));
-                }
-                None
-            }
-            Term::Coreg(s, x, y) => {
-                if let Some(x2) = self.free_exec(x, a, h) {
-                    return Some(self.coreg(s, x2, y));
-                }
-                if s.contains(l) || !self.lifelines(x).contains(l) {
-                    let y2 = self.free_exec(y, a, h)?;
-                    return Some(self.coreg(s, x, y2));
-                }
-                if within(self, x) && !self.collides(x).contains(l) {
-                    let y2 = self.free_exec(y, a, h)?;
-                    let px = self.prune_unchecked(x, l);
-                    return Some(self.coreg(s, px, y2));
-                }
-                None
-            }
-        }
-    }
-
     /// The actions immediately executable in `t` (with multiplicity removed, sorted).
     pub fn frontier(&mut self, t: TermId) -> Vec<Action> {
         let mut out = Vec::new();
@@ -379,42 +300,6 @@ impl TermStore {
             }
             Term::Loop(_, x) => self.frontier_into(x, blocked, out),
         }
-    }
-
-    /// The actions `a` of `t` executable in `t` restricted to `a`'s lifeline (those with a
-    /// positive [`TermStore::local_exec_count`]), sorted, without repeats: one walk for every
-    /// lifeline at once, building no term. In the restricted term the right operand of a
-    /// sequencing is reachable on `l` when the left one does not collide with `l` (it may then
-    /// be pruned, or removed to a terminating term), so the walk blocks `collides(x)` (minus a
-    /// co-region's lifelines) on the right, and skips subterms whose lifelines are all blocked.
-    pub fn local_frontier(&self, t: TermId) -> Vec<Action> {
-        let mut out = Vec::new();
-        let mut stack = vec![(t, LifelineSet::EMPTY)];
-        while let Some((t, blocked)) = stack.pop() {
-            if self.lifelines(t).minus(blocked).is_empty() {
-                continue;
-            }
-            match self.get(t) {
-                Term::Empty => {}
-                Term::Act(a) => out.push(a),
-                Term::Alt(x, y) | Term::Par(x, y) => {
-                    stack.push((y, blocked));
-                    stack.push((x, blocked));
-                }
-                Term::Strict(x, y) | Term::Seq(x, y) => {
-                    stack.push((y, blocked.union(self.collides(x))));
-                    stack.push((x, blocked));
-                }
-                Term::Coreg(s, x, y) => {
-                    stack.push((y, blocked.union(self.collides(x).minus(s))));
-                    stack.push((x, blocked));
-                }
-                Term::Loop(_, x) => stack.push((x, blocked)),
-            }
-        }
-        out.sort();
-        out.dedup();
-        out
     }
 
     /// Lifeline removal `rmv_H(t)` (seed 001 Def. 4) with the ∅ simplifications.
