@@ -11,8 +11,8 @@
 //! Each worker of a batch keeps its term store (and its memo tables) across multitraces; so do
 //! the benchmarks, one store per model.
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use criterion::BatchSize;
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use multitrace_compiler::generate::sat::{Cnf, SatInstance};
 use multitrace_compiler::syntax::{read_interaction, read_text, InteractionModel};
 use multitrace_runtime::check::explore::{explore, ExploreOptions};

@@ -221,7 +221,10 @@ mod tests {
                 assert_eq!(got, expected, "{cnf:?} with {opts:?}");
             }
         }
-        assert!(sat > 5 && unsat > 5, "both labels occur: {sat} sat, {unsat} unsat");
+        assert!(
+            sat > 5 && unsat > 5,
+            "both labels occur: {sat} sat, {unsat} unsat"
+        );
     }
 
     #[test]
@@ -271,8 +274,8 @@ mod tests {
         assert_eq!(sig.lifelines(), inst.signature.lifelines());
         let mut store = inst.store.clone();
         let mut sig2 = sig.clone();
-        let root = parse_interaction("m.hif", &inst.render_hif(), &mut sig2, false, &mut store)
-            .unwrap();
+        let root =
+            parse_interaction("m.hif", &inst.render_hif(), &mut sig2, false, &mut store).unwrap();
         assert_eq!(root, inst.root, "the same normalized term");
         let (mt, _) = parse_htf("t.htf", &inst.render_htf(), &sig).unwrap();
         assert_eq!(mt, inst.multitrace);

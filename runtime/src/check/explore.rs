@@ -362,7 +362,7 @@ impl<'a> Search<'a> {
                 }
                 if self.opts.por
                     && self.components[k].lifelines.len() == 1
-                    && ample.as_ref().map_or(true, |x| x.len() > succ.len() - from)
+                    && ample.as_ref().is_none_or(|x| x.len() > succ.len() - from)
                     && self.all_positions_now(t, a, nexts.len())
                 {
                     ample = Some(succ[from..].to_vec());
