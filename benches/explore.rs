@@ -4,11 +4,16 @@
 //! - `explore/lfrem/<len>`: the HIBOU benchmark sample of seed 001 (`../shared/data`, skipped
 //!   when absent), grouped by multitrace length as in seed 001 Sec. 6 (0-3, 4-8, 9-13, 14-20,
 //!   21+ actions), prefix mode with POR and LOC, as HIBOU was run.
+//! - `explore/sat/<k>-<sat|unsat>`: seed 001's 3-SAT reduction (Prop. 11) with `k` clauses
+//!   (lifelines) at the clause/variable ratio 4.26, seed 1, default options (prefix mode), each
+//!   run on a fresh copy of the instance's store (a warm store would answer from its memo).
 //!
 //! Each worker of a batch keeps its term store (and its memo tables) across multitraces; so do
 //! the benchmarks, one store per model.
 
+use criterion::BatchSize;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use multitrace_compiler::generate::sat::{Cnf, SatInstance};
 use multitrace_compiler::syntax::{read_interaction, read_text, InteractionModel};
 use multitrace_runtime::check::explore::{explore, ExploreOptions};
 use multitrace_runtime::multitrace::Multitrace;
@@ -73,6 +78,23 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("explore");
     g.throughput(Throughput::Elements(fixtures.cases.len() as u64));
     g.bench_function("fixtures", |b| b.iter(|| fixtures.run(&opts)));
+    g.finish();
+
+    let mut g = c.benchmark_group("explore/sat");
+    g.sample_size(10);
+    for k in [20, 30, 40, 50, 60] {
+        for sat in [true, false] {
+            let inst = SatInstance::new(&Cnf::labelled(k, 4.26, sat, 1));
+            let name = format!("{k}-{}", if sat { "sat" } else { "unsat" });
+            g.bench_function(name, |b| {
+                b.iter_batched(
+                    || inst.store.clone(),
+                    |mut store| explore(&mut store, inst.root, &inst.multitrace, &opts),
+                    BatchSize::LargeInput,
+                )
+            });
+        }
+    }
     g.finish();
 
     let Some(lfrem) =

@@ -49,6 +49,7 @@ mod feasible;
 mod kinds;
 mod mutate;
 mod output;
+pub mod sat;
 #[cfg(test)]
 mod tests;
 mod walk;

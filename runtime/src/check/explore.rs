@@ -8,7 +8,10 @@
 //!   execution); a vertex whose traces are all consumed is a success (the multitrace is a
 //!   multi-prefix). Complete mode: no removal; success needs a terminating term.
 //! - POR: when a head action is one-unambiguous (seed 001 Def. 11) and executable, its
-//!   derivative is the only successor.
+//!   derivative is the only successor; more generally, when the head action of a one-lifeline
+//!   location executes now at every position of its local restriction, its derivatives are
+//!   the only successors (`Search::all_positions_now`). On seed 001's 3-SAT reduction (Prop.
+//!   11) this branches on one clause at a time instead of on every clause.
 //! - LOC: a vertex is cut when some local trace is not (a prefix of) a behaviour of the term
 //!   restricted to that location (Def. 12).
 //! - Memo: a vertex is visited once, keyed by equality of (term id, positions); in prefix mode
@@ -325,6 +328,9 @@ impl<'a> Search<'a> {
                 }
             }
             succ.clear();
+            // The successors of one location whose action can only ever execute at the
+            // positions executable now (see `all_positions_now`), the fewest seen.
+            let mut ample: Option<Vec<(Vertex, u32)>> = None;
             for k in 0..n {
                 if pos[k] == self.len(k) {
                     continue;
@@ -347,12 +353,24 @@ impl<'a> Search<'a> {
                     continue;
                 }
                 let nexts = self.store.exec(t, a).to_vec();
+                let from = succ.len();
                 for (j, &nt) in nexts.iter().enumerate() {
                     if nexts[..j].contains(&nt) {
                         continue;
                     }
                     succ.push(((nt, next_pos.clone()), k as u32));
                 }
+                if self.opts.por
+                    && self.components[k].lifelines.len() == 1
+                    && ample.as_ref().is_none_or(|x| x.len() > succ.len() - from)
+                    && self.all_positions_now(t, a, nexts.len())
+                {
+                    ample = Some(succ[from..].to_vec());
+                }
+            }
+            if let Some(only) = ample {
+                succ.clear();
+                succ.extend(only);
             }
             if removal && self.silent && !h.is_empty() && silent_used >= silent_max {
                 cut = true;
@@ -389,6 +407,31 @@ impl<'a> Search<'a> {
             return Outcome::Exhausted("silent moves");
         }
         Outcome::NotFound
+    }
+
+    /// Partial order reduction by a location, generalizing [`Search::one_unambiguous`] to
+    /// several positions: the head action `a` of a one-lifeline location `l` executes now at
+    /// every position where it executes in `t` restricted to `l` (`executable` of them,
+    /// counted on `t` as in Def. 11), and none of them crosses a `strict` nor enters a
+    /// `loopS`/`loopH` body. Then the successors by `a` are the only ones needed.
+    ///
+    /// Why: a vertex succeeds iff its remaining multitrace `μ` is (prefix mode: a multi-prefix
+    /// of) the projection of an accepted trace of `t` (seed 001 Sec. 4.4), so some accepted
+    /// `u a z` of `t` where `u` has no action on `l` (`a` is `l`'s next action) projects onto
+    /// (an extension of) `μ`. The position `p` where that `a` executes is executable
+    /// in the restriction to `l` (other lifelines' actions are invisible there), hence now. `a`
+    /// at `p` only resolves the `alt`s above `p` (toward `p`, as `u` left them, since `p` was
+    /// still reachable after `u`) and prunes `l` from the left of weak sequencings (where `u`
+    /// left no action of `l`, `a` being the first), and discards no left operand of a `strict`
+    /// and no earlier loop iteration (the crossing condition): so `u` still executes after
+    /// it, `a u z` is accepted too, it has the same projections, and the successor by `a` at
+    /// `p` succeeds. With one position this is the condition of
+    /// [`Search::one_unambiguous`]. Co-localized lifelines are left out: there `u` may hold
+    /// actions of `a`'s location that the argument would reorder. The property tests
+    /// (`runtime/tests`) compare it with the plain search and the denotational oracle.
+    fn all_positions_now(&mut self, t: TermId, a: Action, executable: usize) -> bool {
+        self.store.local_exec_count(t, a) as usize == executable
+            && !self.store.exec_crosses_strict(t, a)
     }
 
     /// Partial order reduction criterion: `a` is one-unambiguous in `t` (seed 001 Def. 11: one
