@@ -134,10 +134,23 @@ enum Op {
     Head,
 }
 
+/// Most traces one combination may build before the oracle gives up on a term: a parallel
+/// composition of a dozen actions has billions of interleavings, and a test must end.
+const MAX_TRACES: usize = 200_000;
+
+thread_local! {
+    /// Set when a combination was cut at [`MAX_TRACES`]: the languages since are partial.
+    static CUT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 fn combine(op: Op, l1: &Lang, l2: &Lang, n: usize) -> Lang {
     let mut out = Lang::new();
     for t1 in l1 {
         for t2 in l2 {
+            if out.len() > MAX_TRACES {
+                CUT.with(|c| c.set(true));
+                return out;
+            }
             if t1.len() + t2.len() > n {
                 continue;
             }
@@ -173,7 +186,7 @@ fn star(op: Op, body: &Lang, n: usize) -> Lang {
         let next = combine(op, &nonempty, &result, n);
         let before = result.len();
         result.extend(next);
-        if result.len() == before {
+        if result.len() == before || CUT.with(|c| c.get()) {
             return result;
         }
     }
@@ -237,10 +250,22 @@ pub fn multitrace(groups: &[LifelineSet], traces: &[Trace]) -> Multitrace {
     }
 }
 
+/// The accepted traces of length at most `n`, or `None` when a combination had more than
+/// [`MAX_TRACES`] (the language would be partial).
+pub fn sem_whole(a: &Ast, n: usize) -> Option<Lang> {
+    CUT.with(|c| c.set(false));
+    let lang = sem(a, n);
+    (!CUT.with(|c| c.replace(false))).then_some(lang)
+}
+
 /// Oracle verdict; `exact` is false when the prefix answer may be cut by the length bound.
+/// `(Inconclusive, false)`: the term's language is too large to enumerate, no answer.
 pub fn oracle(a: &Ast, groups: &[LifelineSet], mu: &[Trace], mode: Mode) -> (VerdictKind, bool) {
     let len: usize = mu.iter().map(Vec::len).sum();
-    let accepted = sem(a, len)
+    let Some(lang) = sem_whole(a, len) else {
+        return (VerdictKind::Inconclusive, false);
+    };
+    let accepted = lang
         .iter()
         .any(|t| t.len() == len && project(t, groups) == mu);
     if accepted {
@@ -251,7 +276,10 @@ pub fn oracle(a: &Ast, groups: &[LifelineSet], mu: &[Trace], mode: Mode) -> (Ver
     }
     let exact = !has_loop(a);
     let bound = if exact { count_actions(a) } else { len + 4 };
-    let prefix = sem(a, bound).iter().any(|t| {
+    let Some(lang) = sem_whole(a, bound) else {
+        return (VerdictKind::Inconclusive, false);
+    };
+    let prefix = lang.iter().any(|t| {
         project(t, groups)
             .iter()
             .zip(mu)

@@ -1,15 +1,12 @@
 //! The explorer's reductions against the plain search and the denotational oracle
-//! (`oracle/mod.rs`) on multitraces with at most one action per location, where the partial
+//! (`../oracle/mod.rs`) on multitraces with at most one action per location, where the partial
 //! order reduction by a location (several positions at once) fires most. `runtime.rs` compares
 //! every option combination with the oracle on longer multitraces.
 
-#[path = "oracle/mod.rs"]
-mod oracle;
-
+use crate::oracle::*;
 use multitrace_runtime::check::explore::{explore, Budget, ExploreOptions};
 use multitrace_runtime::term::TermStore;
 use multitrace_runtime::verdict::{Mode, VerdictKind};
-use oracle::*;
 use proptest::prelude::*;
 
 proptest! {
