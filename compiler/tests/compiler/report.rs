@@ -302,8 +302,10 @@ fn escape(s: &str) -> String {
 #[test]
 fn an_unfinished_report_leaves_no_file() {
     let engine = mqtt_engine();
-    let path = temp("unfinished.html");
-    let dir = path.parent().unwrap().to_path_buf();
+    // A directory of its own: the other tests of this binary write beside `temp` at once.
+    let dir = temp("unfinished");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("unfinished.html");
     let before = std::fs::read_dir(&dir).unwrap().count();
     {
         let setup = ReportSetup::new(engine.model(), "m");
