@@ -441,3 +441,51 @@ fn quiet_expect_and_color() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--jobs 0"), "{}", stderr(&o));
 }
+
+/// A JSON Lines file of many chunks gets one record per line at any `--jobs` (a regression:
+/// with `--jobs 1` the command's own thread checked only the first chunk), each the verdict
+/// `gen` labelled it with.
+#[test]
+fn every_line_of_a_large_jsonl_file_is_checked_at_any_jobs() {
+    let d = scratch("many-lines");
+    let out = d.join("set");
+    let model = "fixtures/seed004-mqtt/model.hif";
+    let o = run(&[
+        "gen",
+        model,
+        "--kind",
+        "pass",
+        "--count",
+        "1000",
+        "--length",
+        "4..12",
+        "--format",
+        "jsonl",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let file = out.join("pass.jsonl");
+    let manifest = out.join("manifest.tsv");
+    for jobs in ["1", "2"] {
+        let o = run(&[
+            "check",
+            model,
+            file.to_str().unwrap(),
+            "--jobs",
+            jobs,
+            "--quiet",
+            "--mode",
+            "complete",
+            "--expect",
+            manifest.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "jobs {jobs}: {}", stderr(&o));
+        assert!(
+            stdout(&o).starts_with("1000 multitraces: 1000 Pass"),
+            "jobs {jobs}: {}",
+            stdout(&o)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

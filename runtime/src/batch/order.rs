@@ -57,8 +57,9 @@ impl Batch<'_> {
         let Some(first) = source.next() else {
             return Ok(());
         };
-        let workers = if source.has_more() { jobs } else { 1 };
-        if workers == 1 && self.caller_stack {
+        let only = !source.has_more();
+        let workers = if only { 1 } else { jobs };
+        if only && self.caller_stack {
             // One task, and this thread can run any check: no worker thread at all.
             let done = self.run_task(&mut self.engine().scratch(), first);
             for (k, outcome) in done.outcomes.into_iter().enumerate() {

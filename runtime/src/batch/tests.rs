@@ -638,4 +638,54 @@ mod chunked {
         assert_eq!(again, ["WeakPass", "Fail"]);
         let _ = std::fs::remove_dir_all(&d);
     }
+
+    /// On the calling thread, a file of many chunks is checked whole, whatever the jobs (a
+    /// regression: with one job, only the first chunk was checked).
+    #[test]
+    fn the_caller_thread_checks_every_chunk() {
+        let engine = engine();
+        let d = std::env::temp_dir().join(format!("multitrace-chunks-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let path = d.join("many.jsonl");
+        let n = 3 * CHUNK_LINES + 7;
+        let lines: Vec<(usize, bool)> = (0..n).map(|i| (i % 3, false)).collect();
+        let data = jsonl(&lines, true);
+        std::fs::write(&path, &data).unwrap();
+        let batch = Batch::new(&engine, CheckOptions::default(), BatchOptions::default());
+        let want = untimed(reference(
+            &batch,
+            &path.display().to_string(),
+            &data,
+            1 << 20,
+        ));
+        assert!(want.len() >= n - n / 3, "{} records", want.len());
+        for jobs in [1, 2] {
+            let options = BatchOptions {
+                jobs,
+                ..BatchOptions::default()
+            };
+            let inline = batch
+                .reconfigure(CheckOptions::default(), options)
+                .with_caller_stack();
+            let got = std::thread::scope(|scope| {
+                std::thread::Builder::new()
+                    .stack_size(crate::check::explore::CHECK_STACK_SIZE)
+                    .spawn_scoped(scope, || {
+                        let mut got = Vec::new();
+                        inline
+                            .run(vec![path.clone()], |o| {
+                                got.push(o.record);
+                                Ok::<(), ()>(())
+                            })
+                            .unwrap();
+                        got
+                    })
+                    .unwrap()
+                    .join()
+                    .unwrap()
+            });
+            assert_eq!(untimed(got), want, "jobs {jobs}");
+        }
+        let _ = std::fs::remove_dir_all(&d);
+    }
 }
