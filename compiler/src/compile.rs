@@ -130,7 +130,8 @@ fn interaction_groups(
             }
         }
         LocationChoice::Random { count, seed } => {
-            let assign = random_partition(n, *count, *seed).map_err(CompileError::Locations)?;
+            let assign = random_partition(n, *count, *seed)
+                .map_err(|e| CompileError::Locations(e.to_string()))?;
             groups = vec![LifelineSet::EMPTY; *count];
             for (l, &g) in assign.iter().enumerate() {
                 groups[g].insert(multitrace_runtime::signature::LifelineId(l as u32));
@@ -363,7 +364,8 @@ pub fn compile_automaton(
             (assign, (1..=groups.len()).map(|k| format!("l{k}")).collect())
         }
         LocationChoice::Random { count, seed } => (
-            random_partition(nl, *count, *seed).map_err(CompileError::Locations)?,
+            random_partition(nl, *count, *seed)
+                .map_err(|e| CompileError::Locations(e.to_string()))?,
             (1..=*count).map(|k| format!("l{k}")).collect(),
         ),
     };

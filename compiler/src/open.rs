@@ -45,7 +45,7 @@ pub struct ModelOptions {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OpenError {
     /// The locations given are not a partition spec.
-    Locations(String),
+    Locations(crate::syntax::LocationsError),
     /// The model could not be read, loaded or compiled.
     Source(SourceError),
     /// Options that only apply when compiling, given with a compiled model.
@@ -74,7 +74,7 @@ pub enum OpenError {
 impl fmt::Display for OpenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            OpenError::Locations(m) => f.write_str(m),
+            OpenError::Locations(e) => e.fmt(f),
             OpenError::Source(e) => e.fmt(f),
             OpenError::CompileOptions { path, given } => {
                 let names: Vec<&str> = given.iter().map(|(o, _)| o.as_str()).collect();

@@ -198,9 +198,11 @@ pub fn open(
         });
     }
     let given = match locations {
-        Some(spec) => LocationChoice::Groups(
-            parse_locations_spec(spec).map_err(|message| RunError::Locations { message })?,
-        ),
+        Some(spec) => {
+            LocationChoice::Groups(parse_locations_spec(spec).map_err(|e| RunError::Locations {
+                message: e.to_string(),
+            })?)
+        }
         None => LocationChoice::Default,
     };
     let source = read_source(model, signature).map_err(RunError::Source)?;

@@ -6,17 +6,108 @@
 
 use multitrace_runtime::rng::Rng;
 
+/// What is wrong with a `--locations` option or a random partition; the message starts with
+/// `--locations:` (option errors) and says how to write it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LocationsError {
+    /// The option is empty.
+    Empty,
+    /// A group (1-based) has no name.
+    EmptyGroup {
+        /// The group's number.
+        group: usize,
+        /// The whole option.
+        spec: String,
+    },
+    /// A name between commas is empty.
+    EmptyName {
+        /// The group's number.
+        group: usize,
+        /// The group as written.
+        text: String,
+    },
+    /// A name contains whitespace (names are separated by `,`).
+    Whitespace {
+        /// The name.
+        name: String,
+        /// The group's number.
+        group: usize,
+    },
+    /// A name is listed twice.
+    Duplicate {
+        /// The name.
+        name: String,
+        /// The group where it first appears.
+        first: usize,
+        /// The group where it appears again.
+        again: usize,
+    },
+    /// A random partition into no group.
+    NoGroup,
+    /// A random partition into more non-empty groups than items.
+    TooManyGroups {
+        /// The items to split.
+        items: usize,
+        /// The groups asked for.
+        groups: usize,
+    },
+}
+
+const SHAPE: &str = "groups separated by `;`, names separated by `,`, e.g. `l1,l2;l3`";
+
+impl std::fmt::Display for LocationsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LocationsError::Empty => {
+                write!(f, "--locations: the option is empty; expected {SHAPE}")
+            }
+            LocationsError::EmptyGroup { group, spec } => write!(
+                f,
+                "--locations: group {group} is empty in `{spec}`; expected {SHAPE}"
+            ),
+            LocationsError::EmptyName { group, text } => write!(
+                f,
+                "--locations: empty name in group {group} (`{text}`); expected {SHAPE}"
+            ),
+            LocationsError::Whitespace { name, group } => write!(
+                f,
+                "--locations: name `{name}` in group {group} contains whitespace; \
+                 separate names with `,`"
+            ),
+            LocationsError::Duplicate { name, first, again } => {
+                let where_ = if first == again {
+                    format!("twice in group {again}")
+                } else {
+                    format!("in groups {first} and {again}")
+                };
+                write!(
+                    f,
+                    "--locations: `{name}` is listed {where_}; each name belongs to exactly one \
+                     group"
+                )
+            }
+            LocationsError::NoGroup => {
+                f.write_str("cannot split into 0 groups: ask for at least one")
+            }
+            LocationsError::TooManyGroups { items, groups } => write!(
+                f,
+                "cannot split {items} item{} into {groups} non-empty groups: ask for at most {items}",
+                if *items == 1 { "" } else { "s" }
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LocationsError {}
+
 /// Reads a `--locations` option: groups separated by `;`, names in a group separated by `,`.
 ///
 /// `"l1,l2;l3"` gives `[["l1", "l2"], ["l3"]]`. Whitespace around names is ignored. An empty
 /// option, an empty group, an empty name, a name containing whitespace and a name listed twice
-/// are errors; the message starts with `--locations:` and says what is wrong.
-pub fn parse_locations_spec(spec: &str) -> Result<Vec<Vec<String>>, String> {
-    const SHAPE: &str = "groups separated by `;`, names separated by `,`, e.g. `l1,l2;l3`";
+/// are errors ([`LocationsError`]).
+pub fn parse_locations_spec(spec: &str) -> Result<Vec<Vec<String>>, LocationsError> {
     if spec.trim().is_empty() {
-        return Err(format!(
-            "--locations: the option is empty; expected {SHAPE}"
-        ));
+        return Err(LocationsError::Empty);
     }
     let mut groups: Vec<Vec<String>> = Vec::new();
     // Each name and the (1-based) group it is in, to report duplicates.
@@ -24,35 +115,32 @@ pub fn parse_locations_spec(spec: &str) -> Result<Vec<Vec<String>>, String> {
     for (g, group) in spec.split(';').enumerate() {
         let number = g + 1;
         if group.trim().is_empty() {
-            return Err(format!(
-                "--locations: group {number} is empty in `{spec}`; expected {SHAPE}"
-            ));
+            return Err(LocationsError::EmptyGroup {
+                group: number,
+                spec: spec.to_string(),
+            });
         }
         let mut names = Vec::new();
         for raw in group.split(',') {
             let name = raw.trim();
             if name.is_empty() {
-                return Err(format!(
-                    "--locations: empty name in group {number} (`{}`); expected {SHAPE}",
-                    group.trim()
-                ));
+                return Err(LocationsError::EmptyName {
+                    group: number,
+                    text: group.trim().to_string(),
+                });
             }
             if name.chars().any(char::is_whitespace) {
-                return Err(format!(
-                    "--locations: name `{name}` in group {number} contains whitespace; \
-                     separate names with `,`"
-                ));
+                return Err(LocationsError::Whitespace {
+                    name: name.to_string(),
+                    group: number,
+                });
             }
             if let Some(&(_, first)) = seen.iter().find(|(n, _)| *n == name) {
-                let where_ = if first == number {
-                    format!("twice in group {number}")
-                } else {
-                    format!("in groups {first} and {number}")
-                };
-                return Err(format!(
-                    "--locations: `{name}` is listed {where_}; each name belongs to exactly one \
-                     group"
-                ));
+                return Err(LocationsError::Duplicate {
+                    name: name.to_string(),
+                    first,
+                    again: number,
+                });
             }
             seen.push((name, number));
             names.push(name.to_string());
@@ -67,15 +155,16 @@ pub fn parse_locations_spec(spec: &str) -> Result<Vec<Vec<String>>, String> {
 /// The result depends only on `(items, groups, seed)`: `result[i]` is the group of item `i`.
 /// A random `groups` items (one per group) make every group non-empty, the others are spread
 /// uniformly. Errors when `groups` is 0 or larger than `items`.
-pub fn random_partition(items: usize, groups: usize, seed: u64) -> Result<Vec<usize>, String> {
+pub fn random_partition(
+    items: usize,
+    groups: usize,
+    seed: u64,
+) -> Result<Vec<usize>, LocationsError> {
     if groups == 0 {
-        return Err("cannot split into 0 groups: ask for at least one".to_string());
+        return Err(LocationsError::NoGroup);
     }
     if groups > items {
-        return Err(format!(
-            "cannot split {items} item{} into {groups} non-empty groups: ask for at most {items}",
-            if items == 1 { "" } else { "s" }
-        ));
+        return Err(LocationsError::TooManyGroups { items, groups });
     }
     let mut rng = Rng::new(seed);
     // A random permutation of the items; its first `groups` items get one group each, the
@@ -104,7 +193,7 @@ mod tests {
 
     #[track_caller]
     fn assert_err(spec: &str, fragment: &str) {
-        let e = parse_locations_spec(spec).unwrap_err();
+        let e = parse_locations_spec(spec).unwrap_err().to_string();
         assert!(e.starts_with("--locations: "), "{e}");
         assert!(e.contains(fragment), "`{e}` lacks `{fragment}`");
     }
@@ -134,16 +223,20 @@ mod tests {
     #[test]
     fn partitions() {
         assert_eq!(
-            random_partition(0, 0, 1).unwrap_err(),
+            random_partition(0, 0, 1).unwrap_err().to_string(),
             "cannot split into 0 groups: ask for at least one"
         );
-        assert!(random_partition(3, 0, 1).unwrap_err().contains("0 groups"));
+        assert!(random_partition(3, 0, 1)
+            .unwrap_err()
+            .to_string()
+            .contains("0 groups"));
         assert_eq!(
-            random_partition(2, 3, 1).unwrap_err(),
+            random_partition(2, 3, 1).unwrap_err().to_string(),
             "cannot split 2 items into 3 non-empty groups: ask for at most 2"
         );
         assert!(random_partition(1, 2, 1)
             .unwrap_err()
+            .to_string()
             .contains("1 item into"));
         assert_eq!(random_partition(1, 1, 7).unwrap(), [0]);
         assert_eq!(random_partition(4, 1, 7).unwrap(), [0, 0, 0, 0]);

@@ -15,7 +15,7 @@ pub use interaction::{
     parse_interaction, parse_interaction_tree, parse_interaction_with_loops, LoopPosition,
     Operator, SyntaxNode, SyntaxTree, MAX_NESTING,
 };
-pub use locations::{parse_locations_spec, random_partition};
+pub use locations::{parse_locations_spec, random_partition, LocationsError};
 // Text input (bounded reading, UTF-8 and binary checks) lives in the runtime, which reads
 // trace files the same way; re-exported so that the compiler's callers keep their paths.
 pub use multitrace_runtime::syntax::{read_text, ModelError, ParseError, MAX_TEXT_BYTES};
