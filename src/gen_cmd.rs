@@ -18,7 +18,7 @@ use multitrace_compiler::compare::{compare as run_compare, CompareOptions};
 use multitrace_compiler::generate::{
     generate, parse_length_range, write_set, GenError, GenOptions, Kind, SetFormat,
 };
-use multitrace_runtime::check::{Engine, Procedure};
+use multitrace_runtime::check::Engine;
 use std::path::PathBuf;
 
 /// `--kind`: the library's kinds, their names and help ([`Kind::ALL`]).
@@ -187,36 +187,7 @@ pub fn compare(args: CompareArgs) -> Result<u8> {
             );
         }
         CompareFormat::Json => {
-            let (ac, as_, term) = (Procedure::Ac, Procedure::As, Procedure::Term);
-            let rows: Vec<serde_json::Value> = c
-                .rows
-                .iter()
-                .map(|r| {
-                    serde_json::json!({
-                        "model": args.model.display().to_string(),
-                        "states": c.states,
-                        "transitions": c.transitions,
-                        "category": r.category,
-                        "length_min": r.len_min,
-                        "length_max": r.len_max,
-                        "count": r.count,
-                        "runs": c.runs,
-                        "ac_s": r.total(ac),
-                        "as_s": r.total(as_),
-                        "term_s": r.total(term),
-                        "setup_s": c.setup,
-                        "as_over_ac": r.as_over_ac(),
-                        "ac_median_per_mt_s": r.per_multitrace(ac),
-                        "as_median_per_mt_s": r.per_multitrace(as_),
-                        "term_median_per_mt_s": r.per_multitrace(term),
-                        "verdicts": r.verdicts,
-                        "disagreements": r.disagreements,
-                        "manifest_mismatches": r.mismatches,
-                        "inconclusive": r.inconclusive,
-                    })
-                })
-                .collect();
-            println!("{}", serde_json::Value::Array(rows));
+            println!("{}", c.json(&args.model.display().to_string()));
         }
     }
     if c.problems() > 0 {

@@ -1,13 +1,47 @@
-//! The Markdown table of a comparison, in the shape of seed 004's Table 1.
+//! The Markdown table of a comparison, in the shape of seed 004's Table 1, and its JSON rows.
 //!
 //! Invariants: one table row per set, in the comparison's order; times with 4 significant
 //! digits in plain decimal notation (`-` for a procedure that did not run); the ratio AS/AC
 //! with 2 decimals from 0.1 up, 4 significant digits below.
 
 use super::Comparison;
+use multitrace_runtime::check::Procedure;
 use std::fmt::Write as _;
 
 impl Comparison {
+    /// The rows as one JSON array (`compare --format json`): per set, the model (`model`, as
+    /// the user named it), the sizes, the category, lengths and count, the total time of each
+    /// procedure, the setup time, the ratio AS/AC, the per-multitrace medians, the verdict
+    /// counts and the findings. A procedure that did not run is `null`.
+    pub fn json(&self, model: &str) -> serde_json::Value {
+        let (ac, as_, term) = (Procedure::Ac, Procedure::As, Procedure::Term);
+        let rows = self.rows.iter().map(|r| {
+            serde_json::json!({
+                "model": model,
+                "states": self.states,
+                "transitions": self.transitions,
+                "category": r.category,
+                "length_min": r.len_min,
+                "length_max": r.len_max,
+                "count": r.count,
+                "runs": self.runs,
+                "ac_s": r.total(ac),
+                "as_s": r.total(as_),
+                "term_s": r.total(term),
+                "setup_s": self.setup,
+                "as_over_ac": r.as_over_ac(),
+                "ac_median_per_mt_s": r.per_multitrace(ac),
+                "as_median_per_mt_s": r.per_multitrace(as_),
+                "term_median_per_mt_s": r.per_multitrace(term),
+                "verdicts": r.verdicts,
+                "disagreements": r.disagreements,
+                "manifest_mismatches": r.mismatches,
+                "inconclusive": r.inconclusive,
+            })
+        });
+        serde_json::Value::Array(rows.collect())
+    }
+
     /// The Markdown table (a row per set, `model_label` in the first column) and a line per
     /// set with its verdicts.
     pub fn markdown(&self, model_label: &str) -> String {
