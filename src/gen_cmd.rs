@@ -27,15 +27,11 @@ fn kind_parser() -> impl clap::builder::TypedValueParser<Value = Kind> {
     PossibleValuesParser::new(values).try_map(|s| s.parse::<Kind>())
 }
 
-/// File format of generated multitraces.
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum GenFormat {
-    /// HIBOU `.htf`, one component per location (interaction models only).
-    Htf,
-    /// Seed 004's `.mtf`, one line per location.
-    Mtf,
-    /// One `KIND.jsonl` file, one multitrace per line.
-    Jsonl,
+/// `--format`: the library's set formats ([`SetFormat::ALL`]).
+fn format_parser() -> impl clap::builder::TypedValueParser<Value = SetFormat> {
+    let values = SetFormat::ALL.map(|f| PossibleValue::new(f.name()).help(f.help()));
+    PossibleValuesParser::new(values)
+        .try_map(|s| SetFormat::from_name(&s).ok_or_else(|| format!("unknown format `{s}`")))
 }
 
 /// Arguments of `gen`.
@@ -61,8 +57,8 @@ pub struct GenArgs {
     #[arg(short, long)]
     output: PathBuf,
     /// File format (default: htf for interactions, mtf for raw automata).
-    #[arg(long, value_enum)]
-    format: Option<GenFormat>,
+    #[arg(long, value_parser = format_parser())]
+    format: Option<SetFormat>,
     /// Most candidates to build and check (default: 100 per multitrace + 1000).
     #[arg(long)]
     max_attempts: Option<usize>,
@@ -111,22 +107,12 @@ pub struct CompareArgs {
     max_vertices: u64,
 }
 
-impl GenFormat {
-    fn set_format(self) -> SetFormat {
-        match self {
-            GenFormat::Htf => SetFormat::Htf,
-            GenFormat::Mtf => SetFormat::Mtf,
-            GenFormat::Jsonl => SetFormat::Jsonl,
-        }
-    }
-}
-
 /// Runs `gen`; returns the exit status.
 pub fn gen(args: GenArgs) -> Result<u8> {
     let model = crate::model_cmd::load(&args.model, &args.model_args)?;
     let format = args
         .format
-        .map_or_else(|| SetFormat::default_for(&model), GenFormat::set_format);
+        .unwrap_or_else(|| SetFormat::default_for(&model));
     format.check(&model)?;
     let kind = args.kind;
     let (min_len, max_len) = args.length;

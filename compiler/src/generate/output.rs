@@ -87,6 +87,32 @@ pub enum SetFormat {
 }
 
 impl SetFormat {
+    /// Every format, in the order the command line lists them.
+    pub const ALL: [SetFormat; 3] = [SetFormat::Htf, SetFormat::Mtf, SetFormat::Jsonl];
+
+    /// The name on the command line (`--format`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SetFormat::Htf => "htf",
+            SetFormat::Mtf => "mtf",
+            SetFormat::Jsonl => "jsonl",
+        }
+    }
+
+    /// One line of help for the command line.
+    pub fn help(self) -> &'static str {
+        match self {
+            SetFormat::Htf => "HIBOU `.htf`, one component per location (interaction models only)",
+            SetFormat::Mtf => "Seed 004's `.mtf`, one line per location",
+            SetFormat::Jsonl => "One `KIND.jsonl` file, one multitrace per line",
+        }
+    }
+
+    /// The format of this name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        SetFormat::ALL.into_iter().find(|f| f.name() == name)
+    }
+
     /// `.htf` for an interaction model, `.mtf` for a raw automaton.
     pub fn default_for(model: &CompiledModel) -> Self {
         if model.signature().is_some() {
