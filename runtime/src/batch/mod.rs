@@ -400,10 +400,7 @@ impl<'a> Batch<'a> {
         I::IntoIter: Send,
     {
         let items = items.into_iter();
-        let total = match items.size_hint() {
-            (lo, Some(hi)) if lo == hi => Some(lo),
-            _ => None,
-        };
+        let total = exact_len(items.size_hint());
         self.run_source(Box::new(ItemSource(items)), total, sink)
     }
 
@@ -418,10 +415,7 @@ impl<'a> Batch<'a> {
         I::IntoIter: Send,
     {
         let entries = entries.into_iter();
-        let total = match entries.size_hint() {
-            (lo, Some(hi)) if lo == hi => Some(lo),
-            _ => None,
-        };
+        let total = exact_len(entries.size_hint());
         self.run_source(Box::new(EntrySource(entries)), total, sink)
     }
 
@@ -543,5 +537,14 @@ impl<'a> Batch<'a> {
             }
         }
         Ok(items)
+    }
+}
+
+/// The number of items an iterator will give, when its size hint says it exactly (for the
+/// progress callback's `total`).
+fn exact_len(hint: (usize, Option<usize>)) -> Option<usize> {
+    match hint {
+        (lo, Some(hi)) if lo == hi => Some(lo),
+        _ => None,
     }
 }
