@@ -22,7 +22,7 @@ pub struct NameIndex {
 /// A name of 1 to 8 bytes without NUL as a nonzero integer (distinct names, distinct
 /// integers: the padding is NUL); `None` for other names.
 #[inline]
-fn pack(name: &[u8]) -> Option<u64> {
+pub(super) fn pack(name: &[u8]) -> Option<u64> {
     if name.is_empty() || name.len() > 8 {
         return None;
     }
