@@ -122,6 +122,12 @@ impl NameIndex {
             None => self.letters.get(name).copied(),
         }
     }
+
+    /// The letter whose name [`pack`]s to `key` (for a scanner that packs while it reads).
+    #[inline]
+    pub(super) fn packed_letter(&self, key: u64) -> Option<LetterId> {
+        self.short.get(key)
+    }
 }
 
 #[derive(Deserialize)]

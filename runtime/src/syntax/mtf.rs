@@ -165,13 +165,19 @@ fn parse_mtf_fast(
         let mut trace = Vec::with_capacity((line.len() - i) / 2 + 1);
         loop {
             let letter_at = i;
-            while line.get(i).is_some_and(|&b| fast_word_byte(b, b'.')) {
+            // The name packed as `pack` does, while scanning it (its bytes are not NUL).
+            let mut key = 0u64;
+            while let Some(&b) = line.get(i).filter(|&&b| fast_word_byte(b, b'.')) {
+                if i - letter_at < 8 {
+                    key |= u64::from(b) << (8 * (i - letter_at));
+                }
                 i += 1;
             }
-            if i == letter_at {
-                return None;
-            }
-            let l = names.letter(word(letter_at, i)?)?;
+            let l = match i - letter_at {
+                0 => return None,
+                1..=8 => names.packed_letter(key)?,
+                _ => names.letter(word(letter_at, i)?)?,
+            };
             if alphabet.location(l).index() != k {
                 return None;
             }
