@@ -11,21 +11,24 @@
 //! - `ingest/jsonl/parse`: [`parse_jsonl_line`] on every line, one thread;
 //! - `ingest/jsonl/batch_j1`, `batch_j2`: [`Batch::run`] on the file (cut, parse, check AS,
 //!   records in order) with 1 and 2 workers;
-//! - `ingest/mtf/parse`: [`parse_mtf_indexed`] on every `.mtf` text, one thread.
+//! - `ingest/mtf/parse`: [`parse_mtf_indexed`] on every `.mtf` text, one thread;
+//! - `ingest/mqtt/htf/parse`: [`parse_htf`] on [`SET`] `.htf` texts of seed 004's MQTT model
+//!   (`fixtures/seed004-mqtt`, `pass` multitraces of 200-250 actions, as `multitrace gen`
+//!   writes them), one thread.
 
 #[path = "common.rs"]
 mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use multitrace_compiler::compile::{CompileOptions, LocationChoice};
-use multitrace_compiler::generate::{generate, GenOptions, Kind};
+use multitrace_compiler::generate::{generate, render_htf, GenOptions, Kind};
 use multitrace_compiler::source::load_model;
 use multitrace_runtime::batch::{
     lines_of, split_chunk, Batch, BatchOptions, Cut, Cutter, DEFAULT_MAX_LINE_BYTES,
 };
 use multitrace_runtime::check::{CheckOptions, Engine};
 use multitrace_runtime::syntax::{
-    parse_jsonl_line, parse_mtf_indexed, write_jsonl_line, write_mtf, NameIndex,
+    parse_htf, parse_jsonl_line, parse_mtf_indexed, write_jsonl_line, write_mtf, NameIndex,
 };
 use multitrace_runtime::verdict::Mode;
 use std::path::Path;
@@ -154,6 +157,37 @@ fn bench(c: &mut Criterion) {
     });
     group.finish();
     let _ = std::fs::remove_dir_all(&dir);
+    bench_htf(c, root);
+}
+
+/// `ingest/mqtt/htf/parse`.
+fn bench_htf(c: &mut Criterion, root: &Path) {
+    let path = root.join("fixtures/seed004-mqtt/model.hif");
+    let engine = Engine::new(load_model(&path, None, &CompileOptions::default()).expect("MQTT"));
+    let set = generate(&engine, &GenOptions::new(Kind::Pass, SET, 200, 250, SEED))
+        .expect("a pass set")
+        .items;
+    let htf: Vec<String> = set
+        .iter()
+        .map(|i| render_htf(engine.model(), &i.traces).expect("an interaction model"))
+        .collect();
+    let sig = engine.model().signature().expect("an interaction model");
+    let mut group = c.benchmark_group("ingest/mqtt/htf");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3))
+        .throughput(Throughput::Bytes(
+            htf.iter().map(String::len).sum::<usize>() as u64,
+        ));
+    group.bench_function("parse", |b| {
+        b.iter(|| {
+            for text in &htf {
+                std::hint::black_box(parse_htf("bench.htf", text, sig).expect("valid"));
+            }
+        })
+    });
+    group.finish();
 }
 
 criterion_group!(benches, bench);

@@ -345,6 +345,34 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// Random edits of valid texts, for the readers' proptests that their fast and exact paths
+/// agree on inputs near the common case.
+#[cfg(test)]
+pub(super) mod mutation {
+    /// `text` after each `(position, operation, token)` edit: operation 0 inserts `token` at
+    /// the position (taken modulo the length, moved back to a char boundary), 1 deletes the
+    /// character there, 2 replaces it with `token`.
+    pub(in crate::syntax) fn mutate(text: &str, edits: &[(usize, u8, &str)]) -> String {
+        let mut out = text.to_string();
+        for &(at, op, token) in edits {
+            let mut at = at % (out.len() + 1);
+            while !out.is_char_boundary(at) {
+                at -= 1;
+            }
+            let next = out
+                .get(at..)
+                .and_then(|r| r.chars().next())
+                .map_or(0, char::len_utf8);
+            match op % 3 {
+                0 => out.insert_str(at, token),
+                1 => out.replace_range(at..at + next, ""),
+                _ => out.replace_range(at..at + next, token),
+            }
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

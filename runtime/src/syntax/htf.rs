@@ -14,6 +14,8 @@
 //! comments may appear between any two tokens. Lifelines of the signature that no component
 //! lists get an empty singleton component.
 
+mod fast;
+
 use super::cursor::Cursor;
 use super::error::ParseError;
 use super::names::{describe_char, is_ident_continue, is_ident_start, name_list};
@@ -170,6 +172,40 @@ pub fn parse_htf(
     text: &str,
     sig: &Signature,
 ) -> Result<(Multitrace, Vec<String>), ParseError> {
+    let (mt, names) = match fast::parse(text, sig) {
+        Some(read) => read,
+        None => parse_htf_exact(file, text, sig)?,
+    };
+    Ok(complete(mt, names, sig))
+}
+
+/// Adds an empty singleton component for every lifeline of `sig` that no component of `mt`
+/// lists, and its display name.
+fn complete(
+    mut mt: Multitrace,
+    mut names: Vec<String>,
+    sig: &Signature,
+) -> (Multitrace, Vec<String>) {
+    mt.complete_with(sig.all_lifelines());
+    for c in mt.components.iter().skip(names.len()) {
+        names.push(
+            c.lifelines
+                .iter()
+                .map(|l| sig.lifelines().get(l.index()).map_or("?", String::as_str))
+                .collect::<Vec<_>>()
+                .join(","),
+        );
+    }
+    (mt, names)
+}
+
+/// [`parse_htf`] token by token on the [`Cursor`], before completion: every input, every
+/// error with its position.
+fn parse_htf_exact(
+    file: &str,
+    text: &str,
+    sig: &Signature,
+) -> Result<(Multitrace, Vec<String>), ParseError> {
     let mut lx = Lexer::new(file, text);
     let open = lx.next()?;
     match open.kind {
@@ -224,16 +260,6 @@ pub fn parse_htf(
     let end = lx.next()?;
     if end.kind != Tok::Eof {
         return Err(lx.expected(&end, "end of input after the closing `}`"));
-    }
-    mt.complete_with(sig.all_lifelines());
-    for c in mt.components.iter().skip(names.len()) {
-        names.push(
-            c.lifelines
-                .iter()
-                .map(|l| sig.lifelines().get(l.index()).map_or("?", String::as_str))
-                .collect::<Vec<_>>()
-                .join(","),
-        );
     }
     Ok((mt, names))
 }
@@ -681,6 +707,46 @@ mod tests {
             prop_assert_eq!(mt.components.len(), 5);
             prop_assert_eq!(names.len(), 5);
             prop_assert_eq!(mt.len(), comps.iter().map(Vec::len).sum::<usize>());
+            // Such files take the fast path.
+            prop_assert!(fast::parse(&text, &s).is_some());
+        }
+
+        #[test]
+        fn fast_path_agrees_with_exact_path(
+            comps in proptest::collection::vec(
+                proptest::collection::vec((0u32..5, any::<bool>(), 0u32..7), 0..6),
+                0..5,
+            ),
+            edits in proptest::collection::vec(
+                (any::<usize>(), any::<u8>(), proptest::sample::select(TOKENS)),
+                0..4,
+            ),
+            soup in proptest::collection::vec(proptest::sample::select(TOKENS), 0..60),
+        ) {
+            // Components of one or two lifelines; actions mostly on them, some not (`l`
+            // out of the component) and some unknown (`m7`).
+            let s = sig();
+            let mut text = String::from("{\n");
+            for (k, acts) in comps.iter().enumerate() {
+                let ls = &s.lifelines()[k..(k + 1 + k % 2).min(5)];
+                let acts: Vec<String> = acts
+                    .iter()
+                    .map(|&(l, e, m)| {
+                        let l = if l < 4 { &ls[l as usize % ls.len()] } else { &s.lifelines()[0] };
+                        format!("{l}{}m{}", if e { '!' } else { '?' }, m + 1)
+                    })
+                    .collect();
+                text.push_str(&format!("[{}] {};\n", ls.join(", "), acts.join(" . ")));
+            }
+            text.push('}');
+            let mutated = super::super::cursor::mutation::mutate(&text, &edits);
+            for text in [text, mutated, soup.concat()] {
+                let exact = parse_htf_exact("f", &text, &s).map(|(mt, n)| complete(mt, n, &s));
+                if let Some((mt, n)) = fast::parse(&text, &s) {
+                    prop_assert_eq!(Ok(complete(mt, n, &s)), exact.clone(), "{:?}", text);
+                }
+                prop_assert_eq!(parse_htf("f", &text, &s), exact);
+            }
         }
     }
 }

@@ -22,7 +22,7 @@ pub struct NameIndex {
 /// A name of 1 to 8 bytes without NUL as a nonzero integer (distinct names, distinct
 /// integers: the padding is NUL); `None` for other names.
 #[inline]
-fn pack(name: &[u8]) -> Option<u64> {
+pub(super) fn pack(name: &[u8]) -> Option<u64> {
     if name.is_empty() || name.len() > 8 {
         return None;
     }
@@ -121,6 +121,12 @@ impl NameIndex {
             Some(k) => self.short.get(k),
             None => self.letters.get(name).copied(),
         }
+    }
+
+    /// The letter whose name [`pack`]s to `key` (for a scanner that packs while it reads).
+    #[inline]
+    pub(super) fn packed_letter(&self, key: u64) -> Option<LetterId> {
+        self.short.get(key)
     }
 }
 

@@ -84,6 +84,124 @@ pub fn parse_mtf_indexed(
     alphabet: &Alphabet,
     names: &NameIndex,
 ) -> Result<Vec<Vec<LetterId>>, ParseError> {
+    match parse_mtf_fast(text, alphabet, names) {
+        Some(traces) => Ok(traces),
+        None => parse_mtf_exact(file, text, alphabet, names),
+    }
+}
+
+/// Whether the byte `b` is a blank the fast path skips (all of them are whitespace for
+/// [`Cursor::skip_whitespace`]; `\n` ends the line before).
+#[inline]
+fn fast_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r')
+}
+
+/// Whether the byte `b` may be in a location name or a letter on the fast path: visible
+/// ASCII other than `[`, `]` and `extra` (whitespace and controls are below `!`, DEL is a
+/// control; non-ASCII is left to the exact path).
+#[inline]
+fn fast_word_byte(b: u8, extra: u8) -> bool {
+    b > b' ' && b < 0x7F && b != b'[' && b != b']' && b != extra
+}
+
+/// The end of the blanks of `line` from `i`.
+#[inline]
+fn fast_skip(line: &[u8], mut i: usize) -> usize {
+    while line.get(i).copied().is_some_and(fast_blank) {
+        i += 1;
+    }
+    i
+}
+
+/// The common case of [`parse_mtf_indexed`] over bytes, without the [`Cursor`]: lines cut
+/// with `memchr`, ASCII names, every name known and every letter of its line's location.
+/// `None` on anything else (non-ASCII, other blanks, any error), which the exact path then
+/// reads: it alone makes error messages, so they do not depend on this path.
+fn parse_mtf_fast(
+    text: &str,
+    alphabet: &Alphabet,
+    names: &NameIndex,
+) -> Option<Vec<Vec<LetterId>>> {
+    let bytes = text.as_bytes();
+    let mut traces: Vec<Vec<LetterId>> = vec![Vec::new(); alphabet.locations()];
+    let mut listed = vec![false; alphabet.locations()];
+    let mut any = false;
+    let mut start = 0;
+    while start < bytes.len() {
+        let end = memchr::memchr(b'\n', bytes.get(start..)?).map_or(bytes.len(), |n| start + n);
+        let line = bytes.get(start..end)?;
+        // `text` sliced on ASCII bytes (the separators) stays on char boundaries.
+        let base = start;
+        let word = move |from: usize, to: usize| text.get(base + from..base + to);
+        start = end + 1;
+        let mut i = fast_skip(line, 0);
+        match line.get(i) {
+            None | Some(b'#') => continue,
+            Some(b'[') => i += 1,
+            Some(_) => return None,
+        }
+        any = true;
+        i = fast_skip(line, i);
+        let name_at = i;
+        while line.get(i).is_some_and(|&b| fast_word_byte(b, b']')) {
+            i += 1;
+        }
+        let name = word(name_at, i).filter(|n| !n.is_empty())?;
+        i = fast_skip(line, i);
+        if line.get(i) != Some(&b']') {
+            return None;
+        }
+        let k = names.location(name)?;
+        let seen = listed.get_mut(k)?;
+        if std::mem::replace(seen, true) {
+            return None;
+        }
+        i = fast_skip(line, i + 1);
+        if i == line.len() {
+            continue;
+        }
+        // A letter and a `.` take at least two bytes.
+        let mut trace = Vec::with_capacity((line.len() - i) / 2 + 1);
+        loop {
+            let letter_at = i;
+            // The name packed as `pack` does, while scanning it (its bytes are not NUL).
+            let mut key = 0u64;
+            while let Some(&b) = line.get(i).filter(|&&b| fast_word_byte(b, b'.')) {
+                if i - letter_at < 8 {
+                    key |= u64::from(b) << (8 * (i - letter_at));
+                }
+                i += 1;
+            }
+            let l = match i - letter_at {
+                0 => return None,
+                1..=8 => names.packed_letter(key)?,
+                _ => names.letter(word(letter_at, i)?)?,
+            };
+            if alphabet.location(l).index() != k {
+                return None;
+            }
+            trace.push(l);
+            i = fast_skip(line, i);
+            match line.get(i) {
+                None => break,
+                Some(b'.') => i = fast_skip(line, i + 1),
+                Some(_) => return None,
+            }
+        }
+        *traces.get_mut(k)? = trace;
+    }
+    any.then_some(traces)
+}
+
+/// [`parse_mtf_indexed`] on the [`Cursor`], character by character: every input, every
+/// error with its position.
+fn parse_mtf_exact(
+    file: &str,
+    text: &str,
+    alphabet: &Alphabet,
+    names: &NameIndex,
+) -> Result<Vec<Vec<LetterId>>, ParseError> {
     let letter_names = |k: LocationId| {
         let of = alphabet.letters_of(k);
         name_list(
@@ -473,6 +591,38 @@ mod tests {
                 .collect();
             let text = write_mtf(&traces, &a);
             prop_assert_eq!(parse_mtf("f", &text, &a).unwrap(), traces);
+            // Written files take the fast path.
+            prop_assert!(parse_mtf_fast(&text, &a, &NameIndex::new(&a)).is_some());
+        }
+
+        #[test]
+        fn fast_path_agrees_with_exact_path(
+            picks in proptest::collection::vec(proptest::collection::vec(any::<u32>(), 0..8), 3),
+            edits in proptest::collection::vec(
+                (any::<usize>(), any::<u8>(), proptest::sample::select(TOKENS)),
+                0..4,
+            ),
+            soup in proptest::collection::vec(proptest::sample::select(TOKENS), 0..40),
+        ) {
+            let a = alphabet();
+            let names = NameIndex::new(&a);
+            let traces: Vec<Vec<LetterId>> = picks
+                .iter()
+                .enumerate()
+                .map(|(k, ps)| {
+                    let own = a.letters_of(LocationId(k as u32));
+                    ps.iter().map(|&p| own[p as usize % own.len()]).collect()
+                })
+                .collect();
+            let valid = write_mtf(&traces, &a).replace(' ', "  ").replace('.', " . ");
+            let mutated = super::super::cursor::mutation::mutate(&valid, &edits);
+            for text in [valid, mutated, soup.concat()] {
+                let exact = parse_mtf_exact("f", &text, &a, &names);
+                if let Some(fast) = parse_mtf_fast(&text, &a, &names) {
+                    prop_assert_eq!(Ok(fast), exact.clone(), "{:?}", text);
+                }
+                prop_assert_eq!(parse_mtf_indexed("f", &text, &a, &names), exact);
+            }
         }
     }
 }
