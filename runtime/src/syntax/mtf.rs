@@ -555,6 +555,18 @@ mod tests {
         "#", "é", "\0", "\t",
     ];
 
+    /// One trace per location from arbitrary picks among its own letters.
+    fn picked(picks: &[Vec<u32>], a: &Alphabet) -> Vec<Vec<LetterId>> {
+        picks
+            .iter()
+            .enumerate()
+            .map(|(k, ps)| {
+                let own = a.letters_of(LocationId(k as u32));
+                ps.iter().map(|&p| own[p as usize % own.len()]).collect()
+            })
+            .collect()
+    }
+
     proptest! {
         #[test]
         fn never_panics_on_strings(text in any::<String>()) {
@@ -581,14 +593,7 @@ mod tests {
             picks in proptest::collection::vec(proptest::collection::vec(any::<u32>(), 0..8), 3)
         ) {
             let a = alphabet();
-            let traces: Vec<Vec<LetterId>> = picks
-                .iter()
-                .enumerate()
-                .map(|(k, ps)| {
-                    let own = a.letters_of(LocationId(k as u32));
-                    ps.iter().map(|&p| own[p as usize % own.len()]).collect()
-                })
-                .collect();
+            let traces = picked(&picks, &a);
             let text = write_mtf(&traces, &a);
             prop_assert_eq!(parse_mtf("f", &text, &a).unwrap(), traces);
             // Written files take the fast path.
@@ -606,14 +611,7 @@ mod tests {
         ) {
             let a = alphabet();
             let names = NameIndex::new(&a);
-            let traces: Vec<Vec<LetterId>> = picks
-                .iter()
-                .enumerate()
-                .map(|(k, ps)| {
-                    let own = a.letters_of(LocationId(k as u32));
-                    ps.iter().map(|&p| own[p as usize % own.len()]).collect()
-                })
-                .collect();
+            let traces = picked(&picks, &a);
             let valid = write_mtf(&traces, &a).replace(' ', "  ").replace('.', " . ");
             let mutated = super::super::cursor::mutation::mutate(&valid, &edits);
             for text in [valid, mutated, soup.concat()] {
