@@ -19,7 +19,7 @@ use multitrace_runtime::signature::{
     Action, ActionKind, LifelineId, LifelineSet, MessageId, Signature,
 };
 use multitrace_runtime::syntax::{
-    describe_char, is_ident_continue, is_ident_start, name_list, Cursor, ParseError,
+    describe_char, is_ident_continue, is_ident_start, name_list, Cursor, Lookahead, ParseError,
 };
 use multitrace_runtime::term::{LoopKind, Term, TermId, TermStore};
 
@@ -67,37 +67,22 @@ fn punctuation(b: u8) -> Option<Tok> {
 
 /// The tokens of `.hif` on the shared [`Cursor`], with one token of lookahead.
 struct Lexer<'a> {
-    c: Cursor<'a>,
-    /// The token [`Lexer::peek`] read and the cursor after it.
-    peeked: Option<(Token<'a>, Cursor<'a>)>,
+    la: Lookahead<'a, Token<'a>>,
 }
 
 impl<'a> Lexer<'a> {
     fn new(file: &'a str, text: &'a str) -> Self {
         Lexer {
-            c: Cursor::new(file, text),
-            peeked: None,
+            la: Lookahead::new(file, text),
         }
     }
 
     fn next(&mut self) -> Result<Token<'a>, ParseError> {
-        match self.peeked.take() {
-            Some((tok, after)) => {
-                self.c = after;
-                Ok(tok)
-            }
-            None => scan(&mut self.c),
-        }
+        self.la.next(scan)
     }
 
     fn peek(&mut self) -> Result<Token<'a>, ParseError> {
-        if let Some((tok, _)) = self.peeked {
-            return Ok(tok);
-        }
-        let mut after = self.c;
-        let tok = scan(&mut after)?;
-        self.peeked = Some((tok, after));
-        Ok(tok)
+        self.la.peek(scan)
     }
 
     fn describe(tok: &Token<'_>) -> String {
@@ -111,9 +96,10 @@ impl<'a> Lexer<'a> {
     /// "expected WHAT, found TOKEN" (an `<...>` construct is reported as unsupported).
     fn expected(&self, tok: &Token<'_>, what: &str) -> ParseError {
         match tok.kind {
-            Tok::Eof => self.c.expected_found(tok.start, what, None),
-            Tok::Angle => unsupported(&self.c, tok),
+            Tok::Eof => self.la.c.expected_found(tok.start, what, None),
+            Tok::Angle => unsupported(&self.la.c, tok),
             _ => self
+                .la
                 .c
                 .expected_found(tok.start, what, Some(&Self::describe(tok))),
         }
@@ -369,11 +355,12 @@ impl<'a, R: Record> Parser<'a, '_, R> {
         if self.infer {
             return self.sig.add_lifeline(name).map_err(|e| {
                 self.lx
+                    .la
                     .c
                     .error(tok.start, format!("lifeline `{name}`: {e}"))
             });
         }
-        Err(self.lx.c.error(
+        Err(self.lx.la.c.error(
             tok.start,
             format!(
                 "unknown lifeline `{name}`; declared lifelines: {}",
@@ -390,7 +377,7 @@ impl<'a, R: Record> Parser<'a, '_, R> {
         if self.infer {
             return Ok(self.sig.add_message(name));
         }
-        Err(self.lx.c.error(
+        Err(self.lx.la.c.error(
             tok.start,
             format!(
                 "unknown message `{name}`; declared messages: {}",
@@ -517,10 +504,10 @@ impl<'a, R: Record> Parser<'a, '_, R> {
                     let after = self.lx.peek()?;
                     match (after.kind, keyword(tok.text)) {
                         (Tok::Dashes | Tok::Arrow, _) => self.action(tok, store)?,
-                        (Tok::LParen, None) => return Err(unsupported(&self.lx.c, &tok)),
+                        (Tok::LParen, None) => return Err(unsupported(&self.lx.la.c, &tok)),
                         (Tok::LParen, Some(kw)) => {
                             if stack.len() >= MAX_NESTING {
-                                return Err(self.lx.c.error(
+                                return Err(self.lx.la.c.error(
                                     tok.start,
                                     format!("nesting deeper than {MAX_NESTING} levels"),
                                 ));
@@ -570,9 +557,9 @@ impl<'a, R: Record> Parser<'a, '_, R> {
                     // `seq()` or `loopW()`: no interaction at all.
                     return Err(match stack.last() {
                         Some(Frame::Nary { keyword, count, .. }) if *count == 0 => {
-                            too_few(&self.lx.c, keyword, 0)
+                            too_few(&self.lx.la.c, keyword, 0)
                         }
-                        Some(Frame::Loop { keyword, .. }) => self.lx.c.error(
+                        Some(Frame::Loop { keyword, .. }) => self.lx.la.c.error(
                             keyword.start,
                             format!(
                                 "`{}` needs exactly one interaction, found none",
@@ -624,7 +611,7 @@ impl<'a, R: Record> Parser<'a, '_, R> {
                             _ => return Err(self.lx.expected(&sep, "`,` or `)`")),
                         }
                         if count < 2 {
-                            return Err(too_few(&self.lx.c, &keyword, count));
+                            return Err(too_few(&self.lx.la.c, &keyword, count));
                         }
                         self.tree.close(op, keyword.start);
                         // op(op(a, b), c) is op(a, op(b, c)) in the store: hand the children
@@ -808,7 +795,7 @@ pub fn parse_interaction_with_loops(
     let loops = p
         .loops
         .iter()
-        .zip(p.lx.c.line_columns(&offsets))
+        .zip(p.lx.la.c.line_columns(&offsets))
         .map(|(&(t, _), (line, col))| (t, line, col))
         .collect();
     Ok((root, loops))
@@ -835,7 +822,7 @@ pub fn parse_interaction_tree(
     Ok((
         root,
         SyntaxTree {
-            positions: p.lx.c.line_columns(&tree.offsets),
+            positions: p.lx.la.c.line_columns(&tree.offsets),
             nodes: tree.nodes,
         },
     ))

@@ -16,7 +16,7 @@
 
 mod fast;
 
-use super::cursor::Cursor;
+use super::cursor::{Cursor, Lookahead};
 use super::error::ParseError;
 use super::names::{describe_char, is_ident_continue, is_ident_start, name_list};
 use crate::multitrace::{Component, Multitrace};
@@ -66,56 +66,41 @@ struct Token<'a> {
 
 /// The tokens of `.htf` on the shared [`Cursor`], with one token of lookahead.
 struct Lexer<'a> {
-    c: Cursor<'a>,
-    /// The token [`Lexer::peek`] read and the cursor after it.
-    peeked: Option<(Token<'a>, Cursor<'a>)>,
+    la: Lookahead<'a, Token<'a>>,
 }
 
 impl<'a> Lexer<'a> {
     fn new(file: &'a str, text: &'a str) -> Self {
         Lexer {
-            c: Cursor::new(file, text),
-            peeked: None,
+            la: Lookahead::new(file, text),
         }
     }
 
     fn next(&mut self) -> Result<Token<'a>, ParseError> {
-        match self.peeked.take() {
-            Some((tok, after)) => {
-                self.c = after;
-                Ok(tok)
-            }
-            None => scan(&mut self.c),
-        }
+        self.la.next(scan)
     }
 
     fn peek(&mut self) -> Result<Token<'a>, ParseError> {
-        if let Some((tok, _)) = self.peeked {
-            return Ok(tok);
-        }
-        let mut after = self.c;
-        let tok = scan(&mut after)?;
-        self.peeked = Some((tok, after));
-        Ok(tok)
+        self.la.peek(scan)
     }
 
     /// "expected WHAT, found TOKEN" (or "unexpected end of input, expected WHAT").
     fn expected(&self, tok: &Token<'_>, what: &str) -> ParseError {
         let found = match tok.kind {
-            Tok::Eof => return self.c.expected_found(tok.start, what, None),
+            Tok::Eof => return self.la.c.expected_found(tok.start, what, None),
             Tok::Other(c) if c.is_control() || c.is_whitespace() || c == '\u{feff}' || c == '`' => {
                 describe_char(c)
             }
             _ => {
                 // A run of identifier characters reads better whole (`1abc`, not `1`).
-                let word = self.c.word_at(tok.start);
+                let word = self.la.c.word_at(tok.start);
                 match word.get(..word.len().min(40)) {
                     Some(word) if word.len() > tok.text.len() => format!("`{word}`"),
                     _ => format!("`{}`", tok.text),
                 }
             }
         };
-        self.c.expected_found(tok.start, what, Some(&found))
+        self.la.c.expected_found(tok.start, what, Some(&found))
     }
 
     fn expect(&mut self, kind: Tok, what: &str) -> Result<Token<'a>, ParseError> {
@@ -128,7 +113,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn error(&self, at: usize, message: impl Into<String>) -> ParseError {
-        self.c.error(at, message)
+        self.la.c.error(at, message)
     }
 }
 
@@ -280,7 +265,7 @@ fn component_lifelines(
     let taken = mt.lifelines();
     // Where lifeline `l` was listed before, for the error message (positions from a copy of
     // the cursor, which the closure keeps while `lx` moves on).
-    let here = lx.c;
+    let here = lx.la.c;
     let owner = |l: LifelineId| -> String {
         match mt.components.iter().position(|c| c.lifelines.contains(l)) {
             Some(k) => {

@@ -16,7 +16,7 @@ mod mtf;
 mod names;
 mod text;
 
-pub use cursor::Cursor;
+pub use cursor::{Cursor, Lookahead};
 pub use error::{line_column, ParseError};
 pub use htf::parse_htf;
 pub use jsonl::{parse_jsonl_line, write_jsonl_line, NameIndex};
