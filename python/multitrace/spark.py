@@ -230,32 +230,9 @@ def check_events_semi(
         if not batches:
             return
         t = pa.Table.from_batches(batches)
-        runs = t.column("run").to_pylist()
-        blobs = t.column("summary").to_pylist()
-        orphans = [i for i, r in enumerate(runs) if r is None]
         m = _model_of(key, bc)
-        keep = [i for i, r in enumerate(runs) if r is not None]
-        rows = _native._events_central(m, [runs[i] for i in keep], [blobs[i] for i in keep], diagnosis)
-        for i in orphans:
-            # An event without a run: its Error row, as check_events gives it.
-            rows.append(_orphan_row(blobs[i]))
+        # Summaries of events without a run become their Error rows there (after the runs).
+        rows = _native._events_central(m, t.column("run").to_pylist(), t.column("summary").to_pylist(), diagnosis)
         yield _rows_batch(rows)
 
     return summaries.mapInArrow(central, OUTPUT_SCHEMA)
-
-
-def _orphan_row(blob: bytes):
-    import json
-
-    # An error summary (kind 2): version, digest (8), mode, kind, varint length, message.
-    i, n, shift = 11, 0, 0
-    while True:
-        b = blob[i]
-        i += 1
-        n |= (b & 0x7F) << shift
-        shift += 7
-        if b < 0x80:
-            break
-    msg = blob[i : i + n].decode("utf-8", "replace")
-    rec = {"schema": 1, "verdict": "Error", "explanation": msg, "error": {"message": msg}}
-    return (None, "Error", None, msg, None, None, json.dumps(rec))

@@ -372,7 +372,7 @@ fn _events_local(
 fn _events_central(
     py: Python<'_>,
     model: &Bound<'_, Model>,
-    runs: Vec<String>,
+    runs: Vec<Option<String>>,
     summaries: Vec<Vec<u8>>,
     diagnosis: bool,
 ) -> PyResult<Vec<Row>> {
@@ -387,7 +387,24 @@ fn _events_central(
         let m = engine.model();
         let mut order: Vec<String> = Vec::new();
         let mut by_run: std::collections::HashMap<String, Vec<Vec<u8>>> = Default::default();
+        // Events without a run: the local step gave each an error summary, which becomes its
+        // Error row (after the runs), as check_events gives it.
+        let mut orphans: Vec<Row> = Vec::new();
         for (r, s) in runs.into_iter().zip(summaries) {
+            let Some(r) = r else {
+                let message = match decode(m, &s) {
+                    Some(Decoded::Error(msg)) => msg,
+                    _ => "a summary without a run is not valid (format version 1)".to_string(),
+                };
+                let error = ErrorRecord::message(message);
+                orphans.push(row(&Record::error(
+                    "events".into(),
+                    None,
+                    error,
+                    Duration::ZERO,
+                )));
+                continue;
+            };
             by_run
                 .entry(r.clone())
                 .or_insert_with(|| {
@@ -403,6 +420,7 @@ fn _events_central(
                 let parts = by_run.remove(&run).unwrap_or_default();
                 row(&central(engine, &mut scratch, m, &run, &parts, diagnosis))
             })
+            .chain(orphans)
             .collect()
     })
 }

@@ -191,3 +191,17 @@ def test_readme_example_writes_parquet(spark, fixtures, tmp_path):
     back = spark.read.parquet(str(out))
     assert back.count() == 100
     assert {r.verdict for r in back.select("verdict").collect()} <= {"WeakPass", "Pass", "Fail"}
+
+
+def test_an_event_without_a_run_gets_the_same_error_row_in_both(spark, fixtures):
+    m = multitrace.compile(str(fixtures / "seed004-mqtt" / "model.hif"))
+    rows = [("r1", "clt1!begin", 1), (None, "clt1!begin", 2)]
+    df = spark.createDataFrame(rows, "run string, action string, order long")
+    got = {fn.__name__: {r.run: r for r in fn(df, m).collect()}
+           for fn in (mts.check_events, mts.check_events_semi)}
+    plain, semi = got["check_events"], got["check_events_semi"]
+    assert set(plain) == set(semi) == {"r1", None}
+    assert plain[None].verdict == semi[None].verdict == "Error"
+    assert plain[None].explanation == semi[None].explanation
+    assert json.loads(semi[None].record)["verdict"] == "Error"
+    assert (plain["r1"].verdict, semi["r1"].verdict) == ("WeakPass", "WeakPass")
