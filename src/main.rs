@@ -288,15 +288,20 @@ struct DrawArgs {
     #[command(flatten)]
     model_args: ModelArgs,
     /// Draw the NFA A.
-    #[arg(long, conflicts_with_all = ["dfa", "diagram"], required_unless_present_any = ["dfa", "diagram"])]
+    #[arg(long, conflicts_with_all = ["dfa", "diagram", "pnml"], required_unless_present_any = ["dfa", "diagram", "pnml"])]
     nfa: bool,
     /// Draw the local verifier Proj(A, Σi) of this location (its name, e.g. l1 or l1,l2).
     #[arg(long, value_name = "LOCATION", conflicts_with = "diagram")]
     dfa: Option<String>,
     /// Draw the interaction as a sequence diagram (SVG, written without external programs;
     /// term-only models too).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "pnml")]
     diagram: bool,
+    /// Write the NFA as a PNML Petri net (a place per state, a labelled transition per NFA
+    /// transition, a silent transition from each accepting state to one final place), for
+    /// process-mining tools such as pm4py.
+    #[arg(long, conflicts_with = "dfa")]
+    pnml: bool,
     /// Output file (.dot, or .svg with --diagram); `-` writes to standard output. Without
     /// --diagram, a .svg is written beside the .dot when a `dot` program is present.
     #[arg(short, long)]

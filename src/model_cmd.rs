@@ -64,6 +64,10 @@ pub fn draw(args: DrawArgs) -> Result<u8> {
         return Ok(0);
     }
     let m = open_for_viewing(&args.model, &opts, &mut note)?;
+    if args.pnml {
+        write_output(&args.output, &multitrace_compiler::pnml::pnml(&m)?)?;
+        return Ok(0);
+    }
     let dot =
         multitrace_compiler::view::dot(&m, if args.nfa { None } else { args.dfa.as_deref() })?;
     // Standard output: the Graphviz text only (no .svg).

@@ -35,6 +35,7 @@ pub mod generate;
 pub mod nfa;
 pub mod open;
 pub mod partition;
+pub mod pnml;
 pub mod project;
 pub mod report;
 pub mod rewrite;
