@@ -4,26 +4,15 @@
 
 use super::central::Central;
 use super::inclusion::Inclusion;
-use super::report::Analysis;
-use super::run::RunOptions;
+use super::options::RunOptions;
+use super::report::{Analysis, Written};
 use super::{Partition, PartitionError, Problem};
 use crate::generate::{render_htf, render_mtf};
+use crate::manifest::mode_name;
 use multitrace_runtime::model::CompiledModel;
 use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::verdict::Mode;
 use std::fmt::{self, Write as _};
 use std::path::{Path, PathBuf};
-
-/// A file written for a counterexample, with the command that re-checks it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Written {
-    /// The file.
-    pub path: PathBuf,
-    /// The `multitrace check` command that re-checks it.
-    pub command: String,
-    /// The verdict that command gives, in words.
-    pub expect: String,
-}
 
 /// Why a counterexample file could not be written.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,14 +54,6 @@ impl std::error::Error for FileError {}
 impl From<PartitionError> for FileError {
     fn from(e: PartitionError) -> Self {
         FileError::Render(e)
-    }
-}
-
-/// `complete` or `prefix`, as `--mode` takes it.
-pub fn mode_name(m: Mode) -> &'static str {
-    match m {
-        Mode::Complete => "complete",
-        Mode::Prefix => "prefix",
     }
 }
 

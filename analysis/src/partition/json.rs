@@ -3,13 +3,13 @@
 //! `local_checks`; letters and partitions by name.
 
 use super::central::{Central, FoundBy, Searched};
-use super::files::mode_name;
 use super::inclusion::{Inclusion, Shortest};
 use super::recheck::Recheck;
 use super::report::{Analysed, Analysis, Judged, Report};
 use super::search::Status;
 use super::text::undecided_text;
 use super::{Partition, Problem};
+use crate::manifest::mode_name;
 use multitrace_runtime::nfa::LetterId;
 use multitrace_runtime::signature::LifelineId;
 use serde_json::{json, Value};
@@ -163,6 +163,14 @@ fn judged(problem: &Problem, vs: &[Judged], finest: &[Partition]) -> Value {
             "counterexample": v.counterexample.as_ref().map(|w| letters(problem, w)),
         }))
         .collect::<Vec<_>>())
+}
+
+impl Report {
+    /// The JSON object, as the command prints it (no final newline): pretty-printed, or one
+    /// line when no automaton could be built.
+    pub fn json(&self) -> String {
+        report(self)
+    }
 }
 
 /// The JSON text of a report, as the command prints it (no final newline).

@@ -2,7 +2,7 @@
 //! never a guess: a LocalError is a Fail (exact); when every local check passes, a Pass or
 //! WeakPass only where (b) is proven for the partition, otherwise Inconclusive with the reason.
 
-use super::report::Analysis;
+use super::report::{Analysis, LocalVerdict};
 use super::Problem;
 use multitrace_runtime::check::semi::{local_check, LocalOutcome};
 use multitrace_runtime::model::TraceMismatch;
@@ -11,17 +11,6 @@ use multitrace_runtime::syntax::{parse_htf, parse_mtf, read_text, ModelError, Pa
 use multitrace_runtime::verdict::{Mode, VerdictKind};
 use std::fmt;
 use std::path::{Path, PathBuf};
-
-/// One multitrace checked by the local verifiers only.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LocalVerdict {
-    /// The file, as given or found.
-    pub file: String,
-    /// Pass, WeakPass, Fail or Inconclusive.
-    pub verdict: VerdictKind,
-    /// Why, in words.
-    pub why: String,
-}
 
 /// Why the local checks could not run.
 #[derive(Clone, Debug, PartialEq, Eq)]

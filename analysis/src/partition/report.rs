@@ -4,15 +4,15 @@
 //! the [`Outcome`] that decides the exit status.
 
 use super::central::Central;
-use super::files::Written;
 use super::inclusion::Inclusion;
-use super::local::LocalVerdict;
+use super::options::{Question, RunOptions};
 use super::recheck::Recheck;
-use super::run::{Question, RunOptions};
 use super::search::{SearchOutcome, Status};
 use super::{Partition, PartitionError, Problem};
 use multitrace_runtime::model::CompiledModel;
 use multitrace_runtime::nfa::LetterId;
+use multitrace_runtime::verdict::VerdictKind;
+use std::path::PathBuf;
 
 /// The answer that decides the exit status: 0, 1 and 3 as `check`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,9 +117,9 @@ pub struct Analysed {
     pub finest: Vec<(Partition, bool)>,
     /// The partitions derived from the static conditions (interactions).
     pub derived: Option<Derived>,
-    /// Seed 002's derived partitions judged (at most [`super::run::MAX_SHOWN`], with a search).
+    /// Seed 002's derived partitions judged (at most [`super::options::MAX_SHOWN`], with a search).
     pub seed002_judged: Vec<Judged>,
-    /// Our predicted partitions judged (at most [`super::run::MAX_SHOWN`], with a search).
+    /// Our predicted partitions judged (at most [`super::options::MAX_SHOWN`], with a search).
     pub ours_judged: Vec<Judged>,
     /// The counterexample files written.
     pub written: Vec<Written>,
@@ -161,15 +161,26 @@ impl Report {
             Report::Analysed(a) => a.outcome,
         }
     }
+}
 
-    /// The text for people, as the command prints it (ends with a newline).
-    pub fn text(&self) -> String {
-        super::text::report(self)
-    }
+/// A file written for a counterexample, with the command that re-checks it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Written {
+    /// The file.
+    pub path: PathBuf,
+    /// The `multitrace check` command that re-checks it.
+    pub command: String,
+    /// The verdict that command gives, in words.
+    pub expect: String,
+}
 
-    /// The JSON object, as the command prints it (no final newline): pretty-printed, or one
-    /// line when no automaton could be built.
-    pub fn json(&self) -> String {
-        super::json::report(self)
-    }
+/// One multitrace checked by the local verifiers only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocalVerdict {
+    /// The file, as given or found.
+    pub file: String,
+    /// Pass, WeakPass, Fail or Inconclusive.
+    pub verdict: VerdictKind,
+    /// Why, in words.
+    pub why: String,
 }

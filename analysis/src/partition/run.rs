@@ -7,13 +7,14 @@
 //! [`run`] gives a [`Report`], which the command prints as text or JSON ([`Report::text`],
 //! [`Report::json`]) and whose [`super::report::Outcome`] is the exit status.
 
-use super::central::{self, Central, CentralLimits};
+use super::central::{self, Central};
 use super::files::{self, FileError};
-use super::inclusion::{self, GlobalCounterexample, Inclusion, InclusionLimits};
+use super::inclusion::{self, GlobalCounterexample, Inclusion};
 use super::local::{self, LocalError};
+use super::options::{Question, RunOptions, MAX_SHOWN};
 use super::recheck::{recheck, Recheck};
 use super::report::{Analysed, Analysis, Derived, Judged, NoAutomata, Outcome, Report};
-use super::search::{self, SearchLimits, SearchOutcome, Status};
+use super::search::{self, SearchOutcome, Status};
 use super::{Analyzer, Partition, PartitionError, Problem};
 use multitrace_compiler::compile::{CompileOptions, LocationChoice};
 use multitrace_compiler::source::{read_source, Source, SourceError};
@@ -24,59 +25,6 @@ use multitrace_runtime::signature::LifelineId;
 use multitrace_runtime::verdict::{Mode, VerdictKind};
 use std::fmt;
 use std::path::{Path, PathBuf};
-
-/// Most partitions derived from the static conditions that are judged and shown, per family
-/// (each refuted one costs a compilation to re-check its counterexample).
-pub const MAX_SHOWN: usize = 24;
-
-/// Which question decides the [`Outcome`] (without local checks).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Question {
-    /// (a) global traces: can a violation escape every local verifier?
-    A,
-    /// (b) multitraces: is the central step needed?
-    B,
-}
-
-impl Question {
-    /// `a` or `b`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Question::A => "a",
-            Question::B => "b",
-        }
-    }
-}
-
-/// What [`run`] is asked, besides the model and the compile options.
-#[derive(Clone, Debug)]
-pub struct RunOptions {
-    /// The model's file as given: the output names it, and the commands of the counterexample
-    /// files check it.
-    pub model: PathBuf,
-    /// The signature file given, if any (passed on in the commands of the files).
-    pub signature: Option<PathBuf>,
-    /// Whether the partition was given (rather than the default one); the text says which.
-    pub locations_given: bool,
-    /// Complete observation or multi-prefixes.
-    pub mode: Mode,
-    /// The question that decides the outcome (without local checks).
-    pub question: Question,
-    /// Bounds of (a).
-    pub inclusion: InclusionLimits,
-    /// Bounds of (b).
-    pub central: CentralLimits,
-    /// Bounds of the search of the finest faithful partitions (`max_partitions` also bounds
-    /// the enumeration of the partitions derived statically).
-    pub search: SearchLimits,
-    /// Analyze the given partition only (no search of the finest faithful partitions).
-    pub no_search: bool,
-    /// Where the counterexample files are written, if anywhere.
-    pub output: Option<PathBuf>,
-    /// Multitrace files or directories checked by the local verifiers only (none: no such
-    /// check).
-    pub check_local: Vec<PathBuf>,
-}
 
 /// Why the analysis could not run (input errors; exit status 2).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -441,6 +389,9 @@ fn judge(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::partition::central::CentralLimits;
+    use crate::partition::inclusion::InclusionLimits;
+    use crate::partition::search::SearchLimits;
 
     fn options(model: PathBuf, mode: Mode, question: Question) -> RunOptions {
         RunOptions {

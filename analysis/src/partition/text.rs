@@ -3,12 +3,12 @@
 //! what our conditions predict, the files written, and the local checks.
 
 use super::central::{Central, CentralLimits, FoundBy, Searched};
-use super::files::mode_name;
 use super::inclusion::{Inclusion, Shortest, Undecided};
+use super::options::MAX_SHOWN;
 use super::report::{Analysed, Judged, Report};
-use super::run::MAX_SHOWN;
 use super::search::Status;
 use super::{Partition, Problem};
+use crate::manifest::mode_name;
 use multitrace_runtime::model::ModelKind;
 use multitrace_runtime::nfa::LetterId;
 use multitrace_runtime::verdict::{Reason, VerdictKind};
@@ -180,6 +180,13 @@ fn shown_names(problem: &Problem, list: &[Partition]) -> String {
         );
     }
     t
+}
+
+impl Report {
+    /// The text for people, as the command prints it (ends with a newline).
+    pub fn text(&self) -> String {
+        report(self)
+    }
 }
 
 /// The text of a report (ends with a newline).
