@@ -29,61 +29,25 @@
 //! Modules: `sets` (reading the sets), `table` (the Markdown table), this driver (timing and
 //! comparing).
 
+mod error;
 mod sets;
 mod table;
 #[cfg(test)]
 mod tests;
 
-pub use sets::read_sets;
+pub use error::CompareError;
+pub use sets::{read_sets, Item, Set};
 
 use crate::generate::reason_label;
-use crate::manifest::ManifestRow;
 use multitrace_compiler::project::project_all;
 use multitrace_runtime::check::explore::Budget;
-use multitrace_runtime::check::{CheckError, CheckOptions, Choice, Engine, Procedure};
-use multitrace_runtime::model::{CompiledModel, TraceMismatch};
-use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::record::ErrorRecord;
-use multitrace_runtime::syntax::ModelError;
+use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
+use multitrace_runtime::model::CompiledModel;
 use multitrace_runtime::verdict::{Mode, Verdict, VerdictKind};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 use std::time::Instant;
-
-/// A multitrace to compare on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Item {
-    /// Where it was read: `DIR/FILE`, or `DIR/FILE.jsonl#ID`.
-    pub name: String,
-    /// One local trace per location of the model.
-    pub traces: Vec<Vec<LetterId>>,
-    /// The mode it is checked in.
-    pub mode: Mode,
-    /// Its manifest row, when its verdict is expected (checked in the manifest's mode).
-    pub expected: Option<ManifestRow>,
-}
-
-impl Item {
-    /// Total number of actions.
-    pub fn len(&self) -> usize {
-        self.traces.iter().map(Vec::len).sum()
-    }
-
-    /// Whether every local trace is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-/// A set of multitraces: one category of a manifest, or a directory without one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Set {
-    /// The category (`pass`, ...), or the directory's name.
-    pub category: String,
-    /// The multitraces.
-    pub items: Vec<Item>,
-}
 
 /// How to compare.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -248,91 +212,6 @@ impl Comparison {
     /// Whether some check was Inconclusive.
     pub fn inconclusive(&self) -> bool {
         self.rows.iter().any(|r| r.inconclusive > 0)
-    }
-}
-
-/// Why sets could not be read or compared.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CompareError {
-    /// The model is term-only: AC and AS need automata.
-    TermOnly,
-    /// A directory could not be listed.
-    Directory {
-        /// The directory.
-        path: PathBuf,
-        /// The system's explanation.
-        message: String,
-    },
-    /// A file (a multitrace or a manifest) could not be read or is not valid.
-    Read(ModelError),
-    /// A multitrace file that cannot be read or is not valid (the batch reader's record, with
-    /// the position).
-    Input(ErrorRecord),
-    /// A manifest names a JSON Lines multitrace that its file does not hold.
-    NoSuchId {
-        /// The JSON Lines file.
-        path: PathBuf,
-        /// The id.
-        id: String,
-    },
-    /// A `.htf` multitrace for a raw automaton.
-    HtfForAutomaton {
-        /// The file.
-        file: String,
-    },
-    /// A multitrace whose components are not the model's locations.
-    Letters {
-        /// The file.
-        file: String,
-        /// What does not fit.
-        mismatch: TraceMismatch,
-    },
-    /// A file that is not a multitrace (by its extension).
-    Extension {
-        /// The file.
-        file: String,
-    },
-    /// A check could not run.
-    Check {
-        /// The multitrace.
-        item: String,
-        /// Why.
-        error: CheckError,
-    },
-}
-
-impl fmt::Display for CompareError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CompareError::TermOnly => {
-                f.write_str("compare runs AC and AS, which need automata; this model is term-only")
-            }
-            CompareError::Directory { path, message } => {
-                write!(f, "{}: cannot read directory: {message}", path.display())
-            }
-            CompareError::Read(e) => e.fmt(f),
-            CompareError::Input(e) => f.write_str(&e.message),
-            CompareError::NoSuchId { path, id } => {
-                write!(f, "{}: no multitrace with id `{id}`", path.display())
-            }
-            CompareError::HtfForAutomaton { file } => write!(
-                f,
-                "{file}: this model is a raw automaton; give .mtf or .jsonl multitraces"
-            ),
-            CompareError::Letters { file, mismatch } => write!(f, "{file}: {mismatch}"),
-            CompareError::Extension { file } => {
-                write!(f, "{file}: expected a .htf, .mtf or .jsonl file")
-            }
-            CompareError::Check { item, error } => write!(f, "{item}: {error}"),
-        }
-    }
-}
-
-impl std::error::Error for CompareError {}
-
-impl From<ModelError> for CompareError {
-    fn from(e: ModelError) -> Self {
-        CompareError::Read(e)
     }
 }
 

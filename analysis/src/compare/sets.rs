@@ -7,9 +7,9 @@
 //! is checked in the manifest's mode; the first file that cannot be read is the error, with its
 //! position.
 
-use super::{CompareError, Item, Set};
+use super::error::CompareError;
 use crate::generate::Kind;
-use crate::manifest::{Manifest, MANIFEST_FILE};
+use crate::manifest::{Manifest, ManifestRow, MANIFEST_FILE};
 use multitrace_runtime::batch::{self, Batch, BatchOptions};
 use multitrace_runtime::check::{CheckOptions, Engine};
 use multitrace_runtime::model::TraceMismatch;
@@ -18,6 +18,40 @@ use multitrace_runtime::verdict::Mode;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// A multitrace to compare on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    /// Where it was read: `DIR/FILE`, or `DIR/FILE.jsonl#ID`.
+    pub name: String,
+    /// One local trace per location of the model.
+    pub traces: Vec<Vec<LetterId>>,
+    /// The mode it is checked in.
+    pub mode: Mode,
+    /// Its manifest row, when its verdict is expected (checked in the manifest's mode).
+    pub expected: Option<ManifestRow>,
+}
+
+impl Item {
+    /// Total number of actions.
+    pub fn len(&self) -> usize {
+        self.traces.iter().map(Vec::len).sum()
+    }
+
+    /// Whether every local trace is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A set of multitraces: one category of a manifest, or a directory without one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Set {
+    /// The category (`pass`, ...), or the directory's name.
+    pub category: String,
+    /// The multitraces.
+    pub items: Vec<Item>,
+}
 
 /// Reads multitrace files (`.htf`, `.mtf`, or one line of a `.jsonl`) as letters.
 struct Reader<'a> {

@@ -13,7 +13,9 @@
 //! The reasons name what they found (the lengths that exist, the locations or states
 //! involved), so the error explains itself.
 
-use super::{GenError, Generator, Kind};
+use super::generator::Generator;
+use super::kinds::Kind;
+use super::spec::GenError;
 use multitrace_runtime::nfa::{LocationId, StateId};
 use multitrace_runtime::verdict::Mode;
 use std::collections::BTreeMap;

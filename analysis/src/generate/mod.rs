@@ -46,222 +46,37 @@
 //!   draws in every stage is part of this contract: reordering them changes every set.
 
 mod feasible;
+mod generator;
 mod kinds;
 mod mutate;
 mod output;
 pub mod sat;
+mod spec;
+mod table;
 #[cfg(test)]
 mod tests;
 mod walk;
 
+pub use generator::project_word;
 pub use kinds::{parse_length_range, Kind, RangeError, UnknownKind};
 pub use multitrace_runtime::rng::Rng;
 pub use output::{
     is_generated_file, item_name, reason_label, render_htf, render_mtf, to_multitrace, write_set,
     SetError, SetFormat,
 };
+pub use spec::{GenError, GenOptions, Generation, Labelled};
 
-use multitrace_runtime::check::explore::Budget;
-use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure, Scratch};
-use multitrace_runtime::model::{CompiledModel, ModelKind};
-use multitrace_runtime::nfa::{LetterId, Nfa};
-use multitrace_runtime::verdict::{Mode, Verdict, VerdictKind};
-use std::collections::BTreeMap;
-use std::fmt;
-use walk::RunTable;
-
-/// What to generate.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GenOptions {
-    /// The category.
-    pub kind: Kind,
-    /// How many multitraces.
-    pub count: usize,
-    /// Shortest total length (actions over all locations).
-    pub min_len: usize,
-    /// Longest total length (inclusive).
-    pub max_len: usize,
-    /// Seed of the generator.
-    pub seed: u64,
-    /// Most candidates checked; `None`: `100 * count + 1000`.
-    pub max_attempts: Option<usize>,
-    /// Budget of each check (vertices only, so that generation stays deterministic).
-    pub max_vertices: Option<u64>,
-}
-
-impl GenOptions {
-    /// `count` multitraces of `kind` with lengths in `min_len..=max_len`.
-    pub fn new(kind: Kind, count: usize, min_len: usize, max_len: usize, seed: u64) -> Self {
-        GenOptions {
-            kind,
-            count,
-            min_len,
-            max_len,
-            seed,
-            max_attempts: None,
-            max_vertices: Budget::default().max_vertices,
-        }
-    }
-}
-
-/// One generated multitrace and the verdict it was checked to have.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Labelled {
-    /// One local trace per location of the model.
-    pub traces: Vec<Vec<LetterId>>,
-    /// Its verdict by AS in `mode`.
-    pub verdict: Verdict,
-    /// The mode it was checked in.
-    pub mode: Mode,
-}
-
-impl Labelled {
-    /// Total number of actions.
-    pub fn len(&self) -> usize {
-        self.traces.iter().map(Vec::len).sum()
-    }
-
-    /// Whether every local trace is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-/// The result of a generation.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Generation {
-    /// The multitraces, in generation order.
-    pub items: Vec<Labelled>,
-    /// Candidates built (kept or not).
-    pub attempts: usize,
-    /// Why candidates were not kept, with counts (`Pass`, `Fail/InterError`, `length out of
-    /// range`, ...).
-    pub rejected: BTreeMap<String, usize>,
-}
-
-impl Generation {
-    /// "12 Pass, 3 Fail/InterError" (or "none").
-    pub fn rejected_summary(&self) -> String {
-        if self.rejected.is_empty() {
-            return "none".into();
-        }
-        let mut v: Vec<(&String, &usize)> = self.rejected.iter().collect();
-        v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-        v.iter()
-            .map(|(k, n)| format!("{n} {k}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-}
-
-/// Why a category cannot be generated.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum GenError {
-    /// The model has no automata (term-only), or the options are wrong.
-    Unsupported(String),
-    /// The model cannot produce the category at all, and why.
-    Impossible {
-        /// The category.
-        kind: Kind,
-        /// Why.
-        why: String,
-    },
-    /// Fewer multitraces than asked within the attempt bound; what was produced.
-    Shortfall {
-        /// The category.
-        kind: Kind,
-        /// How many were asked for.
-        wanted: usize,
-        /// What was produced, with the rejection counts.
-        partial: Box<Generation>,
-    },
-}
-
-impl fmt::Display for GenError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GenError::Unsupported(why) => f.write_str(why),
-            GenError::Impossible { kind, why } => {
-                write!(f, "cannot generate `{kind}` multitraces for this model: {why}")
-            }
-            GenError::Shortfall {
-                kind,
-                wanted,
-                partial,
-            } => write!(
-                f,
-                "only {} of {wanted} `{kind}` multitraces after {} candidates ({}); candidates rejected: {}",
-                partial.items.len(),
-                partial.attempts,
-                match kind {
-                    Kind::Pass => "no accepted multitrace was found",
-                    Kind::LocalError => "mutations rarely leave the local languages here",
-                    Kind::InterError =>
-                        "mixed local traces keep an accepting path in Inter(A, μ) here",
-                    Kind::CentralError =>
-                        "iterating cycles differently per location is still accepted or caught earlier here; `central-error-mixed` builds central errors by mixing local traces",
-                    Kind::CentralErrorMixed =>
-                        "mixed local traces are accepted or caught by the local or Inter checks here",
-                    Kind::Prefix => "cut multitraces are mostly still accepted here",
-                    _ => "most candidates were inconclusive or out of the length range",
-                },
-                partial.rejected_summary()
-            ),
-        }
-    }
-}
-
-impl std::error::Error for GenError {}
+use generator::Generator;
+use multitrace_runtime::check::Engine;
+use multitrace_runtime::model::ModelKind;
+use multitrace_runtime::verdict::{Verdict, VerdictKind};
+use table::RunTable;
 
 /// How a rejected candidate's verdict is counted: `Pass`, `Fail/InterError`, ...
 fn verdict_label(v: &Verdict) -> String {
     match &v.reason {
         Some(r) if v.kind == VerdictKind::Fail => format!("Fail/{}", r.name()),
         _ => v.kind.name().into(),
-    }
-}
-
-/// Projects a word of `A` on the locations.
-pub fn project_word(model: &CompiledModel, word: &[LetterId]) -> Vec<Vec<LetterId>> {
-    let mut traces = vec![Vec::new(); model.alphabet.locations()];
-    for &l in word {
-        traces[model.alphabet.location(l).index()].push(l);
-    }
-    traces
-}
-
-/// The generator's state, shared by the stages (each stage adds its methods in its module).
-struct Generator<'a> {
-    engine: &'a Engine,
-    model: &'a CompiledModel,
-    nfa: &'a Nfa,
-    table: RunTable,
-    rng: Rng,
-    scratch: Scratch,
-    opts: &'a GenOptions,
-}
-
-impl Generator<'_> {
-    fn in_range(&self, traces: &[Vec<LetterId>]) -> bool {
-        let n: usize = traces.iter().map(Vec::len).sum();
-        (self.opts.min_len..=self.opts.max_len).contains(&n)
-    }
-
-    /// The verdict of AS in `mode`, within the vertex budget.
-    fn check(&mut self, traces: &[Vec<LetterId>], mode: Mode) -> Verdict {
-        let opts = CheckOptions {
-            mode,
-            choice: Choice::Force(Procedure::As),
-            budget: Budget {
-                max_vertices: self.opts.max_vertices,
-                timeout: None,
-            },
-            ..CheckOptions::default()
-        };
-        self.engine
-            .check_letters(&mut self.scratch, traces, &opts)
-            .map(|(v, _)| v)
-            .expect("AS runs on a model with automata")
     }
 }
 

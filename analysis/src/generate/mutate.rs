@@ -11,7 +11,8 @@
 //! - a candidate that cannot be built this time is a short reason (`"no run"`, ...), counted
 //!   among the rejected candidates, never an error.
 
-use super::{project_word, Generator, Kind};
+use super::generator::{project_word, Generator};
+use super::kinds::Kind;
 use multitrace_runtime::nfa::{LetterId, LocationId};
 
 impl Generator<'_> {

@@ -13,7 +13,8 @@
 //! - every row records the verdict the multitrace was checked to have, in the mode it holds
 //!   in, with the reason as `compare` and `check --expect` read it ([`reason_label`]).
 
-use super::{Generation, Kind};
+use super::kinds::Kind;
+use super::spec::Generation;
 use crate::manifest::{Manifest, ManifestRow, MANIFEST_FILE};
 use multitrace_runtime::model::{CompiledModel, Origin};
 use multitrace_runtime::multitrace::{Component, Multitrace};

@@ -3,6 +3,7 @@
 use super::*;
 use multitrace_compiler::compile::{CompileOptions, LocationChoice};
 use multitrace_compiler::source::load_model;
+use multitrace_runtime::check::{CheckOptions, Choice, Procedure};
 use std::path::{Path, PathBuf};
 
 fn fixture(rel: &str) -> PathBuf {

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 /// (each refuted one costs a compilation to re-check its counterexample).
 pub const MAX_SHOWN: usize = 24;
 
-/// Which question decides the [`Outcome`] (without local checks).
+/// Which question decides the [`Outcome`](super::report::Outcome) (without local checks).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Question {
     /// (a) global traces: can a violation escape every local verifier?
@@ -30,7 +30,7 @@ impl Question {
     }
 }
 
-/// What [`run`] is asked, besides the model and the compile options.
+/// What [`run`](super::run::run) is asked, besides the model and the compile options.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
     /// The model's file as given: the output names it, and the commands of the counterexample

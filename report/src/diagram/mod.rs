@@ -22,6 +22,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod error;
 pub mod layout;
 pub mod svg;
 pub mod tree;
@@ -35,36 +36,8 @@ use std::fmt;
 use std::path::Path;
 use tree::{StoredTerms, Terms};
 
+pub use error::DiagramError;
 pub use layout::Layout;
-
-/// Why an interaction cannot be drawn.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum DiagramError {
-    /// Boxes are nested deeper than the limit ([`tree::MAX_DIAGRAM_NESTING`]).
-    TooDeep {
-        /// The limit.
-        limit: usize,
-    },
-    /// The model is a raw automaton: it has no interaction to draw.
-    NotAnInteraction,
-}
-
-impl fmt::Display for DiagramError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DiagramError::TooDeep { limit } => write!(
-                f,
-                "the interaction nests combined fragments deeper than {limit} levels, too deep to draw"
-            ),
-            DiagramError::NotAnInteraction => write!(
-                f,
-                "this model is a raw automaton, not an interaction: it has no sequence diagram (draw its automata with --nfa or --dfa)"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for DiagramError {}
 
 /// The layout of the diagram of `root`.
 pub fn interaction_layout(

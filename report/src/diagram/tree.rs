@@ -12,7 +12,7 @@
 //! is drawn as elements stacked without a box, except inside a `strict` box where it gets a
 //! `seq` box of its own; a `strict` chain of two or more elements is a `strict` box.
 
-use super::DiagramError;
+use super::error::DiagramError;
 use multitrace_runtime::model::TermModel;
 use multitrace_runtime::signature::{ActionKind, LifelineId, LifelineSet, MessageId};
 use multitrace_runtime::term::{children, LoopKind, Term, TermId, TermStore};
