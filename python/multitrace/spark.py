@@ -141,7 +141,9 @@ def check_events(
         if cols is None:
             return
         m = _model_of(key, bc)
-        rows = _native._events_check(m, cols[0], cols[1], cols[2], _native_mode, procedure, "events", diagnosis)
+        rows = _native._events_check(
+            m, cols[0], cols[1], cols[2], "events", mode=_native_mode, procedure=procedure, diagnosis=diagnosis
+        )
         yield _rows_batch(rows)
 
     return sel.mapInArrow(check, OUTPUT_SCHEMA)
