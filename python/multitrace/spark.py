@@ -190,9 +190,7 @@ def check_events(
         if cols is None:
             return
         m = _model_of(key, bc)
-        rows = _native._events_check(
-            m, cols[0], cols[1], cols[2], "events", mode=_native_mode, procedure=procedure, diagnosis=diagnosis
-        )
+        rows = _native._events_check(m, cols, "events", mode=_native_mode, procedure=procedure, diagnosis=diagnosis)
         yield _rows_batch(rows)
 
     return sel.mapInArrow(check, OUTPUT_SCHEMA)
@@ -240,7 +238,7 @@ def local_summaries(
         if cols is None:
             return
         mm = _model_of(key, bc)
-        rows = _native._events_local(mm, cols[0], cols[1], cols[2], mode, "events")
+        rows = _native._events_local(mm, cols, mode, "events")
         import pyarrow as pa
 
         r, k, s = zip(*rows) if rows else ((), (), ())

@@ -94,13 +94,15 @@ fn order_keys(orders: &Bound<'_, PyList>) -> Vec<Result<OrderKey, EventError>> {
         .collect()
 }
 
+/// A partition's events as three columns `(runs, actions, orders)` (what `_columns` of
+/// `multitrace/spark.py` gives).
+#[derive(FromPyObject)]
+struct Columns<'py>(Vec<Option<String>>, Vec<Option<String>>, Bound<'py, PyList>);
+
 /// Events from columns; `source` names them in messages (`SOURCE:ROW`, rows from 1).
-fn events(
-    source: &str,
-    runs: Vec<Option<String>>,
-    actions: Vec<Option<String>>,
-    orders: Vec<Result<OrderKey, EventError>>,
-) -> PyResult<Vec<RawEvent>> {
+fn events(source: &str, columns: Columns<'_>) -> PyResult<Vec<RawEvent>> {
+    let Columns(runs, actions, orders) = columns;
+    let orders = order_keys(&orders);
     if runs.len() != actions.len() || runs.len() != orders.len() {
         return Err(PyValueError::new_err(format!(
             "columns of different lengths: {} runs, {} actions, {} order keys",
@@ -128,7 +130,7 @@ fn events(
         .collect())
 }
 
-/// `_events_check(model, runs, actions, orders, source="events", <check options>)`: the check
+/// `_events_check(model, columns, source="events", <check options>)`: the check
 /// options by keyword, with the runtime's defaults (no time limit: a Spark task is bounded by
 /// Spark).
 const EVENTS_CHECK: Signature = Signature {
@@ -140,13 +142,11 @@ const EVENTS_CHECK: Signature = Signature {
 /// Checks the events of whole runs (all events of each run are in these columns): one row
 /// per run, in the order of each run's first event.
 #[pyfunction]
-#[pyo3(signature = (model, runs, actions, orders, source="events", **options))]
+#[pyo3(signature = (model, columns, source="events", **options))]
 fn _events_check(
     py: Python<'_>,
     model: &Bound<'_, Model>,
-    runs: Vec<Option<String>>,
-    actions: Vec<Option<String>>,
-    orders: &Bound<'_, PyList>,
+    columns: Columns<'_>,
     source: &str,
     options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Vec<Row>> {
@@ -155,7 +155,7 @@ fn _events_check(
     let check = Options::bind(&EVENTS_CHECK, &none, options)?
         .settings(Settings::default())?
         .check_options();
-    let evs = events(source, runs, actions, order_keys(orders))?;
+    let evs = events(source, columns)?;
     let batch = model.batch.reconfigure(
         check,
         BatchOptions {
@@ -321,19 +321,17 @@ fn decode(model: &CompiledModel, bytes: &[u8]) -> Option<Decoded> {
 /// event here gives `(run, -1, error bytes)`. Events of one (run, location) must all be in
 /// these columns.
 #[pyfunction]
-#[pyo3(signature = (model, runs, actions, orders, mode="prefix", source="events"))]
+#[pyo3(signature = (model, columns, mode="prefix", source="events"))]
 fn _events_local(
     py: Python<'_>,
     model: &Bound<'_, Model>,
-    runs: Vec<Option<String>>,
-    actions: Vec<Option<String>>,
-    orders: &Bound<'_, PyList>,
+    columns: Columns<'_>,
     mode: &str,
     source: &str,
 ) -> PyResult<Vec<SummaryRow>> {
     let model = model.get();
     let mode = parse_mode(mode)?;
-    let evs = events(source, runs, actions, order_keys(orders))?;
+    let evs = events(source, columns)?;
     let engine = model.engine();
     let m = engine.model();
     if m.automata().is_none() {
