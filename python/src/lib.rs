@@ -6,11 +6,11 @@
 //! (`multitrace_runtime::record::Record`), converted to Python through its serde
 //! serialization, so that Python and the command line write the same record.
 //!
-//! One module per topic: [`model`] (the `Model` class, `compile`, `load`), [`check`] (checking
-//! one multitrace, many, or files), [`result`] (the `Result` class), [`read`] (multitraces in
-//! and out of Python), [`generate`], [`spark`] (the native side of `multitrace.spark`),
-//! [`options`] (the one reading of the check options), [`errors`] (the exceptions) and
-//! [`threads`] (where Rust work runs). A new topic (such as the live monitor) is a module with
+//! One module per topic: `model` (the `Model` class, `compile`, `load`), `check` (checking
+//! one multitrace, many, or files), `result` (the `Result` class), `read` (multitraces in
+//! and out of Python), `generate`, `spark` (the native side of `multitrace.spark`),
+//! `options` (the one reading of the check options), `errors` (the exceptions) and
+//! `threads` (where Rust work runs). A new topic (such as the live monitor) is a module with
 //! a `register` function, added to the list below.
 //!
 //! Rules kept here: the GIL is released whenever Rust works (checking, compiling, reading);

@@ -52,7 +52,7 @@ pub(crate) fn cli_defaults() -> Settings {
 
 /// The parameters of an entry point beyond its first (named by the PyO3 signature): `before`
 /// the check options, then [`SETTINGS`], then `after`. Its `text_signature` states the same
-/// order and the defaults (tested against the type stub in `tests/test_api.py`).
+/// order and the defaults (tested against the type stub in `tests/test_options.py`).
 pub(crate) struct Signature {
     /// The name in messages, as Python writes it (`Model.check`).
     pub name: &'static str,
