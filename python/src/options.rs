@@ -60,6 +60,17 @@ pub(crate) struct Signature {
     pub after: &'static [&'static str],
 }
 
+impl Signature {
+    /// The parameters in positional order.
+    fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.before
+            .iter()
+            .chain(&SETTINGS)
+            .chain(self.after)
+            .copied()
+    }
+}
+
 /// The arguments given to an entry point, bound to its parameters (None: not given).
 pub(crate) struct Options<'py> {
     signature: &'static Signature,
@@ -73,14 +84,7 @@ impl<'py> Options<'py> {
         args: &Bound<'py, PyTuple>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Self> {
-        let names = || {
-            signature
-                .before
-                .iter()
-                .chain(&SETTINGS)
-                .chain(signature.after)
-        };
-        let count = names().count();
+        let count = signature.names().count();
         if args.len() > count {
             return Err(PyTypeError::new_err(format!(
                 "{}() takes at most {} positional arguments ({} given)",
@@ -95,7 +99,7 @@ impl<'py> Options<'py> {
         }
         for (k, v) in kwargs.into_iter().flat_map(|d| d.iter()) {
             let key = k.downcast::<PyString>()?.to_cow()?;
-            let Some(i) = names().position(|n| *n == key) else {
+            let Some(i) = signature.names().position(|n| n == key) else {
                 return Err(PyTypeError::new_err(format!(
                     "{}() got an unexpected keyword argument '{key}'",
                     signature.name
@@ -114,12 +118,8 @@ impl<'py> Options<'py> {
     /// The value of parameter `name` when it was given, converted as PyO3 converts arguments
     /// (None when it was not given, or the entry point has no such parameter).
     pub fn get<T: FromPyObject<'py>>(&self, name: &str) -> PyResult<Option<T>> {
-        let s = self.signature;
-        let mut at = s.before.iter().chain(&SETTINGS).chain(s.after);
-        let Some(v) = at
-            .position(|n| *n == name)
-            .and_then(|i| self.values[i].as_ref())
-        else {
+        let at = self.signature.names().position(|n| n == name);
+        let Some(v) = at.and_then(|i| self.values[i].as_ref()) else {
             return Ok(None);
         };
         v.extract().map(Some).map_err(|e| {
