@@ -18,143 +18,29 @@
 use multitrace_runtime::signature::{
     Action, ActionKind, LifelineId, LifelineSet, MessageId, Signature,
 };
-use multitrace_runtime::syntax::{
-    describe_char, is_ident_continue, is_ident_start, name_list, Cursor, Lookahead, ParseError,
-};
+use multitrace_runtime::syntax::hibou::{self, Dialect, Tok, Token};
+use multitrace_runtime::syntax::{name_list, Cursor, ParseError};
 use multitrace_runtime::term::{LoopKind, Term, TermId, TermStore};
 
 /// Deepest nesting of operators the `.hif` reader accepts.
 pub const MAX_NESTING: usize = 10_000;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Tok {
-    Ident,
-    /// `∅`
-    EmptySym,
-    LParen,
-    RParen,
-    Comma,
-    /// `--`
-    Dashes,
-    /// `->`
-    Arrow,
-    /// `|`
-    Bar,
-    /// `<word>`, as in `<synch>`.
-    Angle,
-    /// Any other character.
-    Other(char),
-    Eof,
-}
+/// `.hif`'s HIBOU tokens: `--`, `->` and `<word>` besides the shared ones.
+struct Hif;
 
-#[derive(Clone, Copy, Debug)]
-struct Token<'a> {
-    kind: Tok,
-    start: usize,
-    text: &'a str,
-}
+impl Dialect for Hif {
+    const ARROWS: bool = true;
 
-/// The one-byte tokens.
-fn punctuation(b: u8) -> Option<Tok> {
-    Some(match b {
-        b'(' => Tok::LParen,
-        b')' => Tok::RParen,
-        b',' => Tok::Comma,
-        b'|' => Tok::Bar,
-        _ => return None,
-    })
-}
-
-/// The tokens of `.hif` on the shared [`Cursor`], with one token of lookahead.
-struct Lexer<'a> {
-    la: Lookahead<'a, Token<'a>>,
-}
-
-impl<'a> Lexer<'a> {
-    fn new(file: &'a str, text: &'a str) -> Self {
-        Lexer {
-            la: Lookahead::new(file, text),
-        }
-    }
-
-    fn next(&mut self) -> Result<Token<'a>, ParseError> {
-        self.la.next(scan)
-    }
-
-    fn peek(&mut self) -> Result<Token<'a>, ParseError> {
-        self.la.peek(scan)
-    }
-
-    fn describe(tok: &Token<'_>) -> String {
+    /// An `<...>` construct is reported as unsupported.
+    fn expected(c: &Cursor<'_>, tok: &Token<'_>, what: &str) -> ParseError {
         match tok.kind {
-            Tok::Eof => "end of input".to_string(),
-            Tok::Other(ch) => describe_char(ch),
-            _ => format!("`{}`", tok.text),
-        }
-    }
-
-    /// "expected WHAT, found TOKEN" (an `<...>` construct is reported as unsupported).
-    fn expected(&self, tok: &Token<'_>, what: &str) -> ParseError {
-        match tok.kind {
-            Tok::Eof => self.la.c.expected_found(tok.start, what, None),
-            Tok::Angle => unsupported(&self.la.c, tok),
-            _ => self
-                .la
-                .c
-                .expected_found(tok.start, what, Some(&Self::describe(tok))),
-        }
-    }
-
-    fn expect(&mut self, kind: Tok, what: &str) -> Result<Token<'a>, ParseError> {
-        let tok = self.next()?;
-        if tok.kind == kind {
-            Ok(tok)
-        } else {
-            Err(self.expected(&tok, what))
+            Tok::Angle => unsupported(c, tok),
+            _ => c.expected_found(tok.start, what, hibou::found(tok).as_deref()),
         }
     }
 }
 
-/// Reads one token at `c` (after whitespace and comments).
-fn scan<'a>(c: &mut Cursor<'a>) -> Result<Token<'a>, ParseError> {
-    c.skip_trivia()?;
-    let start = c.pos();
-    let kind = match c.peek_byte() {
-        None => Tok::Eof,
-        Some(b) if is_ident_start(b) => {
-            c.take_while_ascii(is_ident_continue);
-            Tok::Ident
-        }
-        Some(b'-') if c.eat("--") => Tok::Dashes,
-        Some(b'-') if c.eat("->") => Tok::Arrow,
-        Some(b'<') => {
-            // `<word>` is one token (refused as unsupported), a lone `<` another character.
-            let mut probe = *c;
-            probe.eat_byte(b'<');
-            let word = probe.take_while_ascii(is_ident_continue);
-            if !word.is_empty() && probe.eat_byte(b'>') {
-                *c = probe;
-                Tok::Angle
-            } else {
-                c.eat_byte(b'<');
-                Tok::Other('<')
-            }
-        }
-        Some(b) => match punctuation(b) {
-            Some(kind) => {
-                c.eat_byte(b);
-                kind
-            }
-            None if c.eat("∅") => Tok::EmptySym,
-            None => c.bump().map_or(Tok::Eof, Tok::Other),
-        },
-    };
-    Ok(Token {
-        kind,
-        start,
-        text: c.since(start),
-    })
-}
+type Lexer<'a> = hibou::Lexer<'a, Hif>;
 
 fn unsupported(c: &Cursor<'_>, tok: &Token<'_>) -> ParseError {
     c.error(
@@ -355,12 +241,11 @@ impl<'a, R: Record> Parser<'a, '_, R> {
         if self.infer {
             return self.sig.add_lifeline(name).map_err(|e| {
                 self.lx
-                    .la
-                    .c
+                    .cursor()
                     .error(tok.start, format!("lifeline `{name}`: {e}"))
             });
         }
-        Err(self.lx.la.c.error(
+        Err(self.lx.cursor().error(
             tok.start,
             format!(
                 "unknown lifeline `{name}`; declared lifelines: {}",
@@ -377,7 +262,7 @@ impl<'a, R: Record> Parser<'a, '_, R> {
         if self.infer {
             return Ok(self.sig.add_message(name));
         }
-        Err(self.lx.la.c.error(
+        Err(self.lx.cursor().error(
             tok.start,
             format!(
                 "unknown message `{name}`; declared messages: {}",
@@ -504,10 +389,10 @@ impl<'a, R: Record> Parser<'a, '_, R> {
                     let after = self.lx.peek()?;
                     match (after.kind, keyword(tok.text)) {
                         (Tok::Dashes | Tok::Arrow, _) => self.action(tok, store)?,
-                        (Tok::LParen, None) => return Err(unsupported(&self.lx.la.c, &tok)),
+                        (Tok::LParen, None) => return Err(unsupported(self.lx.cursor(), &tok)),
                         (Tok::LParen, Some(kw)) => {
                             if stack.len() >= MAX_NESTING {
-                                return Err(self.lx.la.c.error(
+                                return Err(self.lx.cursor().error(
                                     tok.start,
                                     format!("nesting deeper than {MAX_NESTING} levels"),
                                 ));
@@ -557,9 +442,9 @@ impl<'a, R: Record> Parser<'a, '_, R> {
                     // `seq()` or `loopW()`: no interaction at all.
                     return Err(match stack.last() {
                         Some(Frame::Nary { keyword, count, .. }) if *count == 0 => {
-                            too_few(&self.lx.la.c, keyword, 0)
+                            too_few(self.lx.cursor(), keyword, 0)
                         }
-                        Some(Frame::Loop { keyword, .. }) => self.lx.la.c.error(
+                        Some(Frame::Loop { keyword, .. }) => self.lx.cursor().error(
                             keyword.start,
                             format!(
                                 "`{}` needs exactly one interaction, found none",
@@ -611,7 +496,7 @@ impl<'a, R: Record> Parser<'a, '_, R> {
                             _ => return Err(self.lx.expected(&sep, "`,` or `)`")),
                         }
                         if count < 2 {
-                            return Err(too_few(&self.lx.la.c, &keyword, count));
+                            return Err(too_few(self.lx.cursor(), &keyword, count));
                         }
                         self.tree.close(op, keyword.start);
                         // op(op(a, b), c) is op(a, op(b, c)) in the store: hand the children
@@ -795,7 +680,7 @@ pub fn parse_interaction_with_loops(
     let loops = p
         .loops
         .iter()
-        .zip(p.lx.la.c.line_columns(&offsets))
+        .zip(p.lx.cursor().line_columns(&offsets))
         .map(|(&(t, _), (line, col))| (t, line, col))
         .collect();
     Ok((root, loops))
@@ -822,7 +707,7 @@ pub fn parse_interaction_tree(
     Ok((
         root,
         SyntaxTree {
-            positions: p.lx.la.c.line_columns(&tree.offsets),
+            positions: p.lx.cursor().line_columns(&tree.offsets),
             nodes: tree.nodes,
         },
     ))

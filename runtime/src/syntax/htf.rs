@@ -16,135 +16,29 @@
 
 mod fast;
 
-use super::cursor::{Cursor, Lookahead};
 use super::error::ParseError;
-use super::names::{describe_char, is_ident_continue, is_ident_start, name_list};
+use super::hibou::{self, Dialect, Tok, Token};
+use super::names::name_list;
 use crate::multitrace::{Component, Multitrace};
 use crate::signature::{Action, ActionKind, LifelineId, LifelineSet, Signature};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Tok {
-    Ident,
-    /// `#all`
-    All,
-    LBrace,
-    RBrace,
-    LBracket,
-    RBracket,
-    Comma,
-    Semi,
-    Dot,
-    Bang,
-    Question,
-    /// Any other character.
-    Other(char),
-    Eof,
-}
+/// `.htf`'s HIBOU tokens: `#all` besides the shared ones.
+struct Htf;
 
-/// The one-byte tokens.
-fn punctuation(b: u8) -> Option<Tok> {
-    Some(match b {
-        b'{' => Tok::LBrace,
-        b'}' => Tok::RBrace,
-        b'[' => Tok::LBracket,
-        b']' => Tok::RBracket,
-        b',' => Tok::Comma,
-        b';' => Tok::Semi,
-        b'.' => Tok::Dot,
-        b'!' => Tok::Bang,
-        b'?' => Tok::Question,
-        _ => return None,
-    })
-}
+impl Dialect for Htf {
+    const ALL: bool = true;
 
-#[derive(Clone, Copy, Debug)]
-struct Token<'a> {
-    kind: Tok,
-    start: usize,
-    text: &'a str,
-}
-
-/// The tokens of `.htf` on the shared [`Cursor`], with one token of lookahead.
-struct Lexer<'a> {
-    la: Lookahead<'a, Token<'a>>,
-}
-
-impl<'a> Lexer<'a> {
-    fn new(file: &'a str, text: &'a str) -> Self {
-        Lexer {
-            la: Lookahead::new(file, text),
+    /// A run of identifier characters reads better whole (`1abc`, not `1`).
+    fn found(c: &super::cursor::Cursor<'_>, tok: &Token<'_>) -> Option<String> {
+        let word = c.word_at(tok.start);
+        match word.get(..word.len().min(40)) {
+            Some(word) if word.len() > tok.text.len() => Some(format!("`{word}`")),
+            _ => hibou::found(tok),
         }
     }
-
-    fn next(&mut self) -> Result<Token<'a>, ParseError> {
-        self.la.next(scan)
-    }
-
-    fn peek(&mut self) -> Result<Token<'a>, ParseError> {
-        self.la.peek(scan)
-    }
-
-    /// "expected WHAT, found TOKEN" (or "unexpected end of input, expected WHAT").
-    fn expected(&self, tok: &Token<'_>, what: &str) -> ParseError {
-        let found = match tok.kind {
-            Tok::Eof => return self.la.c.expected_found(tok.start, what, None),
-            Tok::Other(c) if c.is_control() || c.is_whitespace() || c == '\u{feff}' || c == '`' => {
-                describe_char(c)
-            }
-            _ => {
-                // A run of identifier characters reads better whole (`1abc`, not `1`).
-                let word = self.la.c.word_at(tok.start);
-                match word.get(..word.len().min(40)) {
-                    Some(word) if word.len() > tok.text.len() => format!("`{word}`"),
-                    _ => format!("`{}`", tok.text),
-                }
-            }
-        };
-        self.la.c.expected_found(tok.start, what, Some(&found))
-    }
-
-    fn expect(&mut self, kind: Tok, what: &str) -> Result<Token<'a>, ParseError> {
-        let tok = self.next()?;
-        if tok.kind == kind {
-            Ok(tok)
-        } else {
-            Err(self.expected(&tok, what))
-        }
-    }
-
-    fn error(&self, at: usize, message: impl Into<String>) -> ParseError {
-        self.la.c.error(at, message)
-    }
 }
 
-/// Reads one token at `c` (after whitespace and comments).
-fn scan<'a>(c: &mut Cursor<'a>) -> Result<Token<'a>, ParseError> {
-    c.skip_trivia()?;
-    let start = c.pos();
-    let kind = match c.peek_byte() {
-        None => Tok::Eof,
-        Some(b) if is_ident_start(b) => {
-            c.take_while_ascii(is_ident_continue);
-            Tok::Ident
-        }
-        Some(b'#') if c.starts_with("#all") && c.word_at(start + 1).len() == 3 => {
-            c.eat("#all");
-            Tok::All
-        }
-        Some(b) => match punctuation(b) {
-            Some(kind) => {
-                c.eat_byte(b);
-                kind
-            }
-            None => c.bump().map_or(Tok::Eof, Tok::Other),
-        },
-    };
-    Ok(Token {
-        kind,
-        start,
-        text: c.since(start),
-    })
-}
+type Lexer<'a> = hibou::Lexer<'a, Htf>;
 
 /// Reads a multitrace (`.htf`) over the names of `sig`.
 ///
@@ -265,7 +159,7 @@ fn component_lifelines(
     let taken = mt.lifelines();
     // Where lifeline `l` was listed before, for the error message (positions from a copy of
     // the cursor, which the closure keeps while `lx` moves on).
-    let here = lx.la.c;
+    let here = *lx.cursor();
     let owner = |l: LifelineId| -> String {
         match mt.components.iter().position(|c| c.lifelines.contains(l)) {
             Some(k) => {
