@@ -576,13 +576,7 @@ mod tests {
     }
 
     fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "multitrace-compiler-source-{}-{name}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+        multitrace_runtime::testdata::scratch_dir("compiler-source", name)
     }
 
     #[test]
