@@ -32,7 +32,7 @@ use multitrace_runtime::batch::{
     lines_of, split_chunk, Batch, BatchOptions, Cut, Cutter, DEFAULT_MAX_LINE_BYTES,
 };
 use multitrace_runtime::check::{CheckOptions, Engine};
-use multitrace_runtime::syntax::{
+use multitrace_runtime::formats::{
     parse_htf, parse_jsonl_line, parse_mtf_indexed, write_jsonl_line, write_mtf, NameIndex,
 };
 use multitrace_runtime::verdict::Mode;

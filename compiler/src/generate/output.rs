@@ -14,11 +14,12 @@
 //!   in, with the reason as `compare` and `check --expect` read it ([`reason_label`]).
 
 use super::{Generation, Kind};
+use multitrace_runtime::formats::{write_jsonl_line, write_mtf};
 use multitrace_runtime::manifest::{Manifest, ManifestRow, MANIFEST_FILE};
 use multitrace_runtime::model::{CompiledModel, Origin};
 use multitrace_runtime::multitrace::{Component, Multitrace};
 use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::syntax::{write_jsonl_line, write_mtf, ModelError};
+use multitrace_runtime::syntax::ModelError;
 use multitrace_runtime::verdict::{Reason, Verdict};
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -43,9 +43,9 @@
 
 use crate::diagram;
 use multitrace_runtime::batch::Batch;
+use multitrace_runtime::formats::{parse_jsonl_line, NameIndex};
 use multitrace_runtime::model::CompiledModel;
 use multitrace_runtime::record::{BlockedRecord, Record};
-use multitrace_runtime::syntax::{parse_jsonl_line, NameIndex};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::fmt::Write as _;

@@ -1,5 +1,5 @@
 //! The one lexer cursor behind every text reader: `.hsf`, `.hif` and Timbuk (in the compiler),
-//! `.htf` and `.mtf` (here).
+//! `.htf` and `.mtf` (in [`crate::formats`]).
 //!
 //! A [`Cursor`] walks a text by byte offsets. The HIBOU readers take their tokens from
 //! [`super::hibou`] on top of it, the others keep their own small token sets; the low-level operations live here once: skipping whitespace and `/* */` comments,
@@ -348,11 +348,11 @@ impl<'a> Cursor<'a> {
 /// Random edits of valid texts, for the readers' proptests that their fast and exact paths
 /// agree on inputs near the common case.
 #[cfg(test)]
-pub(super) mod mutation {
+pub(crate) mod mutation {
     /// `text` after each `(position, operation, token)` edit: operation 0 inserts `token` at
     /// the position (taken modulo the length, moved back to a char boundary), 1 deletes the
     /// character there, 2 replaces it with `token`.
-    pub(in crate::syntax) fn mutate(text: &str, edits: &[(usize, u8, &str)]) -> String {
+    pub(crate) fn mutate(text: &str, edits: &[(usize, u8, &str)]) -> String {
         let mut out = text.to_string();
         for &(at, op, token) in edits {
             let mut at = at % (out.len() + 1);

@@ -1,5 +1,5 @@
 //! The one lexer of HIBOU syntax, shared by signatures (`.hsf`) and interactions (`.hif`) in
-//! the compiler and multitraces (`.htf`) here.
+//! the compiler and multitraces (`.htf`, in [`crate::formats`]).
 //!
 //! The three file kinds share identifiers `[A-Za-z_][A-Za-z0-9_]*`, whitespace and `/* */`
 //! comments between any two tokens, the punctuation `{ } [ ] ( ) , ; . ! ? |` and `∅`. Each

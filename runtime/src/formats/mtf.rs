@@ -14,11 +14,9 @@
 //! characters without whitespace, `[` and `]`; letters are runs without whitespace, `.`, `[`
 //! and `]` (a letter whose name contains one of these cannot be written in this format).
 
-use super::cursor::Cursor;
-use super::error::ParseError;
 use super::jsonl::NameIndex;
-use super::names::{describe_char, name_list, quote_word};
 use crate::nfa::{Alphabet, LetterId, LocationId};
+use crate::syntax::{describe_char, name_list, quote_word, Cursor, ParseError};
 
 /// Whether `c` ends a location name or a letter (`extra` is the other stop character).
 fn stops(c: char, extra: char) -> bool {
@@ -613,7 +611,7 @@ mod tests {
             let names = NameIndex::new(&a);
             let traces = picked(&picks, &a);
             let valid = write_mtf(&traces, &a).replace(' ', "  ").replace('.', " . ");
-            let mutated = super::super::cursor::mutation::mutate(&valid, &edits);
+            let mutated = crate::syntax::mutation::mutate(&valid, &edits);
             for text in [valid, mutated, soup.concat()] {
                 let exact = parse_mtf_exact("f", &text, &a, &names);
                 if let Some(fast) = parse_mtf_fast(&text, &a, &names) {

@@ -16,11 +16,10 @@
 
 mod fast;
 
-use super::error::ParseError;
-use super::hibou::{self, Dialect, Tok, Token};
-use super::names::name_list;
 use crate::multitrace::{Component, Multitrace};
 use crate::signature::{Action, ActionKind, LifelineId, LifelineSet, Signature};
+use crate::syntax::hibou::{self, Dialect, Tok, Token};
+use crate::syntax::{name_list, Cursor, ParseError};
 
 /// `.htf`'s HIBOU tokens: `#all` besides the shared ones.
 struct Htf;
@@ -29,7 +28,7 @@ impl Dialect for Htf {
     const ALL: bool = true;
 
     /// A run of identifier characters reads better whole (`1abc`, not `1`).
-    fn found(c: &super::cursor::Cursor<'_>, tok: &Token<'_>) -> Option<String> {
+    fn found(c: &Cursor<'_>, tok: &Token<'_>) -> Option<String> {
         let word = c.word_at(tok.start);
         match word.get(..word.len().min(40)) {
             Some(word) if word.len() > tok.text.len() => Some(format!("`{word}`")),
@@ -618,7 +617,7 @@ mod tests {
                 text.push_str(&format!("[{}] {};\n", ls.join(", "), acts.join(" . ")));
             }
             text.push('}');
-            let mutated = super::super::cursor::mutation::mutate(&text, &edits);
+            let mutated = crate::syntax::mutation::mutate(&text, &edits);
             for text in [text, mutated, soup.concat()] {
                 let exact = parse_htf_exact("f", &text, &s).map(|(mt, n)| complete(mt, n, &s));
                 if let Some((mt, n)) = fast::parse(&text, &s) {
