@@ -60,7 +60,6 @@ pub mod check;
 pub mod distributed;
 pub mod events;
 pub mod formats;
-pub mod manifest;
 pub mod model;
 pub mod multitrace;
 pub mod nfa;
