@@ -20,7 +20,7 @@ use crate::options::{parse_mode, Options, Signature};
 use crate::threads::detached;
 use multitrace_runtime::batch::BatchOptions;
 use multitrace_runtime::check::explore::Budget;
-use multitrace_runtime::check::semi::central_check;
+use multitrace_runtime::check::semi::{central_check, local_summary};
 use multitrace_runtime::check::settings::Settings;
 use multitrace_runtime::check::{CheckOptions, Procedure};
 use multitrace_runtime::events::{
@@ -29,7 +29,7 @@ use multitrace_runtime::events::{
 use multitrace_runtime::model::CompiledModel;
 use multitrace_runtime::nfa::{LetterId, LocationId};
 use multitrace_runtime::record::{ErrorRecord, Names, Record};
-use multitrace_runtime::summary::{local_summary, LocalSummary, Summary, SummarySet};
+use multitrace_runtime::summary::{LocalSummary, Summary, SummarySet};
 use multitrace_runtime::verdict::{Mode, Sym};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
