@@ -10,6 +10,7 @@ mod artifacts;
 mod diagram;
 mod differential;
 mod fixtures;
+mod long_runs;
 mod many_locations;
 #[path = "../../../runtime/tests/oracle/mod.rs"]
 mod oracle;
