@@ -21,11 +21,11 @@
 //! out of budget (Inconclusive). In prefix mode a success is followed by a complete-mode search
 //! to tell Pass (accepted) from WeakPass (only a multi-prefix).
 
+use super::local::{LocalMemo, Reach};
 use crate::multitrace::{Component, Multitrace};
 use crate::signature::{Action, LifelineSet, LocationId};
 use crate::term::{TermId, TermStore};
 use crate::verdict::{Mode, Reason, Sym, Verdict, VerdictKind};
-use super::local::{LocalMemo, Reach};
 use rustc_hash::FxHashSet;
 use std::time::Instant;
 
@@ -37,6 +37,10 @@ pub const MAX_TERM_DEPTH: u32 = 20_000;
 pub const CHECK_STACK_SIZE: usize = 256 << 20;
 
 pub use crate::budget::Budget;
+
+/// Local vertices that the local analyses may expand per vertex of the search, on average
+/// (the first vertex's analyses are not limited): see [`Search::local_analyses`].
+const LOCAL_CREDIT: u64 = 8;
 
 /// Options of term exploration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -244,6 +248,8 @@ struct Search<'a> {
     meter: Meter,
     /// Every decided vertex of the local analyses (see [`LocalMemo`]).
     local: LocalMemo,
+    /// Local vertices the local analyses may still expand: [`LOCAL_CREDIT`] per global vertex.
+    credit: u64,
     /// The local analysis that cut the initial vertex: (component, furthest local position,
     /// local term there).
     root_cut: Option<(usize, u32, TermId)>,
@@ -272,6 +278,7 @@ impl<'a> Search<'a> {
                 budget: opts.budget,
             },
             local: LocalMemo::default(),
+            credit: 0,
             root_cut: None,
             last_local: (0, TermId::EMPTY),
             path: None,
@@ -308,6 +315,7 @@ impl<'a> Search<'a> {
             if let Err(limit) = self.meter.tick(self.store, t) {
                 return Outcome::Exhausted(limit);
             }
+            self.credit += LOCAL_CREDIT;
             if (0..n).all(|k| pos[k] == self.len(k)) {
                 if removal || self.store.terminates(t) {
                     if track {
@@ -482,12 +490,23 @@ impl<'a> Search<'a> {
     /// accepted by `t` (prefix mode: a multi-prefix), is the local analysis' question on the
     /// same term: both searches are exact, so the local success is the vertex's. Without this
     /// the global search would walk the same graph a second time.
+    ///
+    /// Cost: the analyses at a vertex other than the first may expand only the local
+    /// vertices the search has paid for ([`LOCAL_CREDIT`] per global vertex, saved up when
+    /// unused). A question the credit cannot settle is left open and does not cut: local
+    /// analyses only ever cut vertices from which no success is reachable, so cutting fewer
+    /// never changes a verdict, and the search costs at most `1 + LOCAL_CREDIT` times its
+    /// global vertices (plus the first vertex's analyses). Without the credit a term whose
+    /// restriction remembers how far another location ran ahead (pending receptions of a
+    /// `loopP`, or of a `loopW` body) asks a new question at each vertex that costs the lag
+    /// to settle: quadratic in the trace (issue 25).
     fn local_analyses(
         &mut self,
         t: TermId,
         pos: &[u32],
         prefix: bool,
     ) -> Result<LocalVerdict, &'static str> {
+        let first = pos.iter().all(|&p| p == 0);
         let mut left = 0;
         let mut decided = false;
         for (k, &p) in pos.iter().enumerate() {
@@ -505,18 +524,19 @@ impl<'a> Search<'a> {
                 continue;
             }
             let trace = (k as u32, &self.components[k].trace[..]);
-            match self
-                .local
-                .reach(self.store, &mut self.meter, trace, lt, p, prefix)?
-            {
-                Reach::Live => {}
-                Reach::Dead(q, at) => {
+            let credit = (!first).then_some(&mut self.credit);
+            let reach =
+                self.local
+                    .reach(self.store, &mut self.meter, trace, (lt, p), prefix, credit)?;
+            match reach {
+                Some(Reach::Live) => decided = lt == t,
+                None => decided = false,
+                Some(Reach::Dead(q, at)) => {
                     self.last_local = (q, at);
                     return Ok(LocalVerdict::Cut(k));
                 }
             }
             left += 1;
-            decided = lt == t;
         }
         Ok(LocalVerdict::Pass(left == 1 && decided))
     }

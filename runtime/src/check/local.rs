@@ -31,6 +31,15 @@
 //! is linear in the trace length when the local terms at each position fall into a bounded
 //! number of classes (as for every model whose loops unfold back to the same term).
 //!
+//! That bound is only linear when the questions land on few distinct local vertices. When a
+//! restriction remembers how far another location ran ahead (the pending receptions of a
+//! `loopP` or of a `loopW` body, restricted to the receiving lifeline, are a term per lag),
+//! each vertex of the global search asks from a new local vertex and settling it costs the
+//! lag. The explorer therefore pays for local vertices from a credit (`Some(credit)`: one
+//! unit per expanded vertex); a question the credit cannot settle is left open (`Ok(None)`),
+//! which the explorer treats as "no cut". The vertices decided before the credit ran out stay
+//! recorded (they are decided), the open path is forgotten.
+//!
 //! A dead vertex also records the furthest point any of its paths reaches (position and local
 //! term there, for the diagnosis of a failure at the first vertex): the first vertex of the
 //! greatest position in the order the search visits derivatives (last derivative first), which
@@ -69,20 +78,22 @@ struct Frame {
 impl LocalMemo {
     /// Whether the trace `trace` of component `k`, from position `p`, is (with `prefix`: a
     /// prefix of) a behaviour of the local term `lt`. Expands only unrecorded vertices, each
-    /// counted by `meter`; `Err` names the budget that ran out (nothing wrong is recorded then:
-    /// only decided vertices are).
+    /// counted by `meter` and, with `credit`, paid from it: `Ok(None)` when the credit runs
+    /// out first (the question is left open; what was decided so far stays recorded). `Err`
+    /// names the budget that ran out (nothing wrong is recorded then: only decided vertices
+    /// are).
     pub(super) fn reach(
         &mut self,
         store: &mut TermStore,
         meter: &mut Meter,
         (k, trace): (u32, &[Action]),
-        lt: TermId,
-        p: u32,
+        (lt, p): (TermId, u32),
         prefix: bool,
-    ) -> Result<Reach, &'static str> {
+        mut credit: Option<&mut u64>,
+    ) -> Result<Option<Reach>, &'static str> {
         let key = |t: TermId, q: u32| (k, prefix, t, q);
         if let Some(&r) = self.known.get(&key(lt, p)) {
-            return Ok(r);
+            return Ok(Some(r));
         }
         let len = trace.len() as u32;
         let mut path: Vec<Frame> = Vec::new();
@@ -90,17 +101,23 @@ impl LocalMemo {
         let mut open = Some((lt, p));
         loop {
             if let Some((t, q)) = open.take() {
+                if let Some(c) = credit.as_deref_mut() {
+                    if *c == 0 {
+                        return Ok(None);
+                    }
+                    *c -= 1;
+                }
                 meter.tick(store, t)?;
                 if q == len {
                     if prefix || store.terminates(t) {
                         self.known.insert(key(t, q), Reach::Live);
-                        return Ok(self.mark_live(&path, key));
+                        return Ok(Some(self.mark_live(&path, key)));
                     }
                     let dead = Reach::Dead(q, t);
                     self.known.insert(key(t, q), dead);
                     match path.last_mut() {
                         Some(parent) => further(&mut parent.furthest, dead),
-                        None => return Ok(dead),
+                        None => return Ok(Some(dead)),
                     }
                 } else {
                     let mut children = store.exec(t, trace[q as usize]).to_vec();
@@ -127,12 +144,12 @@ impl LocalMemo {
                         further(&mut parent.furthest, dead);
                         continue;
                     }
-                    None => return Ok(dead),
+                    None => return Ok(Some(dead)),
                 }
             };
             let q = top.q + 1;
             match self.known.get(&key(c, q)) {
-                Some(Reach::Live) => return Ok(self.mark_live(&path, key)),
+                Some(Reach::Live) => return Ok(Some(self.mark_live(&path, key))),
                 Some(&dead) => further(&mut top.furthest, dead),
                 None => open = Some((c, q)),
             }
