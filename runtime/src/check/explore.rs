@@ -13,7 +13,11 @@
 //!   the only successors (`Search::all_positions_now`). On seed 001's 3-SAT reduction (Prop.
 //!   11) this branches on one clause at a time instead of on every clause.
 //! - LOC: a vertex is cut when some local trace is not (a prefix of) a behaviour of the term
-//!   restricted to that location (Def. 12).
+//!   restricted to that location (Def. 12). The local searches share one memo of decided local
+//!   vertices (`check::local`) and are paid from a credit of `LOCAL_CREDIT` local vertices
+//!   per vertex of the search, so an exploration costs O(its vertices), not O(n) per vertex
+//!   (issue 25); a vertex with one trace left whose restriction changes nothing is decided by
+//!   its local analysis (`Search::local_analyses`).
 //! - Memo: a vertex is visited once, keyed by equality of (term id, positions); in prefix mode
 //!   the removed lifelines are a function of the positions, so the key covers them.
 //!
