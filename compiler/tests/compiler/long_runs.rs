@@ -79,8 +79,8 @@ fn walk(store: &mut TermStore, root: TermId, n: usize, rng: &mut Rng) -> Option<
             return None;
         }
         for (a, nt) in moves(store, u) {
-            if !from.contains_key(&nt) {
-                from.insert(nt, Some((u, a)));
+            if let std::collections::hash_map::Entry::Vacant(e) = from.entry(nt) {
+                e.insert(Some((u, a)));
                 queue.push_back(nt);
             }
         }
