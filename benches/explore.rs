@@ -17,15 +17,15 @@
 
 use criterion::BatchSize;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use multitrace_analysis::generate::sat::{Cnf, SatInstance};
+use multitrace_analysis::generate::{generate, to_multitrace, GenOptions, Kind};
 use multitrace_compiler::compile::{CompileOptions, LocationChoice};
-use multitrace_compiler::generate::sat::{Cnf, SatInstance};
-use multitrace_compiler::generate::{generate, to_multitrace, GenOptions, Kind};
 use multitrace_compiler::source::load_model;
 use multitrace_compiler::syntax::{read_interaction, read_text, InteractionModel};
 use multitrace_runtime::check::explore::{explore, ExploreOptions};
 use multitrace_runtime::check::Engine;
+use multitrace_runtime::formats::parse_htf;
 use multitrace_runtime::multitrace::Multitrace;
-use multitrace_runtime::syntax::parse_htf;
 use multitrace_runtime::term::TermStore;
 use multitrace_runtime::verdict::{Mode, VerdictKind};
 use std::path::{Path, PathBuf};
