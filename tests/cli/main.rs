@@ -6,6 +6,7 @@ mod check;
 mod distributed;
 mod events;
 mod gen;
+mod guide;
 mod model;
 mod partition;
 mod pictures;
