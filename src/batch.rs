@@ -148,14 +148,13 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     }
     out.flush()?;
     crate::report_cmd::finish(report, &batch)?;
-    let mut code = tally.exit_code();
-    if let Some(c) = &expect {
-        eprintln!("multitrace: {}", c.report());
-        if c.failed() && code != 2 {
-            code = 1;
+    Ok(match &expect {
+        Some(c) => {
+            eprintln!("multitrace: {}", c.report());
+            c.exit_code(&tally)
         }
-    }
-    Ok(code)
+        None => tally.exit_code(),
+    })
 }
 
 fn print_record(
