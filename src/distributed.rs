@@ -33,7 +33,7 @@ pub struct LocalArgs {
     #[command(flatten)]
     model_args: ModelArgs,
     /// Complete observation or partial observation (multi-prefixes).
-    #[arg(long, value_enum, default_value = "prefix")]
+    #[arg(short, long, value_enum, default_value = "prefix")]
     mode: ModeArg,
     /// Output file (the summary, JSON).
     #[arg(short, long)]
@@ -50,8 +50,8 @@ pub struct CentralArgs {
     summaries: Vec<PathBuf>,
     #[command(flatten)]
     model_args: ModelArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
+    /// Output format (text or json; `jsonl` is the same).
+    #[arg(short, long, value_enum, default_value = "text")]
     format: FormatArg,
     /// For a Pass, print one accepted global interleaving.
     #[arg(long)]

@@ -286,13 +286,30 @@ fn list(items: &[String]) -> String {
     }
 }
 
+/// Which limit ran out and how to raise it: the option of the command line (the Python
+/// keyword is the same name with `_`), or the fixed limit and why it exists.
+fn budget_sentence(limit: &str, vertices: u64) -> String {
+    match limit {
+        "vertices" => format!(
+            "the search-vertex budget (--max-vertices) ran out after {vertices} vertices: give a larger --max-vertices N, or 0 for no limit"
+        ),
+        "time" => "the time budget (--timeout-ms) ran out: give a larger --timeout-ms N, or 0 for no limit"
+            .to_string(),
+        "silent moves" => "the limit on silent moves along one path ran out (a fixed limit: 2 x term depth + 8; check in complete mode, or report the model)".to_string(),
+        other => format!("the {other} budget ran out"),
+    }
+}
+
 /// One sentence for a Fail or an Inconclusive (`None` for Pass and WeakPass).
 fn explain(v: &Verdict, names: &Names<'_>) -> Option<String> {
     match (&v.reason, &v.diagnosis) {
-        (Some(Reason::Budget { limit, established }), _) => Some(match established {
-            Some(e) => format!("the {limit} budget ran out ({e})"),
-            None => format!("the {limit} budget ran out"),
-        }),
+        (Some(Reason::Budget { limit, established }), _) => {
+            let ran_out = budget_sentence(limit, v.vertices);
+            Some(match established {
+                Some(e) => format!("{ran_out} ({e})"),
+                None => ran_out,
+            })
+        }
         (_, Some(d)) if v.kind == VerdictKind::Fail => Some(explain_diagnosis(d, names)),
         (Some(Reason::LocalError { location, .. }), None) => Some(format!(
             "the trace of {} is rejected on its own",

@@ -97,7 +97,7 @@ fn exhausted_budget_is_inconclusive_with_status_3() {
     ]);
     assert_eq!(o.status.code(), Some(3), "{}", stdout(&o));
     assert!(
-        stdout(&o).contains("Inconclusive (Budget): the vertices budget ran out"),
+        stdout(&o).contains("Inconclusive (Budget): the search-vertex budget (--max-vertices) ran out after 4 vertices: give a larger --max-vertices N, or 0 for no limit"),
         "{}",
         stdout(&o)
     );

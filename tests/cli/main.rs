@@ -3,6 +3,7 @@
 
 mod bad_inputs;
 mod check;
+mod conventions;
 mod distributed;
 mod events;
 mod expect;

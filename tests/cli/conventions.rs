@@ -1,0 +1,130 @@
+//! Command-line conventions: a closed pipe, short flags, one `--format` vocabulary, help
+//! grouped under headings without paper references.
+
+use super::*;
+use std::process::Stdio;
+
+/// `check ... | head`: the reader goes away; the command stops quietly, with the status of a
+/// process killed by SIGPIPE, as grep does.
+#[test]
+fn a_closed_pipe_stops_quietly() {
+    let mut child = bin()
+        .current_dir(root())
+        .args([
+            "check",
+            "fixtures/seed004-mqtt/model.hif",
+            "fixtures/seed004-mqtt/traces",
+            "fixtures/loopP/traces",
+            "--procedure",
+            "term",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Closed before the command could write anything (it is still loading the model).
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert!(!err.contains("Broken pipe"), "{err}");
+    assert!(!err.contains("internal error"), "{err}");
+    assert_eq!(o.status.code(), Some(141), "{err}");
+}
+
+#[test]
+fn short_flags_are_the_long_ones() {
+    let long = run(&[
+        "check",
+        "fixtures/seed004-mqtt/model.hif",
+        "fixtures/seed004-mqtt/traces/example2.htf",
+        "--mode",
+        "complete",
+        "--format",
+        "jsonl",
+        "--procedure",
+        "term",
+        "--jobs",
+        "1",
+    ]);
+    let short = run(&[
+        "check",
+        "fixtures/seed004-mqtt/model.hif",
+        "fixtures/seed004-mqtt/traces/example2.htf",
+        "-m",
+        "complete",
+        "-f",
+        "jsonl",
+        "-p",
+        "term",
+        "-j",
+        "1",
+    ]);
+    assert_eq!(short.status.code(), Some(1), "{}", stderr(&short));
+    let verdict = |o: &Output| -> serde_json::Value {
+        let mut v: serde_json::Value = serde_json::from_str(stdout(o).trim()).unwrap();
+        v["time_us"] = 0.into();
+        v
+    };
+    assert_eq!(verdict(&short), verdict(&long));
+    assert_eq!(verdict(&short)["procedure"], "term");
+}
+
+/// `--format` is `text` or `json` everywhere, and `jsonl` means the same.
+#[test]
+fn format_takes_one_vocabulary() {
+    let check = |f: &str| {
+        let o = run(&[
+            "check",
+            "fixtures/seed004-mqtt/model.hif",
+            "fixtures/seed004-mqtt/traces/example1.htf",
+            "--format",
+            f,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{f}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        v["verdict"].as_str().unwrap().to_string()
+    };
+    assert_eq!(check("json"), "Pass");
+    assert_eq!(check("jsonl"), "Pass");
+    let partition = |f: &str| {
+        let o = run(&[
+            "partition",
+            "fixtures/seed002-pingpong/model.hif",
+            "--no-search",
+            "--format",
+            f,
+        ]);
+        assert_ne!(o.status.code(), Some(2), "{f}: {}", stderr(&o));
+        stdout(&o)
+    };
+    let json = partition("json");
+    serde_json::from_str::<serde_json::Value>(&json).unwrap();
+    assert_eq!(partition("jsonl"), json);
+    let help = stdout(&run(&["check", "-h"]));
+    assert!(help.contains("[possible values: text, json]"), "{help}");
+}
+
+/// `check --help`: options under headings, the ones a user needs first; no paper jargon;
+/// `-h` is the short form.
+#[test]
+fn help_is_grouped_and_plain() {
+    let long = stdout(&run(&["check", "--help"]));
+    let short = stdout(&run(&["check", "-h"]));
+    let at = |text: &str, heading: &str| {
+        text.find(&format!("\n{heading}:\n"))
+            .unwrap_or_else(|| panic!("no heading {heading} in\n{text}"))
+    };
+    for text in [&long, &short] {
+        let order: Vec<usize> = ["Input", "Checking", "Output", "Model", "Limits"]
+            .iter()
+            .map(|h| at(text, h))
+            .collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+        assert!(text.find("--mode").unwrap() < text.find("--signature").unwrap());
+        assert!(!text.to_lowercase().contains("seed 00"), "{text}");
+        assert!(!text.contains("Algorithm"), "{text}");
+    }
+    assert!(short.lines().count() * 2 < long.lines().count());
+    let top = stdout(&run(&["--help"]));
+    assert!(!top.contains("seed 00"), "{top}");
+}
