@@ -84,8 +84,12 @@ pub fn check(args: CheckArgs) -> Result<u8> {
             std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && stdout.is_terminal()
         }
     };
+    // An input error is shown once: on standard error when standard output goes elsewhere (a
+    // file, a pipe), else the record on the terminal says it.
+    let echo_errors = !stdout.is_terminal();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut tally = Tally::default();
+    tally.start();
     let model_name = args.model.display().to_string();
     let mut report = crate::report_cmd::open(&args, &batch)?;
     let sink = |done: Outcome| {
@@ -102,7 +106,14 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         if let Some(r) = &mut report {
             r.add(&done.record).map_err(std::io::Error::other)?;
         }
-        print_record(&mut out, &done.record, args.format, args.quiet, color)
+        print_record(
+            &mut out,
+            &done.record,
+            args.format,
+            args.quiet,
+            color,
+            echo_errors,
+        )
     };
     // --events: event logs grouped by run (multitrace_runtime::events), one record per run.
     let run = if args.events.is_empty() {
@@ -163,9 +174,10 @@ fn print_record(
     format: FormatArg,
     quiet: bool,
     color: bool,
+    echo_errors: bool,
 ) -> std::io::Result<()> {
     let kind = rec.verdict_kind();
-    if let Some(e) = &rec.error {
+    if let Some(e) = rec.error.as_ref().filter(|_| echo_errors) {
         // Also where scripts look for input errors (the record keeps the stream complete).
         eprintln!("multitrace: {}", e.message);
     }

@@ -68,6 +68,9 @@ pub fn local(args: LocalArgs) -> Result<u8> {
     let model = crate::model_cmd::load(&args.model, &args.model_args)?;
     let name = args.model.display().to_string();
     let run = local_step(&model, &name, &args.location, &args.trace, args.mode.mode())?;
+    if let Some(note) = run.empty_note(&args.trace.display().to_string()) {
+        eprintln!("multitrace: note: {note}");
+    }
     let out = args.output.display();
     let mut bytes = Vec::new();
     write_summary(&run.summary, &mut bytes).with_context(|| format!("{out}: cannot write"))?;

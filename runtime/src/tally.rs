@@ -52,12 +52,20 @@ pub struct Tally {
     errors: usize,
     fallbacks: usize,
     times: Vec<Duration>,
+    /// When the batch started ([`Tally::start`]): the line then gives the wall time.
+    started: Option<Instant>,
 }
 
 impl Tally {
     /// How many records were added.
     pub fn count(&self) -> usize {
         self.times.len()
+    }
+
+    /// Marks the start of the batch: [`Tally::line`] then gives the wall time since, beside
+    /// the CPU time (the sum of the records' times, over every worker thread).
+    pub fn start(&mut self) {
+        self.started = Some(Instant::now());
     }
 
     /// How many were checked by term exploration because `auto` fell back to it.
@@ -80,8 +88,10 @@ impl Tally {
         self.times.push(Duration::from_micros(rec.time_us));
     }
 
-    /// `10 multitraces: 4 Pass, 2 WeakPass, 4 Fail (3 CentralError, 1 LocalError); total
-    /// 1.23 ms, median 141 µs`, and the fallbacks when there were some.
+    /// `10 multitraces: 4 Pass, 2 WeakPass, 4 Fail (3 CentralError, 1 LocalError); wall time
+    /// 0.80 ms, CPU time 1.23 ms (median 141 µs per multitrace)`, and the fallbacks when there
+    /// were some. The CPU time is the sum over the workers, so with several it may exceed the
+    /// wall time; the wall time is given when the batch was [started](Tally::start).
     pub fn line(&mut self) -> String {
         let total: Duration = self.times.iter().sum();
         self.times.sort();
@@ -107,8 +117,12 @@ impl Tally {
         if self.errors > 0 {
             parts.push(format!("{} Error", self.errors));
         }
+        let wall = self
+            .started
+            .map(|s| format!("wall time {}, ", human(s.elapsed())))
+            .unwrap_or_default();
         let mut line = format!(
-            "{}: {}; total {}, median {}",
+            "{}: {}; {wall}CPU time {} (median {} per multitrace)",
             plural(self.times.len(), "multitrace", "multitraces"),
             if parts.is_empty() {
                 "none".to_string()
@@ -475,7 +489,7 @@ mod tests {
         assert_eq!(
             t.line(),
             "5 multitraces: 1 Pass, 2 Fail (2 LocalError), 1 Inconclusive (1 Budget), 1 Error; \
-             total 50.0 µs, median 10.0 µs; 1 checked by term exploration (components are not \
+             CPU time 50.0 µs (median 10.0 µs per multitrace); 1 checked by term exploration (components are not \
              the compiled locations)"
         );
     }

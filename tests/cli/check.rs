@@ -218,18 +218,6 @@ fn json_lines_on_standard_input_and_witnesses() {
     assert!(stdout(&o).contains("witness: clt1!begin"), "{}", stdout(&o));
 }
 
-/// Masks the timings of a summary line (`total 194 µs, median 13.0 µs`).
-fn mask_times(line: &str) -> String {
-    match (line.find("; total "), line.find(", median ")) {
-        (Some(a), Some(b)) if b > a => {
-            let rest = &line[b + ", median ".len()..];
-            let end = rest.find(';').unwrap_or(rest.len());
-            format!("{}; total T, median T{}", &line[..a], &rest[end..])
-        }
-        _ => line.to_string(),
-    }
-}
-
 #[test]
 fn readme_example_is_what_the_command_prints() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
@@ -238,7 +226,7 @@ fn readme_example_is_what_the_command_prints() {
         .lines()
         .skip_while(|l| !l.starts_with("    "))
         .take_while(|l| l.starts_with("    "))
-        .map(|l| mask_times(&l[4..]))
+        .map(|l| super::guide::mask_times(&l[4..]))
         .collect();
     let o = run(&[
         "check",
@@ -246,7 +234,7 @@ fn readme_example_is_what_the_command_prints() {
         "fixtures/seed004-mqtt/traces/",
     ]);
     assert_eq!(o.status.code(), Some(1));
-    let printed: Vec<String> = stdout(&o).lines().map(mask_times).collect();
+    let printed: Vec<String> = stdout(&o).lines().map(super::guide::mask_times).collect();
     assert_eq!(printed, block);
 }
 

@@ -128,3 +128,73 @@ fn help_is_grouped_and_plain() {
     let top = stdout(&run(&["--help"]));
     assert!(!top.contains("seed 00"), "{top}");
 }
+
+/// On a terminal an input error is shown once (its record); with standard output elsewhere,
+/// also on standard error, where scripts look. `script` gives the command a terminal.
+#[test]
+fn an_input_error_is_printed_once_on_a_terminal() {
+    let d = scratch("tty");
+    let bad = d.join("bad.htf");
+    std::fs::write(&bad, "{ [clt1] clt1!nope }\n").unwrap();
+    let command = format!(
+        "{} check fixtures/seed004-mqtt/model.hif {} --color never",
+        env!("CARGO_BIN_EXE_multitrace"),
+        bad.display()
+    );
+    let o = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(root())
+        .output()
+        .expect("`script` (util-linux) gives the test a terminal");
+    let shown = stdout(&o);
+    assert_eq!(shown.matches("nope").count(), 1, "{shown}");
+    // Not on a terminal: the record, and the message on standard error.
+    let o = run(&[
+        "check",
+        "fixtures/seed004-mqtt/model.hif",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(stdout(&o).matches("nope").count(), 1, "{}", stdout(&o));
+    assert_eq!(stderr(&o).matches("nope").count(), 1, "{}", stderr(&o));
+}
+
+/// The summary gives the wall time and the CPU time (the sum over workers), labelled; the
+/// central step uses the same time format.
+#[test]
+fn times_are_labelled_and_in_one_format() {
+    let o = run(&[
+        "check",
+        "fixtures/seed004-mqtt/model.hif",
+        "fixtures/seed004-mqtt/traces",
+        "-j",
+        "2",
+    ]);
+    let last = stdout(&o).lines().last().unwrap().to_string();
+    let at = |s: &str| last.find(s).unwrap_or_else(|| panic!("no `{s}` in {last}"));
+    assert!(at("; wall time ") < at(", CPU time ") && at(", CPU time ") < at(" per multitrace)"));
+    assert!(!last.contains("total"), "{last}");
+    let d = scratch("times");
+    let t = "fixtures/seed004-fig3";
+    let mut summaries = Vec::new();
+    for l in ["l1", "l2", "l3"] {
+        let out = d.join(format!("{l}.json"));
+        let o = run(&[
+            "local",
+            &format!("{t}/model.timbuk"),
+            "--location",
+            l,
+            &format!("{t}/traces/pass.mtf"),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        summaries.push(out.display().to_string());
+    }
+    let mut args = vec!["central".to_string(), format!("{t}/model.timbuk")];
+    args.extend(summaries);
+    let o = bin().current_dir(root()).args(&args).output().unwrap();
+    let last = stdout(&o).lines().last().unwrap().to_string();
+    assert!(!last.contains("0.000 s"), "{last}");
+    let unit = last.rsplit(' ').next().unwrap();
+    assert!(["ns", "µs", "ms", "s"].contains(&unit), "{last}");
+}

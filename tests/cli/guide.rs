@@ -82,7 +82,7 @@ fn examples(page: &Path) -> Vec<Example> {
 }
 
 /// Replaces times (`70.0 µs`, `0.401 ms`, `12.6 s`, `"time_us":176`) and sizes in bytes by `T`.
-fn mask_times(line: &str) -> String {
+pub(crate) fn mask_times(line: &str) -> String {
     // A compiled model's size depends on the absolute path it records.
     let units = ["ns", "µs", "us", "ms", "s", "bytes"];
     let mut out = String::new();

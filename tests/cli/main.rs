@@ -10,6 +10,7 @@ mod expect;
 mod gen;
 mod guide;
 mod model;
+mod notes;
 mod partition;
 mod pictures;
 

@@ -1,0 +1,74 @@
+//! Notes that keep a user from being misled: files a directory held that were not read, an
+//! empty local trace in `local`.
+
+use super::*;
+
+#[test]
+fn files_of_other_extensions_are_named_when_skipped() {
+    let d = scratch("skipped");
+    for f in [
+        "a.htf",
+        "b.txt",
+        "c.htf.gz",
+        "d.log",
+        "e.csv",
+        ".hidden",
+        "manifest.tsv",
+    ] {
+        let src = root().join("fixtures/seed004-mqtt/traces/example1.htf");
+        std::fs::copy(src, d.join(f)).unwrap();
+    }
+    let o = run(&[
+        "check",
+        "fixtures/seed004-mqtt/model.hif",
+        d.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!(
+            "note: {}: 4 files skipped (b.txt, c.htf.gz, d.log, ...): only .htf, .mtf and .jsonl files are read",
+            d.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        !err.contains("hidden") && !err.contains("manifest"),
+        "{err}"
+    );
+    // A directory of trace files only: no note.
+    let o = run(&[
+        "check",
+        "fixtures/seed004-mqtt/model.hif",
+        "fixtures/seed004-mqtt/traces",
+    ]);
+    assert!(!stderr(&o).contains("skipped"), "{}", stderr(&o));
+}
+
+#[test]
+fn local_notes_an_empty_trace() {
+    let d = scratch("local-empty");
+    let out = d.join("db.json");
+    let local = |trace: &str| {
+        run(&[
+            "local",
+            "fixtures/tour/model.hif",
+            "--location",
+            "db",
+            trace,
+            "-o",
+            out.to_str().unwrap(),
+        ])
+    };
+    let o = local("fixtures/tour/traces/cut_short.htf");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "note: fixtures/tour/traces/cut_short.htf holds no action of db (no component for db, or an empty one)"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let o = local("fixtures/tour/traces/ok.htf");
+    assert!(!stderr(&o).contains("note:"), "{}", stderr(&o));
+}
