@@ -138,6 +138,11 @@ impl Tally {
                 self.fallbacks
             ));
         }
+        if self.counts.contains_key(&VerdictKind::WeakPass) {
+            line.push_str(
+                "; WeakPass: the beginning of an accepted run (prefix mode, the default; --mode complete asks for whole runs)",
+            );
+        }
         line
     }
 

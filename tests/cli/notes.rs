@@ -72,3 +72,31 @@ fn local_notes_an_empty_trace() {
     let o = local("fixtures/tour/traces/ok.htf");
     assert!(!stderr(&o).contains("note:"), "{}", stderr(&o));
 }
+
+/// A WeakPass says which locations look cut short and what each could still do, the same for
+/// every procedure; the summary reminds that prefix mode is the default.
+#[test]
+fn a_weak_pass_says_what_is_missing() {
+    let mut lines = Vec::new();
+    for p in ["as", "ac", "term"] {
+        let o = run(&[
+            "check",
+            "fixtures/seed004-mqtt/model.hif",
+            "fixtures/seed004-mqtt/traces/end_not_observed_on_clt1.htf",
+            "-p",
+            p,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let out = stdout(&o);
+        lines.push(out.lines().next().unwrap().to_string());
+        assert!(
+            out.contains("; WeakPass: the beginning of an accepted run (prefix mode, the default; --mode complete asks for whole runs)"),
+            "{out}"
+        );
+    }
+    assert!(lines.windows(2).all(|w| w[0] == w[1]), "{lines:#?}");
+    assert_eq!(
+        lines[0],
+        "fixtures/seed004-mqtt/traces/end_not_observed_on_clt1.htf: WeakPass: looks cut short: clt1 could still do clt1!end"
+    );
+}
