@@ -92,6 +92,9 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     tally.start();
     let model_name = args.model.display().to_string();
     let mut report = crate::report_cmd::open(&args, &batch)?;
+    // Said once, at the first error that lists the declared names of the signature.
+    let mut signature_note =
+        multitrace_compiler::open::signature_note(&args.model, &args.model_args.options());
     let sink = |done: Outcome| {
         if done.fallback && tally.fallbacks() == 0 {
             eprintln!(
@@ -100,6 +103,13 @@ pub fn check(args: CheckArgs) -> Result<u8> {
             );
         }
         tally.add(&done.record, done.fallback);
+        if let Some(e) = &done.record.error {
+            if e.message.contains("; declared ") || e.message.contains("declared lifelines") {
+                if let Some(n) = signature_note.take() {
+                    eprintln!("multitrace: note: {n}");
+                }
+            }
+        }
         if let Some(m) = expect.as_mut().and_then(|c| c.check(&done.record)) {
             eprintln!("multitrace: {m}");
         }

@@ -100,3 +100,65 @@ fn a_weak_pass_says_what_is_missing() {
         "fixtures/seed004-mqtt/traces/end_not_observed_on_clt1.htf: WeakPass: looks cut short: clt1 could still do clt1!end"
     );
 }
+
+/// A name that does not exist gets the closest declared one, in traces, models and
+/// `--locations`; an error listing declared names says which signature file declared them.
+#[test]
+fn unknown_names_get_a_suggestion_and_the_signature_is_named() {
+    let d = scratch("typos");
+    let trace = d.join("typo.htf");
+    std::fs::write(
+        &trace,
+        "{ [client] client!request; [sever] server?request; [db] }\n",
+    )
+    .unwrap();
+    let o = run(&["check", "fixtures/tour/model.hif", trace.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let out = stdout(&o);
+    assert!(
+        out.contains("unknown lifeline `sever`; did you mean `server`? declared lifelines: client, server, db"),
+        "{out}"
+    );
+    assert!(
+        stderr(&o).contains("note: the declared names are those of the signature fixtures/tour/signature.hsf, found beside fixtures/tour/model.hif"),
+        "{}",
+        stderr(&o)
+    );
+    let msg = d.join("msg.htf");
+    std::fs::write(&msg, "{ [client] client!reqest }\n").unwrap();
+    let o = run(&["check", "fixtures/tour/model.hif", msg.to_str().unwrap()]);
+    assert!(
+        stdout(&o).contains("did you mean `request`?"),
+        "{}",
+        stdout(&o)
+    );
+    // A model with a typo.
+    std::fs::create_dir_all(d.join("m")).unwrap();
+    std::fs::copy(
+        root().join("fixtures/tour/signature.hsf"),
+        d.join("m/signature.hsf"),
+    )
+    .unwrap();
+    std::fs::write(d.join("m/model.hif"), "seq(client -- request -> sevrer)\n").unwrap();
+    let o = run(&["inspect", d.join("m/model.hif").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("did you mean `server`?"),
+        "{}",
+        stderr(&o)
+    );
+    // --locations.
+    let o = run(&[
+        "check",
+        "fixtures/tour/model.hif",
+        "fixtures/tour/traces/ok.htf",
+        "--locations",
+        "client;sevrer;db",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("did you mean `server`?"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -334,7 +334,11 @@ impl Batch<'_> {
                 .cloned()
                 .unwrap_or_default();
             error(format!(
-                "unknown location `{loc}`; locations are {}",
+                "unknown location `{loc}`; {}locations are {}",
+                crate::suggest::did_you_mean(
+                    &loc,
+                    alphabet.location_names().iter().map(String::as_str)
+                ),
                 alphabet.location_names().join(" ")
             ))
         };

@@ -316,8 +316,12 @@ fn component_lifelines(
             return Err(lx.error(
                 tok.start,
                 format!(
-                    "unknown lifeline `{}`; declared lifelines: {}",
+                    "unknown lifeline `{}`; {}declared lifelines: {}",
                     tok.text,
+                    crate::suggest::did_you_mean(
+                        tok.text,
+                        sig.lifelines().iter().map(String::as_str)
+                    ),
                     name_list(sig.lifelines())
                 ),
             ));
@@ -369,8 +373,9 @@ fn action(
         return Err(lx.error(
             ltok.start,
             format!(
-                "unknown lifeline `{}`; declared lifelines: {}",
+                "unknown lifeline `{}`; {}declared lifelines: {}",
                 ltok.text,
+                crate::suggest::did_you_mean(ltok.text, sig.lifelines().iter().map(String::as_str)),
                 name_list(sig.lifelines())
             ),
         ));
@@ -379,8 +384,9 @@ fn action(
         return Err(lx.error(
             mtok.start,
             format!(
-                "unknown message `{}`; declared messages: {}",
+                "unknown message `{}`; {}declared messages: {}",
                 mtok.text,
+                crate::suggest::did_you_mean(mtok.text, sig.messages().iter().map(String::as_str)),
                 name_list(sig.messages())
             ),
         ));
