@@ -13,10 +13,9 @@ use multitrace_runtime::batch::{
 use multitrace_runtime::check::settings::Settings;
 use multitrace_runtime::check::{Choice, Engine, Procedure};
 use multitrace_runtime::record::Record;
-use multitrace_runtime::tally::{fallback_note, ExpectCheck, NothingChecked, ProgressLine, Tally};
+use multitrace_runtime::tally::{fallback_note, ExpectCheck, NothingChecked, Tally};
 use multitrace_runtime::verdict::VerdictKind;
 use std::io::{IsTerminal, Write};
-use std::sync::Mutex;
 
 /// Runs `check`; returns the exit status.
 pub fn check(args: CheckArgs) -> Result<u8> {
@@ -59,19 +58,13 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         max_line_bytes: args.max_line_bytes,
         window_per_job: DEFAULT_WINDOW_PER_JOB,
     };
-    let progress = Mutex::new(
-        (!args.no_progress && std::io::stderr().is_terminal()).then(ProgressLine::default),
-    );
+    let progress = crate::progress::Progress::new(!args.no_progress);
+    let progress_shown = progress.shown();
     // main() runs every command on a thread with the checking stack: a batch of one task runs
     // right here and starts no worker (most of a one-multitrace check's start-up).
     let batch = Batch::new(&engine, opts, options)
         .with_caller_stack()
-        .with_progress(|p| {
-            let mut bar = progress.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(line) = bar.as_mut().and_then(|b| b.tick(p.done, p.total)) {
-                eprint!("\r{line}");
-            }
-        });
+        .with_progress(|p| progress.tick(p.done, p.total));
     // A procedure that cannot run on this model is a usage error, before any trace is read.
     if let Err(e) = batch.validate() {
         bail!("{e}");
@@ -116,14 +109,21 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         if let Some(r) = &mut report {
             r.add(&done.record).map_err(std::io::Error::other)?;
         }
-        print_record(
-            &mut out,
-            &done.record,
-            args.format,
-            args.quiet,
-            color,
-            echo_errors,
-        )
+        // With the bar cleared, and flushed at once: a record never lands on the bar's line.
+        progress.suspend(|| {
+            print_record(
+                &mut out,
+                &done.record,
+                args.format,
+                args.quiet,
+                color,
+                echo_errors,
+            )?;
+            if progress_shown {
+                out.flush()?;
+            }
+            Ok::<(), std::io::Error>(())
+        })
     };
     // --events: event logs grouped by run (multitrace_runtime::events), one record per run.
     let run = if args.events.is_empty() {
@@ -148,12 +148,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
             Err(e) => Err(e),
         }
     };
-    let clear = progress
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .as_ref()
-        .and_then(ProgressLine::clear);
-    eprint!("{}", clear.unwrap_or_default());
+    progress.clear();
     match run {
         Ok(()) => {}
         Err(RunError::Sink(e)) => return Err(e.into()),

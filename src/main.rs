@@ -9,6 +9,7 @@ mod distributed;
 mod gen_cmd;
 mod model_cmd;
 mod partition_cmd;
+mod progress;
 mod report_cmd;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};

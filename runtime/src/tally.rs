@@ -195,51 +195,6 @@ impl fmt::Display for NothingChecked {
 
 impl std::error::Error for NothingChecked {}
 
-/// A progress line for a terminal: a bar when the total is known, else a count, at most ten
-/// times a second.
-#[derive(Clone, Debug)]
-pub struct ProgressLine {
-    last: Instant,
-    shown: bool,
-}
-
-impl Default for ProgressLine {
-    fn default() -> Self {
-        ProgressLine {
-            last: Instant::now(),
-            shown: false,
-        }
-    }
-}
-
-impl ProgressLine {
-    /// The text to show (after a carriage return) for `done` of `total`, or `None` when the
-    /// last one is too recent.
-    pub fn tick(&mut self, done: usize, total: Option<usize>) -> Option<String> {
-        if self.last.elapsed() < Duration::from_millis(100) {
-            return None;
-        }
-        self.last = Instant::now();
-        self.shown = true;
-        Some(match total {
-            Some(t) if t > 0 => {
-                let filled = done * 30 / t;
-                format!(
-                    "[{}{}] {done}/{t}",
-                    "=".repeat(filled),
-                    " ".repeat(30 - filled.min(30))
-                )
-            }
-            _ => format!("{done} checked"),
-        })
-    }
-
-    /// What erases the line (`\r`, spaces, `\r`), if one was shown.
-    pub fn clear(&self) -> Option<String> {
-        self.shown.then(|| format!("\r{}\r", " ".repeat(60)))
-    }
-}
-
 /// Why expected verdicts cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ExpectError {
@@ -500,18 +455,7 @@ mod tests {
     }
 
     #[test]
-    fn progress_shows_a_bar_or_a_count_and_clears_only_what_it_showed() {
-        let mut p = ProgressLine::default();
-        assert_eq!(p.clear(), None);
-        p.last -= Duration::from_secs(1);
-        assert_eq!(
-            p.tick(15, Some(30)).unwrap(),
-            format!("[{}{}] 15/30", "=".repeat(15), " ".repeat(15))
-        );
-        assert_eq!(p.tick(16, Some(30)), None);
-        p.last -= Duration::from_secs(1);
-        assert_eq!(p.tick(7, None).unwrap(), "7 checked");
-        assert!(p.clear().is_some());
+    fn nothing_checked_names_the_inputs() {
         let e = NothingChecked {
             inputs: vec!["-".into(), "d".into()],
         };

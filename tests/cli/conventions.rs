@@ -198,3 +198,68 @@ fn times_are_labelled_and_in_one_format() {
     let unit = last.rsplit(' ').next().unwrap();
     assert!(["ns", "µs", "ms", "s"].contains(&unit), "{last}");
 }
+
+/// On a terminal, the progress bar shows the count of the total, and no record lands on the
+/// bar's line (each record line, once the bar's redraws are removed, starts with its name).
+#[test]
+fn the_progress_bar_never_collides_with_records() {
+    let d = scratch("progress");
+    let set = d.join("set");
+    let o = run(&[
+        "gen",
+        "fixtures/seed004-mqtt/model.hif",
+        "--kind",
+        "pass",
+        "--count",
+        "300",
+        "--length",
+        "20..40",
+        "-o",
+        set.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let command = format!(
+        "{} check fixtures/seed004-mqtt/model.hif {} -j 1 --color never -p term --no-por",
+        env!("CARGO_BIN_EXE_multitrace"),
+        set.display()
+    );
+    let o = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(root())
+        .output()
+        .expect("`script` (util-linux) gives the test a terminal");
+    let shown = stdout(&o);
+    // What the terminal ends up showing on each line: the text after the last carriage
+    // return, without escape sequences.
+    let visible = |line: &str| {
+        let last = line.rsplit('\r').find(|s| !s.is_empty()).unwrap_or("");
+        let mut out = String::new();
+        let mut chars = last.chars();
+        while let Some(c) = chars.next() {
+            if c == '\x1b' {
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    };
+    let records: Vec<String> = shown
+        .lines()
+        .map(visible)
+        .filter(|l| l.contains(".htf: "))
+        .collect();
+    assert_eq!(records.len(), 300, "{shown}");
+    let prefix = set.display().to_string();
+    for r in &records {
+        assert!(r.starts_with(&prefix), "a record glued to the bar: {r:?}");
+    }
+    assert!(
+        shown.contains("/300 multitraces"),
+        "no bar with the total:\n{shown}"
+    );
+}
