@@ -3,6 +3,7 @@
 
 mod bad_inputs;
 mod check;
+mod compressed;
 mod conventions;
 mod distributed;
 mod events;

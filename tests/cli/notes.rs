@@ -9,7 +9,7 @@ fn files_of_other_extensions_are_named_when_skipped() {
     for f in [
         "a.htf",
         "b.txt",
-        "c.htf.gz",
+        "c.htf.bak",
         "d.log",
         "e.csv",
         ".hidden",
@@ -27,7 +27,7 @@ fn files_of_other_extensions_are_named_when_skipped() {
     let err = stderr(&o);
     assert!(
         err.contains(&format!(
-            "note: {}: 4 files skipped (b.txt, c.htf.gz, d.log, ...): only .htf, .mtf and .jsonl files are read",
+            "note: {}: 4 files skipped (b.txt, c.htf.bak, d.log, ...): only .htf, .mtf and .jsonl files (also compressed: .gz, .zst) are read",
             d.display()
         )),
         "{err}"

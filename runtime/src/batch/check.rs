@@ -9,8 +9,7 @@ use crate::check::{CheckError, Choice, Procedure, Scratch};
 use crate::nfa::LetterId;
 use crate::record::{ErrorRecord, Names, Record};
 use crate::syntax::{
-    is_ident_continue, parse_htf, parse_jsonl_line, parse_mtf_indexed, read_text, ModelError,
-    ParseError,
+    is_ident_continue, parse_htf, parse_jsonl_line, parse_mtf_indexed, ModelError, ParseError,
 };
 use crate::verdict::{Sym, Verdict};
 use std::borrow::Cow;
@@ -215,9 +214,9 @@ impl Batch<'_> {
     }
 
     fn check_path(&self, scratch: &mut Scratch, path: &Path) -> Result<Checked<'_>, ErrorRecord> {
-        let text = read_text(path).map_err(|e| text_error(&e))?;
+        let text = super::source::read_input_text(path).map_err(|e| text_error(&e))?;
         let file = path.display().to_string();
-        if path.extension().is_some_and(|e| e == "mtf") {
+        if super::source::content_extension(path) == Some("mtf") {
             let model = self.engine().model();
             let traces = parse_mtf_indexed(&file, &text, &model.alphabet, &self.tables.names)
                 .map_err(|e| ErrorRecord::from(&e))?;

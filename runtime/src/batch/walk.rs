@@ -21,8 +21,9 @@ impl fmt::Display for WalkError {
 impl std::error::Error for WalkError {}
 
 /// Whether a path is read as JSON Lines: `-` (standard input) or a `.jsonl` file.
+/// Compressed JSON Lines (`.jsonl.gz`, `.jsonl.zst`) are streams too.
 pub fn is_streamed(path: &Path) -> bool {
-    path.as_os_str() == "-" || path.extension().is_some_and(|e| e == "jsonl")
+    path.as_os_str() == "-" || super::source::content_extension(path) == Some("jsonl")
 }
 
 /// Trace files: files as given (and `-`), directories searched recursively for `*.htf`,
@@ -81,7 +82,7 @@ fn skipped_note(dir: &Path, skipped: &[PathBuf]) -> Option<String> {
     let more = if skipped.len() > SHOWN { ", ..." } else { "" };
     (!skipped.is_empty()).then(|| {
         format!(
-            "{}: {} skipped ({}{more}): only .htf, .mtf and .jsonl files are read",
+            "{}: {} skipped ({}{more}): only .htf, .mtf and .jsonl files (also compressed: .gz, .zst) are read",
             dir.display(),
             if skipped.len() == 1 {
                 "1 file".to_string()
@@ -126,10 +127,10 @@ fn walk(
     for path in entries {
         if path.is_dir() {
             walk(&path, out, skipped, seen, note)?;
-        } else if path
-            .extension()
-            .is_some_and(|e| e == "htf" || e == "mtf" || e == "jsonl")
-        {
+        } else if matches!(
+            super::source::content_extension(&path),
+            Some("htf" | "mtf" | "jsonl")
+        ) {
             out.push(path);
         } else if path.file_name().is_some_and(|n| {
             let n = n.to_string_lossy();
