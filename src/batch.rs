@@ -14,10 +14,9 @@ use multitrace_runtime::batch::{
 use multitrace_runtime::check::settings::Settings;
 use multitrace_runtime::check::{Choice, Engine, Procedure};
 use multitrace_runtime::record::Record;
-use multitrace_runtime::tally::{fallback_note, NothingChecked, ProgressLine, Tally};
+use multitrace_runtime::tally::{fallback_note, NothingChecked, Tally};
 use multitrace_runtime::verdict::VerdictKind;
 use std::io::{IsTerminal, Write};
-use std::sync::Mutex;
 
 /// Runs `check`; returns the exit status.
 pub fn check(args: CheckArgs) -> Result<u8> {
@@ -60,19 +59,13 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         max_line_bytes: args.max_line_bytes,
         window_per_job: DEFAULT_WINDOW_PER_JOB,
     };
-    let progress = Mutex::new(
-        (!args.no_progress && std::io::stderr().is_terminal()).then(ProgressLine::default),
-    );
+    let progress = crate::progress::Progress::new(!args.no_progress);
+    let progress_shown = progress.shown();
     // main() runs every command on a thread with the checking stack: a batch of one task runs
     // right here and starts no worker (most of a one-multitrace check's start-up).
     let batch = Batch::new(&engine, opts, options)
         .with_caller_stack()
-        .with_progress(|p| {
-            let mut bar = progress.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(line) = bar.as_mut().and_then(|b| b.tick(p.done, p.total)) {
-                eprint!("\r{line}");
-            }
-        });
+        .with_progress(|p| progress.tick(p.done, p.total));
     // A procedure that cannot run on this model is a usage error, before any trace is read.
     if let Err(e) = batch.validate() {
         bail!("{e}");
@@ -85,10 +78,17 @@ pub fn check(args: CheckArgs) -> Result<u8> {
             std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && stdout.is_terminal()
         }
     };
+    // An input error is shown once: on standard error when standard output goes elsewhere (a
+    // file, a pipe), else the record on the terminal says it.
+    let echo_errors = !stdout.is_terminal();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut tally = Tally::default();
+    tally.start();
     let model_name = args.model.display().to_string();
     let mut report = crate::report_cmd::open(&args, &batch)?;
+    // Said once, at the first error that lists the declared names of the signature.
+    let mut signature_note =
+        multitrace_compiler::open::signature_note(&args.model, &args.model_args.options());
     let sink = |done: Outcome| {
         if done.fallback && tally.fallbacks() == 0 {
             eprintln!(
@@ -97,13 +97,34 @@ pub fn check(args: CheckArgs) -> Result<u8> {
             );
         }
         tally.add(&done.record, done.fallback);
+        if let Some(e) = &done.record.error {
+            if e.message.contains("; declared ") || e.message.contains("declared lifelines") {
+                if let Some(n) = signature_note.take() {
+                    eprintln!("multitrace: note: {n}");
+                }
+            }
+        }
         if let Some(m) = expect.as_mut().and_then(|c| c.check(&done.record)) {
             eprintln!("multitrace: {m}");
         }
         if let Some(r) = &mut report {
             r.add(&done.record).map_err(std::io::Error::other)?;
         }
-        print_record(&mut out, &done.record, args.format, args.quiet, color)
+        // With the bar cleared, and flushed at once: a record never lands on the bar's line.
+        progress.suspend(|| {
+            print_record(
+                &mut out,
+                &done.record,
+                args.format,
+                args.quiet,
+                color,
+                echo_errors,
+            )?;
+            if progress_shown {
+                out.flush()?;
+            }
+            Ok::<(), std::io::Error>(())
+        })
     };
     // --events: event logs grouped by run (multitrace_runtime::events), one record per run.
     let run = if args.events.is_empty() {
@@ -128,12 +149,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
             Err(e) => Err(e),
         }
     };
-    let clear = progress
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .as_ref()
-        .and_then(ProgressLine::clear);
-    eprint!("{}", clear.unwrap_or_default());
+    progress.clear();
     match run {
         Ok(()) => {}
         Err(RunError::Sink(e)) => return Err(e.into()),
@@ -149,14 +165,13 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     }
     out.flush()?;
     crate::report_cmd::finish(report, &batch)?;
-    let mut code = tally.exit_code();
-    if let Some(c) = &expect {
-        eprintln!("multitrace: {}", c.report());
-        if c.failed() && code != 2 {
-            code = 1;
+    Ok(match &expect {
+        Some(c) => {
+            eprintln!("multitrace: {}", c.report());
+            c.exit_code(&tally)
         }
-    }
-    Ok(code)
+        None => tally.exit_code(),
+    })
 }
 
 fn print_record(
@@ -165,9 +180,10 @@ fn print_record(
     format: FormatArg,
     quiet: bool,
     color: bool,
+    echo_errors: bool,
 ) -> std::io::Result<()> {
     let kind = rec.verdict_kind();
-    if let Some(e) = &rec.error {
+    if let Some(e) = rec.error.as_ref().filter(|_| echo_errors) {
         // Also where scripts look for input errors (the record keeps the stream complete).
         eprintln!("multitrace: {}", e.message);
     }

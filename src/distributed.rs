@@ -33,7 +33,7 @@ pub struct LocalArgs {
     #[command(flatten)]
     model_args: ModelArgs,
     /// Complete observation or partial observation (multi-prefixes).
-    #[arg(long, value_enum, default_value = "prefix")]
+    #[arg(short, long, value_enum, default_value = "prefix")]
     mode: ModeArg,
     /// Output file (the summary, JSON).
     #[arg(short, long)]
@@ -50,8 +50,8 @@ pub struct CentralArgs {
     summaries: Vec<PathBuf>,
     #[command(flatten)]
     model_args: ModelArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
+    /// Output format (text or json; `jsonl` is the same).
+    #[arg(short, long, value_enum, default_value = "text")]
     format: FormatArg,
     /// For a Pass, print one accepted global interleaving.
     #[arg(long)]
@@ -68,6 +68,9 @@ pub fn local(args: LocalArgs) -> Result<u8> {
     let model = crate::model_cmd::load(&args.model, &args.model_args)?;
     let name = args.model.display().to_string();
     let run = local_step(&model, &name, &args.location, &args.trace, args.mode.mode())?;
+    if let Some(note) = run.empty_note(&args.trace.display().to_string()) {
+        eprintln!("multitrace: note: {note}");
+    }
     let out = args.output.display();
     let mut bytes = Vec::new();
     write_summary(&run.summary, &mut bytes).with_context(|| format!("{out}: cannot write"))?;

@@ -76,6 +76,7 @@ pub enum CompareFormat {
     /// A Markdown table and notes.
     Text,
     /// One JSON array of rows.
+    #[value(alias = "jsonl")]
     Json,
 }
 
@@ -93,14 +94,14 @@ pub struct CompareArgs {
     /// Runs per multitrace and procedure; times are medians over the runs.
     #[arg(long, default_value_t = 3)]
     runs: usize,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
+    /// Output format (text or json; `jsonl` is the same).
+    #[arg(short, long, value_enum, default_value = "text")]
     format: CompareFormat,
     /// Also time term exploration (interaction models).
     #[arg(long)]
     with_term: bool,
     /// Check every multitrace in this mode (default: the manifest's mode, else complete).
-    #[arg(long, value_enum)]
+    #[arg(short, long, value_enum)]
     mode: Option<ModeArg>,
     /// Search-vertex budget per check (0: none).
     #[arg(long, default_value_t = 5_000_000)]
@@ -167,13 +168,10 @@ pub fn compare(args: CompareArgs) -> Result<u8> {
                 .model
                 .file_stem()
                 .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-            print!(
-                "{}",
-                c.markdown(&format!("{stem} ({}, {})", c.states, c.transitions))
-            );
+            crate::print_out(&c.markdown(&format!("{stem} ({}, {})", c.states, c.transitions)))?;
         }
         CompareFormat::Json => {
-            println!("{}", c.json(&args.model.display().to_string()));
+            crate::print_out(&format!("{}\n", c.json(&args.model.display().to_string())))?;
         }
     }
     if c.problems() > 0 {

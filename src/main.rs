@@ -9,6 +9,7 @@ mod distributed;
 mod gen_cmd;
 mod model_cmd;
 mod partition_cmd;
+mod progress;
 mod report_cmd;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -45,8 +46,8 @@ enum Command {
     Gen(gen_cmd::GenArgs),
     /// Compare AC and AS (and term exploration) on sets of multitraces.
     Compare(gen_cmd::CompareArgs),
-    /// Which participants must be monitored together: is a partition into locations
-    /// faithful (seed 002), and the finest faithful partitions.
+    /// Which participants must be monitored together: whether local checks alone miss
+    /// violations for a partition into locations, and the finest partitions where they do not.
     Partition(partition_cmd::PartitionArgs),
 }
 
@@ -64,11 +65,12 @@ pub enum ModeArg {
 enum ProcedureArg {
     /// AS on automata models, term exploration on term-only models.
     Auto,
-    /// Centralized search of Central(A, μ) (seed 004 Algorithm 1).
+    /// Central check: one search over the interleavings of the local traces.
     Ac,
-    /// Semi-centralized: local checks, Inter, then AC on Inter (seed 004 Algorithms 2-3).
+    /// Semi-distributed: each location's trace checked alone, then one central search on
+    /// what they all allow.
     As,
-    /// Term exploration of the operational semantics (seed 001).
+    /// Term exploration: follows the interaction's own semantics (any model with one).
     Term,
 }
 
@@ -83,17 +85,20 @@ pub enum ColorArg {
     Never,
 }
 
-/// Output format.
+/// Output format: `text` or `json` in every command (`jsonl` is the same: JSON output, one
+/// object per record where there are records).
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum FormatArg {
     /// One line per multitrace and a summary.
     Text,
-    /// One JSON object per multitrace.
+    /// One JSON object per multitrace (JSON Lines).
+    #[value(name = "json", alias = "jsonl")]
     Jsonl,
 }
 
 /// How a source model is compiled, and how a compiled model is checked against its source.
 #[derive(Args, Clone)]
+#[command(next_help_heading = "Model")]
 pub struct ModelArgs {
     /// Signature file (.hsf); default: `<stem>.hsf` or signature.hsf beside the model, or
     /// signature.hsf in its parent directory, else names are inferred from the interaction.
@@ -164,96 +169,144 @@ impl ModeArg {
 struct CheckArgs {
     /// The model: an interaction (.hif), a Timbuk automaton (.timbuk) or a compiled model (.mtm).
     model: PathBuf,
-    /// Multitrace files (.htf, .mtf, .jsonl) or directories searched recursively for them;
-    /// `-` reads JSON Lines from standard input.
+    /// Multitrace files (.htf, .mtf, .jsonl) or directories searched for them; `-` reads JSON
+    /// Lines from standard input.
     #[arg(required_unless_present = "events")]
     traces: Vec<PathBuf>,
-    #[command(flatten)]
-    model_args: ModelArgs,
-    /// Complete observation or partial observation (multi-prefixes).
-    #[arg(long, value_enum, default_value = "prefix")]
-    mode: ModeArg,
-    /// Check procedure.
-    #[arg(long, value_enum, default_value = "auto")]
-    procedure: ProcedureArg,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    format: FormatArg,
-    /// Term exploration: disable partial order reduction.
-    #[arg(long)]
-    no_por: bool,
-    /// Term exploration: disable local analyses.
-    #[arg(long)]
-    no_loc: bool,
-    /// Term exploration: disable memoization of visited vertices.
-    #[arg(long)]
-    no_memo: bool,
-    /// Time budget per multitrace in milliseconds (0: none); when it runs out the verdict is
-    /// Inconclusive.
-    #[arg(long, default_value_t = 10_000)]
-    timeout_ms: u64,
-    /// Search-vertex budget per multitrace (0: none); when it runs out the verdict is
-    /// Inconclusive.
-    #[arg(long, default_value_t = 5_000_000)]
-    max_vertices: u64,
-    /// Worker threads (default: the number of cores).
-    #[arg(long)]
-    jobs: Option<usize>,
-    /// For a Pass, print one accepted global interleaving.
-    #[arg(long)]
-    witness: bool,
-    /// Never show the progress line (shown on a terminal by default).
-    #[arg(long)]
-    no_progress: bool,
-    /// Longest JSON Lines line in bytes (default 256 MiB); a longer line is an input error
-    /// and its file is not read further.
-    #[arg(long, value_name = "N", default_value_t = 256 << 20)]
-    max_line_bytes: u64,
-    /// Print only failures, inconclusive verdicts, errors and the summary.
-    #[arg(long, short)]
-    quiet: bool,
-    /// Expected verdicts: a manifest.tsv written by `gen`, or a TSV of `trace<TAB>verdict`
-    /// rows; every mismatch is reported and makes the exit status 1.
-    #[arg(long, value_name = "FILE")]
-    expect: Option<PathBuf>,
-    /// Color the verdicts of text output (auto: on a terminal, unless NO_COLOR is set).
-    #[arg(long, value_enum, default_value = "auto")]
-    color: ColorArg,
-    /// Do not diagnose failures (the reason is then the procedure's own, with no detail).
-    #[arg(long)]
-    no_diagnosis: bool,
-    /// Search-vertex budget of the diagnosis of one failure, all its queries together (0:
-    /// none); when it runs out the verdict stands and the diagnosis is marked partial.
-    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
-    max_diagnosis_vertices: u64,
-    /// Also write an HTML report of the batch to this file: counts, timing, options, a table
-    /// filterable by verdict, the first failures drawn in full (one lane per location, the
-    /// blocked actions highlighted), the model's diagram. Self-contained (no network).
-    #[arg(long, value_name = "FILE.html")]
-    report: Option<PathBuf>,
-    /// Event logs instead of multitraces (JSON Lines or CSV, `-`: standard input): events are
-    /// grouped by run, each location's events sorted by order key (the location of an action
-    /// comes from the model); one record per run.
-    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with = "traces")]
+    /// Event logs instead of multitraces (JSON Lines or CSV, `-`: standard input).
+    ///
+    /// Events are grouped by run, each location's events sorted by order key (the location of
+    /// an action comes from the model); one record per run.
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with = "traces", help_heading = "Input")]
     events: Vec<PathBuf>,
     /// --events: the field holding the run id.
-    #[arg(long, value_name = "F", default_value = "run")]
+    #[arg(long, value_name = "F", default_value = "run", help_heading = "Input")]
     run_field: String,
     /// --events: the field holding the action (or automaton letter).
-    #[arg(long, value_name = "F", default_value = "action")]
+    #[arg(
+        long,
+        value_name = "F",
+        default_value = "action",
+        help_heading = "Input"
+    )]
     action_field: String,
     /// --events: the field holding the order key (integer, number or RFC 3339 timestamp).
-    #[arg(long, value_name = "F", default_value = "order")]
+    #[arg(
+        long,
+        value_name = "F",
+        default_value = "order",
+        help_heading = "Input"
+    )]
     order_field: String,
     /// --events: the format of every file (default: .csv is CSV, anything else JSON Lines).
-    #[arg(long, value_parser = ["jsonl", "csv"])]
+    #[arg(long, value_parser = ["jsonl", "csv"], help_heading = "Input")]
     events_format: Option<String>,
     /// --events: the events of a run are contiguous (sorted by run): stream, one run in memory.
-    #[arg(long)]
+    #[arg(long, help_heading = "Input")]
     events_sorted: bool,
+    /// Whole runs (complete) or beginnings of runs (prefix: logs may stop early).
+    ///
+    /// complete: Pass or Fail. prefix: Pass, WeakPass (the logs look cut short) or Fail.
+    #[arg(
+        short,
+        long,
+        value_enum,
+        default_value = "prefix",
+        help_heading = "Checking"
+    )]
+    mode: ModeArg,
+    /// How verdicts are computed (all give the same verdicts).
+    #[arg(
+        short,
+        long,
+        value_enum,
+        default_value = "auto",
+        help_heading = "Checking"
+    )]
+    procedure: ProcedureArg,
+    /// Expected verdicts: a manifest.tsv written by `gen`, or a TSV of `trace<TAB>verdict`
+    /// rows; the exit status then says whether they held.
+    ///
+    /// Every mismatch is reported on standard error as MISMATCH with the row's FILE:LINE. Rows
+    /// of a gen manifest in the other mode are skipped (and counted). Exit status: 0 when every
+    /// expectation held (expected Fails included), 1 on a mismatch, 2 on errors.
+    #[arg(long, value_name = "FILE", help_heading = "Checking")]
+    expect: Option<PathBuf>,
+    /// Worker threads (default: the number of cores).
+    #[arg(short, long, help_heading = "Checking")]
+    jobs: Option<usize>,
+    /// Output format (text, or json: one JSON object per line; `jsonl` is the same).
+    #[arg(
+        short,
+        long,
+        value_enum,
+        default_value = "text",
+        help_heading = "Output"
+    )]
+    format: FormatArg,
+    /// For a Pass, print one accepted global interleaving.
+    #[arg(long, help_heading = "Output")]
+    witness: bool,
+    /// Print only failures, inconclusive verdicts, errors and the summary.
+    #[arg(long, short, help_heading = "Output")]
+    quiet: bool,
+    /// Color the verdicts of text output (auto: on a terminal, unless NO_COLOR is set).
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Output")]
+    color: ColorArg,
+    /// Never show the progress bar (shown on a terminal by default).
+    #[arg(long, help_heading = "Output")]
+    no_progress: bool,
+    /// Do not explain failures (the reason is then the procedure's own, with no detail).
+    #[arg(long, help_heading = "Output")]
+    no_diagnosis: bool,
+    /// Also write an HTML report of the batch to this file.
+    ///
+    /// Counts, timing, options, a table filterable by verdict, the first failures drawn in full
+    /// (one lane per location, the blocked actions highlighted), the model's diagram.
+    /// Self-contained (no network).
+    #[arg(long, value_name = "FILE.html", help_heading = "Output")]
+    report: Option<PathBuf>,
+    #[command(flatten)]
+    model_args: ModelArgs,
+    /// Time budget per multitrace in milliseconds (0: none); then the verdict is Inconclusive.
+    #[arg(long, default_value_t = 10_000, help_heading = "Limits")]
+    timeout_ms: u64,
+    /// Search-vertex budget per multitrace (0: none); then the verdict is Inconclusive.
+    #[arg(long, default_value_t = 5_000_000, help_heading = "Limits")]
+    max_vertices: u64,
+    /// Search-vertex budget of the explanation of one failure (0: none).
+    ///
+    /// All its queries together; when it runs out the verdict stands and the explanation is
+    /// marked partial.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1_000_000,
+        help_heading = "Limits"
+    )]
+    max_diagnosis_vertices: u64,
+    /// Longest JSON Lines line in bytes (default 256 MiB).
+    ///
+    /// A longer line is an input error and its file is not read further.
+    #[arg(long, value_name = "N", default_value_t = 256 << 20, help_heading = "Limits")]
+    max_line_bytes: u64,
     /// --events: most events held at once (unsorted input), or in one run (sorted input).
-    #[arg(long, value_name = "N", default_value_t = 10_000_000)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 10_000_000,
+        help_heading = "Limits"
+    )]
     max_buffered_events: usize,
+    /// Term exploration: disable partial order reduction.
+    #[arg(long, help_heading = "Tuning (term exploration)")]
+    no_por: bool,
+    /// Term exploration: disable local analyses.
+    #[arg(long, help_heading = "Tuning (term exploration)")]
+    no_loc: bool,
+    /// Term exploration: disable memoization of visited vertices.
+    #[arg(long, help_heading = "Tuning (term exploration)")]
+    no_memo: bool,
 }
 
 #[derive(Args)]
@@ -339,9 +392,29 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => ExitCode::from(code),
+        // The reader went away (`| head`): stop quietly, with the status a process killed by
+        // SIGPIPE has (128 + 13), as grep does; Rust ignores the signal, so it is an error here.
+        Err(e) if closed_pipe(&e) => ExitCode::from(141),
         Err(e) => {
             eprintln!("multitrace: {e:#}");
             ExitCode::from(2)
         }
     }
+}
+
+/// Whether `e` comes from writing to a pipe whose reader closed it.
+fn closed_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Writes `text` to standard output; an error (a closed pipe) is returned, not a panic as
+/// with `print!`.
+fn print_out(text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
 }

@@ -9,7 +9,6 @@ use multitrace_compiler::open::{compile_model, open_for_viewing, open_model};
 use multitrace_report::diagram::diagram_svg;
 use multitrace_runtime::artifact::encode;
 use multitrace_runtime::model::CompiledModel;
-use std::io::Write as _;
 use std::path::Path;
 
 fn note(n: String) {
@@ -40,17 +39,14 @@ pub fn compile(args: CompileArgs) -> Result<u8> {
 
 pub fn inspect(args: InspectArgs) -> Result<u8> {
     let model = open_for_viewing(&args.model, &args.model_args.options(), &mut note)?;
-    print!("{}", multitrace_report::view::describe(&model));
+    crate::print_out(&multitrace_report::view::describe(&model))?;
     Ok(0)
 }
 
 /// Writes `text` to `output`, or to standard output for `-` (returns false).
 fn write_output(output: &Path, text: &str) -> Result<bool> {
     if output.as_os_str() == "-" {
-        let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes())
-            .and_then(|()| out.flush())
-            .context("standard output: cannot write")?;
+        crate::print_out(text).context("standard output: cannot write")?;
         return Ok(false);
     }
     std::fs::write(output, text).with_context(|| format!("{}: cannot write", output.display()))?;

@@ -34,6 +34,7 @@ pub enum PartitionFormat {
     /// Text for people.
     Text,
     /// One JSON object.
+    #[value(alias = "jsonl")]
     Json,
 }
 
@@ -52,7 +53,7 @@ pub struct PartitionArgs {
     #[arg(long)]
     locations: Option<String>,
     /// Complete observation or partial observation (multi-prefixes).
-    #[arg(long, value_enum, default_value = "prefix")]
+    #[arg(short, long, value_enum, default_value = "prefix")]
     mode: ModeArg,
     /// The question that decides the exit status.
     #[arg(long, value_enum, default_value = "a")]
@@ -88,8 +89,8 @@ pub struct PartitionArgs {
     /// Write the counterexamples into DIR as files `check` accepts.
     #[arg(short, long, value_name = "DIR")]
     output: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
+    /// Output format (text or json; `jsonl` is the same).
+    #[arg(short, long, value_enum, default_value = "text")]
     format: PartitionFormat,
     /// Check these multitraces (.htf, .mtf or directories) with the local verifiers of the
     /// partition only: a LocalError is a Fail, and "every local check passes" is a Pass (or
@@ -171,8 +172,8 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
     };
     let report = run::run(source, given, &compile, options)?;
     match args.format {
-        PartitionFormat::Json => println!("{}", report.json()),
-        PartitionFormat::Text => print!("{}", report.text()),
+        PartitionFormat::Json => crate::print_out(&format!("{}\n", report.json()))?,
+        PartitionFormat::Text => crate::print_out(&report.text())?,
     }
     Ok(report.outcome().exit_code())
 }

@@ -10,6 +10,8 @@
 #      the Spark jobs included when pyspark is installed by it.
 #   3. Browser: the HTML report and the sequence diagram in headless Chromium
 #      (tests/browser/run.sh).
+#   4. The user guide: `mdbook build docs` (mdBook, pinned, installed under target/tools/ with
+#      `cargo install` when missing); its examples run in the Rust tests (tests/cli/guide.rs).
 #
 # Exits non-zero as soon as one part fails.
 set -euo pipefail
@@ -19,6 +21,15 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 echo "== Rust tests"
 cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked
+
+echo "== User guide"
+MDBOOK_VERSION=0.5.4
+MDBOOK=target/tools/bin/mdbook
+if ! "$MDBOOK" --version 2>/dev/null | grep -q "v$MDBOOK_VERSION"; then
+    cargo install mdbook --locked --version "$MDBOOK_VERSION" --no-default-features \
+        --features search --root target/tools
+fi
+"$MDBOOK" build docs
 
 echo "== Browser tests"
 bash tests/browser/run.sh

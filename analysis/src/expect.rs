@@ -1,8 +1,9 @@
 //! `--expect`: each record of a batch compared with its expected verdict, read from a `gen`
 //! manifest or a plain TSV ([`crate::manifest`]), and the count of what matched.
 //!
-//! Invariants: a file with a row that holds in the other mode than the check's is refused
-//! before any check ([`ExpectError::OtherMode`]); a record matches its row when the verdicts
+//! Invariants: rows of a `gen` manifest that hold in the other mode than the check's are
+//! skipped and counted (a file of such rows only is refused before any check,
+//! [`ExpectError::OtherMode`]); a record matches its row when the verdicts
 //! are equal, and the reason and location too where the row gives them; the final
 //! [`ExpectCheck::report`] also counts the rows never found among the inputs and the inputs
 //! without a row.
@@ -10,7 +11,7 @@
 use crate::manifest::{mode_name, Expectations};
 use multitrace_runtime::record::Record;
 use multitrace_runtime::syntax::{read_text, ModelError, ParseError};
-use multitrace_runtime::tally::plural;
+use multitrace_runtime::tally::{plural, Tally};
 use multitrace_runtime::verdict::Mode;
 use std::fmt;
 use std::path::Path;
@@ -65,7 +66,7 @@ pub struct Mismatch {
     pub name: String,
     /// What was expected: `Fail (LocalError at l1)`.
     pub expected: String,
-    /// Where it was expected: `DIR/:LINE`.
+    /// Where it was expected: `FILE:LINE` of the expected verdicts.
     pub at: String,
     /// What the check gave, written like `expected`.
     pub got: String,
@@ -88,30 +89,43 @@ pub struct ExpectCheck {
     seen: Vec<bool>,
     mismatches: usize,
     unexpected: usize,
+    /// Manifest rows of the other mode, skipped when read, and that mode.
+    skipped: (usize, Mode),
+}
+
+fn other_mode(mode: Mode) -> Mode {
+    match mode {
+        Mode::Complete => Mode::Prefix,
+        Mode::Prefix => Mode::Complete,
+    }
 }
 
 impl ExpectCheck {
-    /// Reads the expected verdicts of `path` (a `gen` manifest or a TSV) for a check in `mode`;
-    /// a row for the other mode is an error.
+    /// Reads the expected verdicts of `path` (a `gen` manifest or a TSV) for a check in `mode`.
+    /// A manifest row of the other mode is skipped (a `gen` directory holds both modes' kinds,
+    /// and `compare` reads each in its own mode); the report counts them. A file whose rows
+    /// are all of the other mode is an error: nothing would be compared.
     pub fn read(path: &Path, mode: Mode) -> Result<Self, ExpectError> {
         let text = read_text(path).map_err(ExpectError::Read)?;
-        let expect = Expectations::parse(path, &text).map_err(ExpectError::Parse)?;
-        if let Some(row) = expect
+        let mut expect = Expectations::parse(path, &text).map_err(ExpectError::Parse)?;
+        let before = expect.rows.len();
+        let first_other = expect
             .rows
             .iter()
             .find(|r| r.mode.is_some_and(|m| m != mode))
-        {
+            .map(|r| r.line);
+        expect.rows.retain(|r| r.mode.is_none_or(|m| m == mode));
+        let skipped = before - expect.rows.len();
+        if let (Some(line), true) = (first_other, expect.rows.is_empty()) {
             return Err(ExpectError::OtherMode {
                 file: path.display().to_string(),
-                line: row.line,
-                mode: if mode == Mode::Complete {
-                    Mode::Prefix
-                } else {
-                    Mode::Complete
-                },
+                line,
+                mode: other_mode(mode),
             });
         }
-        Ok(Self::new(expect))
+        let mut check = Self::new(expect);
+        check.skipped = (skipped, other_mode(mode));
+        Ok(check)
     }
 
     /// Compares with `expect`.
@@ -121,6 +135,20 @@ impl ExpectCheck {
             expect,
             mismatches: 0,
             unexpected: 0,
+            skipped: (0, Mode::Prefix),
+        }
+    }
+
+    /// The exit status of a check with `--expect`: whether the expectations held (0), or not
+    /// (1), whatever the verdicts were (an expected Fail is what a regression script wants);
+    /// 2 when some input could not be checked (`tally` counted an Error record).
+    pub fn exit_code(&self, tally: &Tally) -> u8 {
+        if tally.exit_code() == 2 {
+            2
+        } else if self.failed() {
+            1
+        } else {
+            0
         }
     }
 
@@ -156,7 +184,7 @@ impl ExpectCheck {
         Some(Mismatch {
             name: r.name().to_string(),
             expected: show(&row.verdict, row.reason.as_ref(), row.location.as_deref()),
-            at: format!("{}:{}", self.expect.dir.join("").display(), row.line),
+            at: format!("{}:{}", self.expect.file.display(), row.line),
             got: show(&r.verdict, r.reason.as_ref(), location),
         })
     }
@@ -186,6 +214,14 @@ impl ExpectCheck {
             s.push_str(&format!(
                 "; {} without an expected verdict",
                 plural(self.unexpected, "input", "inputs")
+            ));
+        }
+        let (skipped, other) = self.skipped;
+        if skipped > 0 {
+            s.push_str(&format!(
+                "; {} of {m} mode skipped (check again with --mode {m} for them)",
+                plural(skipped, "row", "rows"),
+                m = mode_name(other)
             ));
         }
         s
@@ -218,7 +254,7 @@ mod tests {
         let m = c.check(&record("dir/a.htf", "Pass", None)).unwrap();
         assert_eq!(
             m.to_string(),
-            "MISMATCH dir/a.htf: expected Fail (LocalError at l1) (dir/:1), got Pass"
+            "MISMATCH dir/a.htf: expected Fail (LocalError at l1) (dir/expect.tsv:1), got Pass"
         );
         assert_eq!(c.check(&record("dir/b.htf", "Pass", None)), None);
         assert_eq!(c.check(&record("dir/z.htf", "Pass", None)), None);
@@ -228,5 +264,64 @@ mod tests {
             "--expect: 2 of 3 multitraces checked against an expected verdict, 1 mismatch; \
              1 expected row not found among the inputs; 1 input without an expected verdict"
         );
+    }
+
+    #[test]
+    fn a_manifest_of_both_modes_is_checked_on_the_rows_of_the_check_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("manifest.tsv");
+        std::fs::write(
+            &path,
+            "file\tkind\tlength\tverdict\treason\tmode\n\
+             pass-0001.htf\tpass\t4\tPass\t-\tcomplete\n\
+             prefix-0001.htf\tprefix\t3\tWeakPass\t-\tprefix\n\
+             noise-0001.htf\tnoise\t3\tFail\tLocalError(a)\tprefix\n",
+        )
+        .unwrap();
+        let complete = ExpectCheck::read(&path, Mode::Complete).unwrap();
+        assert!(complete.report().ends_with(
+            "; 2 rows of prefix mode skipped (check again with --mode prefix for them)"
+        ));
+        let mut prefix = ExpectCheck::read(&path, Mode::Prefix).unwrap();
+        let m = prefix
+            .check(&record(
+                &dir.path().join("noise-0001.htf").display().to_string(),
+                "Pass",
+                None,
+            ))
+            .unwrap();
+        // The row is named by the file it is in.
+        assert_eq!(m.at, format!("{}:4", path.display()));
+        assert!(prefix.report().contains("1 row of complete mode skipped"));
+        // Only rows of the other mode: nothing to compare, an error that says which mode.
+        std::fs::write(
+            &path,
+            "file\tkind\tlength\tverdict\treason\tmode\npass-0001.htf\tpass\t4\tPass\t-\tcomplete\n",
+        )
+        .unwrap();
+        let e = ExpectCheck::read(&path, Mode::Prefix).unwrap_err();
+        assert!(e.to_string().ends_with("add --mode complete"), "{e}");
+    }
+
+    #[test]
+    fn with_expectations_the_exit_status_says_whether_they_held() {
+        let e = Expectations::parse(Path::new("d/x.tsv"), "a\tFail\nb\tPass\n").unwrap();
+        let mut c = ExpectCheck::new(e);
+        let mut t = Tally::default();
+        for r in [
+            record("d/a", "Fail", Some("LocalError")),
+            record("d/b", "Pass", None),
+        ] {
+            assert_eq!(c.check(&r), None);
+            t.add(&r, false);
+        }
+        assert_eq!(t.exit_code(), 1);
+        assert_eq!(c.exit_code(&t), 0);
+        let r = record("d/b", "Inconclusive", Some("Budget"));
+        assert!(c.check(&r).is_some());
+        t.add(&r, false);
+        assert_eq!(c.exit_code(&t), 1);
+        t.add(&record("d/c", "Error", None), false);
+        assert_eq!(c.exit_code(&t), 2);
     }
 }

@@ -194,6 +194,8 @@ pub struct Expectation {
 /// Expected verdicts read from one file.
 #[derive(Clone, Debug, Default)]
 pub struct Expectations {
+    /// The file they were read from (what a mismatch names, with the row's line).
+    pub file: PathBuf,
     /// The directory relative paths are resolved against.
     pub dir: PathBuf,
     /// The rows, in file order.
@@ -285,6 +287,7 @@ impl Expectations {
             });
         }
         Ok(Expectations {
+            file: file.to_path_buf(),
             dir: file.parent().map(Path::to_path_buf).unwrap_or_default(),
             rows,
         })

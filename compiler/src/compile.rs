@@ -114,7 +114,11 @@ fn interaction_groups(
                 for name in g {
                     let l = sig.lifeline(name).ok_or_else(|| {
                         CompileError::Locations(format!(
-                            "unknown lifeline `{name}`; lifelines are {}",
+                            "unknown lifeline `{name}`; {}lifelines are {}",
+                            multitrace_runtime::suggest::did_you_mean(
+                                name,
+                                sig.lifelines().iter().map(String::as_str)
+                            ),
                             sig.lifelines().join(", ")
                         ))
                     })?;

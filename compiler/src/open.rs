@@ -269,6 +269,29 @@ fn open_compiled(
     Ok(model)
 }
 
+/// The note that names the signature file whose names an error listed ("declared
+/// lifelines: ..."): the one given with `--signature`, or the one found beside the
+/// interaction `path` (which a user may not know is read). `None` for other models, or an
+/// interaction without a signature file (its names were inferred, and a note said so).
+pub fn signature_note(path: &Path, opts: &ModelOptions) -> Option<String> {
+    if is_artifact(path) || path.extension().is_none_or(|e| e != "hif") {
+        return None;
+    }
+    match &opts.signature {
+        Some(s) => Some(format!(
+            "the declared names are those of the signature {} (--signature)",
+            s.display()
+        )),
+        None => crate::syntax::find_signature(path).map(|s| {
+            format!(
+                "the declared names are those of the signature {}, found beside {} (give --signature to use another)",
+                s.display(),
+                path.display()
+            )
+        }),
+    }
+}
+
 /// Opens a model named by a user, for checking.
 ///
 /// A compiled model (`.mtm`) refuses the options that only apply when compiling and is

@@ -170,6 +170,18 @@ impl LocalRun {
         self.summary.position.is_none()
     }
 
+    /// A note when the location's trace is empty: the file has no component for it, or an
+    /// empty one. The verdict stands (an empty trace is a valid observation), but a wrong file
+    /// or `--location` gives the same, so it is said.
+    pub fn empty_note(&self, trace_file: &str) -> Option<String> {
+        self.summary.trace.is_empty().then(|| {
+            format!(
+                "{trace_file} holds no action of {loc} (no component for {loc}, or an empty one): its local verdict is that of an empty trace; check the file and --location",
+                loc = self.location
+            )
+        })
+    }
+
     /// What the step found and where its summary went: `l1: local verdict Pass (3 actions,
     /// prefix mode); summary written to s1.json`.
     pub fn message(&self, output: &str) -> String {
@@ -284,11 +296,11 @@ impl CentralRun {
             None => v.kind.to_string(),
         };
         lines.push(format!(
-            "1 multitrace from {} ({}, {} mode): {verdict}; total {:.3} s",
+            "1 multitrace from {} ({}, {} mode): {verdict}; time {}",
             plural(summaries.len(), "summary"),
             plural(actions, "action"),
             mode_name(self.set.mode()),
-            self.time.as_secs_f64()
+            crate::tally::human(self.time)
         ));
         lines
     }

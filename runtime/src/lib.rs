@@ -67,6 +67,7 @@ pub mod project;
 pub mod record;
 pub mod rng;
 pub mod signature;
+pub mod suggest;
 pub mod summary;
 pub mod syntax;
 pub mod tally;

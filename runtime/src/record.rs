@@ -7,7 +7,9 @@
 //! where a field does not apply. Positions count from 1, like the positions of parse errors.
 //!
 //! Invariants: `verdict` is `Error` exactly when `error` is set (the input could not be read or
-//! checked); `diagnosis` is set only for a Fail; `local_error` only for a LocalError;
+//! checked); `diagnosis` is set for a Fail, and for a WeakPass (the diagnosis of the same
+//! multitrace in complete mode: every action consumed, and what each location could still
+//! do), else `null`; `local_error` only for a LocalError;
 //! `budget` only for Inconclusive.
 
 use crate::check::Procedure;
@@ -40,7 +42,8 @@ pub struct Record {
     pub explanation: Option<String>,
     /// For a LocalError: where the location's local verifier rejected its trace alone.
     pub local_error: Option<BlockedRecord>,
-    /// For a Fail: the diagnosis (the same for every procedure).
+    /// For a Fail: the diagnosis (the same for every procedure); for a WeakPass: what each
+    /// location could still do (the complete-mode diagnosis).
     pub diagnosis: Option<DiagnosisRecord>,
     /// For Inconclusive: the budget that ran out.
     pub budget: Option<BudgetRecord>,
@@ -286,14 +289,32 @@ fn list(items: &[String]) -> String {
     }
 }
 
-/// One sentence for a Fail or an Inconclusive (`None` for Pass and WeakPass).
+/// Which limit ran out and how to raise it: the option of the command line (the Python
+/// keyword is the same name with `_`), or the fixed limit and why it exists.
+fn budget_sentence(limit: &str, vertices: u64) -> String {
+    match limit {
+        "vertices" => format!(
+            "the search-vertex budget (--max-vertices) ran out after {vertices} vertices: give a larger --max-vertices N, or 0 for no limit"
+        ),
+        "time" => "the time budget (--timeout-ms) ran out: give a larger --timeout-ms N, or 0 for no limit"
+            .to_string(),
+        "silent moves" => "the limit on silent moves along one path ran out (a fixed limit: 2 x term depth + 8; check in complete mode, or report the model)".to_string(),
+        other => format!("the {other} budget ran out"),
+    }
+}
+
+/// One sentence for a Fail, an Inconclusive or a WeakPass (`None` for a Pass).
 fn explain(v: &Verdict, names: &Names<'_>) -> Option<String> {
     match (&v.reason, &v.diagnosis) {
-        (Some(Reason::Budget { limit, established }), _) => Some(match established {
-            Some(e) => format!("the {limit} budget ran out ({e})"),
-            None => format!("the {limit} budget ran out"),
-        }),
+        (Some(Reason::Budget { limit, established }), _) => {
+            let ran_out = budget_sentence(limit, v.vertices);
+            Some(match established {
+                Some(e) => format!("{ran_out} ({e})"),
+                None => ran_out,
+            })
+        }
         (_, Some(d)) if v.kind == VerdictKind::Fail => Some(explain_diagnosis(d, names)),
+        (_, Some(d)) if v.kind == VerdictKind::WeakPass => explain_cut_short(d, names),
         (Some(Reason::LocalError { location, .. }), None) => Some(format!(
             "the trace of {} is rejected on its own",
             names.location(location.index())
@@ -314,6 +335,19 @@ fn what(b: &BlockedRecord) -> String {
             b.position - 1
         ),
     }
+}
+
+/// A WeakPass: which locations look cut short and what each could still do (from the
+/// complete-mode diagnosis, where every action is consumed).
+fn explain_cut_short(d: &Diagnosis, names: &Names<'_>) -> Option<String> {
+    let go: Vec<String> = d
+        .blocked
+        .iter()
+        .map(|b| names.blocked(b))
+        .filter(|b| b.found.is_none())
+        .map(|b| format!("{} could still do {}", b.location, list(&b.allowed)))
+        .collect();
+    (!go.is_empty()).then(|| format!("looks cut short: {}", go.join("; ")))
 }
 
 fn explain_diagnosis(d: &Diagnosis, names: &Names<'_>) -> String {

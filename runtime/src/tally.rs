@@ -49,12 +49,20 @@ pub struct Tally {
     errors: usize,
     fallbacks: usize,
     times: Vec<Duration>,
+    /// When the batch started ([`Tally::start`]): the line then gives the wall time.
+    started: Option<Instant>,
 }
 
 impl Tally {
     /// How many records were added.
     pub fn count(&self) -> usize {
         self.times.len()
+    }
+
+    /// Marks the start of the batch: [`Tally::line`] then gives the wall time since, beside
+    /// the CPU time (the sum of the records' times, over every worker thread).
+    pub fn start(&mut self) {
+        self.started = Some(Instant::now());
     }
 
     /// How many were checked by term exploration because `auto` fell back to it.
@@ -77,8 +85,10 @@ impl Tally {
         self.times.push(Duration::from_micros(rec.time_us));
     }
 
-    /// `10 multitraces: 4 Pass, 2 WeakPass, 4 Fail (3 CentralError, 1 LocalError); total
-    /// 1.23 ms, median 141 µs`, and the fallbacks when there were some.
+    /// `10 multitraces: 4 Pass, 2 WeakPass, 4 Fail (3 CentralError, 1 LocalError); wall time
+    /// 0.80 ms, CPU time 1.23 ms (median 141 µs per multitrace)`, and the fallbacks when there
+    /// were some. The CPU time is the sum over the workers, so with several it may exceed the
+    /// wall time; the wall time is given when the batch was [started](Tally::start).
     pub fn line(&mut self) -> String {
         let total: Duration = self.times.iter().sum();
         self.times.sort();
@@ -104,8 +114,12 @@ impl Tally {
         if self.errors > 0 {
             parts.push(format!("{} Error", self.errors));
         }
+        let wall = self
+            .started
+            .map(|s| format!("wall time {}, ", human(s.elapsed())))
+            .unwrap_or_default();
         let mut line = format!(
-            "{}: {}; total {}, median {}",
+            "{}: {}; {wall}CPU time {} (median {} per multitrace)",
             plural(self.times.len(), "multitrace", "multitraces"),
             if parts.is_empty() {
                 "none".to_string()
@@ -120,6 +134,11 @@ impl Tally {
                 "; {} checked by term exploration (components are not the compiled locations)",
                 self.fallbacks
             ));
+        }
+        if self.counts.contains_key(&VerdictKind::WeakPass) {
+            line.push_str(
+                "; WeakPass: the beginning of an accepted run (prefix mode, the default; --mode complete asks for whole runs)",
+            );
         }
         line
     }
@@ -173,51 +192,6 @@ impl fmt::Display for NothingChecked {
 
 impl std::error::Error for NothingChecked {}
 
-/// A progress line for a terminal: a bar when the total is known, else a count, at most ten
-/// times a second.
-#[derive(Clone, Debug)]
-pub struct ProgressLine {
-    last: Instant,
-    shown: bool,
-}
-
-impl Default for ProgressLine {
-    fn default() -> Self {
-        ProgressLine {
-            last: Instant::now(),
-            shown: false,
-        }
-    }
-}
-
-impl ProgressLine {
-    /// The text to show (after a carriage return) for `done` of `total`, or `None` when the
-    /// last one is too recent.
-    pub fn tick(&mut self, done: usize, total: Option<usize>) -> Option<String> {
-        if self.last.elapsed() < Duration::from_millis(100) {
-            return None;
-        }
-        self.last = Instant::now();
-        self.shown = true;
-        Some(match total {
-            Some(t) if t > 0 => {
-                let filled = done * 30 / t;
-                format!(
-                    "[{}{}] {done}/{t}",
-                    "=".repeat(filled),
-                    " ".repeat(30 - filled.min(30))
-                )
-            }
-            _ => format!("{done} checked"),
-        })
-    }
-
-    /// What erases the line (`\r`, spaces, `\r`), if one was shown.
-    pub fn clear(&self) -> Option<String> {
-        self.shown.then(|| format!("\r{}\r", " ".repeat(60)))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,24 +234,13 @@ mod tests {
         assert_eq!(
             t.line(),
             "5 multitraces: 1 Pass, 2 Fail (2 LocalError), 1 Inconclusive (1 Budget), 1 Error; \
-             total 50.0 µs, median 10.0 µs; 1 checked by term exploration (components are not \
+             CPU time 50.0 µs (median 10.0 µs per multitrace); 1 checked by term exploration (components are not \
              the compiled locations)"
         );
     }
 
     #[test]
-    fn progress_shows_a_bar_or_a_count_and_clears_only_what_it_showed() {
-        let mut p = ProgressLine::default();
-        assert_eq!(p.clear(), None);
-        p.last -= Duration::from_secs(1);
-        assert_eq!(
-            p.tick(15, Some(30)).unwrap(),
-            format!("[{}{}] 15/30", "=".repeat(15), " ".repeat(15))
-        );
-        assert_eq!(p.tick(16, Some(30)), None);
-        p.last -= Duration::from_secs(1);
-        assert_eq!(p.tick(7, None).unwrap(), "7 checked");
-        assert!(p.clear().is_some());
+    fn nothing_checked_names_the_inputs() {
         let e = NothingChecked {
             inputs: vec!["-".into(), "d".into()],
         };

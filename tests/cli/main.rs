@@ -3,10 +3,15 @@
 
 mod bad_inputs;
 mod check;
+mod compressed;
+mod conventions;
 mod distributed;
 mod events;
+mod expect;
 mod gen;
+mod guide;
 mod model;
+mod notes;
 mod partition;
 mod pictures;
 
@@ -33,8 +38,29 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("multitrace-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A scratch directory, removed when the test ends (also when it fails): a path for what the
+/// test writes. `name` only makes a failing test's leftovers easier to read while it runs.
+fn scratch(name: &str) -> Scratch {
+    Scratch(
+        tempfile::Builder::new()
+            .prefix(&format!("multitrace-cli-{name}-"))
+            .tempdir()
+            .unwrap(),
+    )
+}
+
+/// The directory of [`scratch`]; derefs to its path.
+struct Scratch(tempfile::TempDir);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        self.0.path()
+    }
 }

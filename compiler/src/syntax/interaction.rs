@@ -98,7 +98,11 @@ impl<'a, R: Record> Parser<'a, '_, R> {
         Err(self.lx.cursor().error(
             tok.start,
             format!(
-                "unknown lifeline `{name}`; declared lifelines: {}",
+                "unknown lifeline `{name}`; {}declared lifelines: {}",
+                multitrace_runtime::suggest::did_you_mean(
+                    name,
+                    self.sig.lifelines().iter().map(String::as_str)
+                ),
                 name_list(self.sig.lifelines())
             ),
         ))
@@ -115,7 +119,11 @@ impl<'a, R: Record> Parser<'a, '_, R> {
         Err(self.lx.cursor().error(
             tok.start,
             format!(
-                "unknown message `{name}`; declared messages: {}",
+                "unknown message `{name}`; {}declared messages: {}",
+                multitrace_runtime::suggest::did_you_mean(
+                    name,
+                    self.sig.messages().iter().map(String::as_str)
+                ),
                 name_list(self.sig.messages())
             ),
         ))

@@ -9,7 +9,7 @@ use crate::check::{CheckError, Choice, Procedure, Scratch};
 use crate::formats::{parse_htf, parse_jsonl_line, parse_mtf_indexed};
 use crate::nfa::LetterId;
 use crate::record::{ErrorRecord, Names, Record};
-use crate::syntax::{is_ident_continue, read_text, ModelError, ParseError};
+use crate::syntax::{is_ident_continue, ModelError, ParseError};
 use crate::verdict::{Sym, Verdict};
 use std::borrow::Cow;
 use std::path::Path;
@@ -213,9 +213,9 @@ impl Batch<'_> {
     }
 
     fn check_path(&self, scratch: &mut Scratch, path: &Path) -> Result<Checked<'_>, ErrorRecord> {
-        let text = read_text(path).map_err(|e| text_error(&e))?;
+        let text = super::source::read_input_text(path).map_err(|e| text_error(&e))?;
         let file = path.display().to_string();
-        if path.extension().is_some_and(|e| e == "mtf") {
+        if super::source::content_extension(path) == Some("mtf") {
             let model = self.engine().model();
             let traces = parse_mtf_indexed(&file, &text, &model.alphabet, &self.tables.names)
                 .map_err(|e| ErrorRecord::from(&e))?;
@@ -332,7 +332,11 @@ impl Batch<'_> {
                 .cloned()
                 .unwrap_or_default();
             error(format!(
-                "unknown location `{loc}`; locations are {}",
+                "unknown location `{loc}`; {}locations are {}",
+                crate::suggest::did_you_mean(
+                    &loc,
+                    alphabet.location_names().iter().map(String::as_str)
+                ),
                 alphabet.location_names().join(" ")
             ))
         };

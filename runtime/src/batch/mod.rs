@@ -64,6 +64,7 @@ pub use lines::{
     lines_of, read_line_bounded, split_chunk, BadText, Cut, Cutter, LineRead, CHUNK_BYTES,
     CHUNK_LINES,
 };
+pub use source::{content_extension, open_input, read_input_text, Compression};
 pub use walk::{collect_traces, is_streamed, natural_cmp, WalkError};
 
 use crate::check::{CheckError, CheckOptions, Engine, Scratch};

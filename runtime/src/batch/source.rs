@@ -1,13 +1,87 @@
 //! Where a batch takes its inputs from, in order: trace files, JSON Lines streams (cut into
 //! chunks, [`super::lines`]) and multitraces held in memory.
+//!
+//! Compressed files are read transparently: a name ending in `.gz` (gzip, several members
+//! allowed) or `.zst` (Zstandard) is decompressed while it is read, and what it holds is
+//! told by the extension before (`trace.htf.gz`, `runs.jsonl.zst`). A compressed trace file
+//! has the same size limit as a plain one, on its decompressed text.
 
 use super::lines::{Cut, Cutter};
 use super::{is_streamed, Entry, Item, Letters};
 use crate::record::ErrorRecord;
-use crate::syntax::ParseError;
-use std::path::PathBuf;
+use crate::syntax::{read_text, text_of_bytes, ModelError, ParseError, MAX_TEXT_BYTES};
+use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+
+/// The compression of a file, told by its last extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    /// `.gz`.
+    Gzip,
+    /// `.zst`.
+    Zstd,
+}
+
+impl Compression {
+    /// The compression of `path`, if its name ends in `.gz` or `.zst`.
+    pub fn of(path: &Path) -> Option<Self> {
+        match path.extension()?.to_str()? {
+            "gz" => Some(Compression::Gzip),
+            "zst" => Some(Compression::Zstd),
+            _ => None,
+        }
+    }
+}
+
+/// The extension that says what `path` holds: its last one, or the one before `.gz`/`.zst`
+/// (`htf` for `a.htf.gz`).
+pub fn content_extension(path: &Path) -> Option<&str> {
+    match Compression::of(path) {
+        Some(_) => Path::new(path.file_stem()?).extension()?.to_str(),
+        None => path.extension()?.to_str(),
+    }
+}
+
+/// Opens `path` for reading, decompressing it when its name says it is compressed.
+pub fn open_input(path: &Path) -> std::io::Result<Box<dyn Read + Send>> {
+    let file = std::fs::File::open(path)?;
+    Ok(match Compression::of(path) {
+        None => Box::new(file),
+        Some(Compression::Gzip) => Box::new(flate2::read::MultiGzDecoder::new(
+            std::io::BufReader::new(file),
+        )),
+        Some(Compression::Zstd) => Box::new(zstd::stream::read::Decoder::new(file)?),
+    })
+}
+
+/// The text of a trace file, decompressed when its name says it is compressed, with the
+/// limits and checks of [`read_text`] (size, UTF-8).
+pub fn read_input_text(path: &Path) -> Result<String, ModelError> {
+    if Compression::of(path).is_none() {
+        return read_text(path);
+    }
+    let io = |e: std::io::Error| ModelError::Io {
+        path: path.to_path_buf(),
+        message: format!("cannot decompress: {e}"),
+    };
+    let mut bytes = Vec::new();
+    open_input(path)
+        .map_err(io)?
+        .take(MAX_TEXT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_TEXT_BYTES {
+        return Err(ModelError::Io {
+            path: path.to_path_buf(),
+            message: format!(
+                "larger than {MAX_TEXT_BYTES} bytes once decompressed, the largest text input multitrace reads; split it"
+            ),
+        });
+    }
+    text_of_bytes(&path.display().to_string(), bytes).map_err(ModelError::Parse)
+}
 
 /// One input of one record.
 pub(super) enum Input {
@@ -126,11 +200,9 @@ impl FileSource {
             ("<stdin>".to_string(), cutter)
         } else {
             let name = path.display().to_string();
-            match std::fs::File::open(path) {
-                Ok(f) => {
-                    let regular = f.metadata().is_ok_and(|m| m.is_file());
-                    (name, Cutter::new(Box::new(f), !regular, self.max_line))
-                }
+            let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+            match open_input(path) {
+                Ok(f) => (name, Cutter::new(f, !regular, self.max_line)),
                 Err(e) => {
                     let mut r = ErrorRecord::message(format!("{name}: cannot read: {e}"));
                     r.file = Some(name.clone());

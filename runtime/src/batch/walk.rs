@@ -21,8 +21,9 @@ impl fmt::Display for WalkError {
 impl std::error::Error for WalkError {}
 
 /// Whether a path is read as JSON Lines: `-` (standard input) or a `.jsonl` file.
+/// Compressed JSON Lines (`.jsonl.gz`, `.jsonl.zst`) are streams too.
 pub fn is_streamed(path: &Path) -> bool {
-    path.as_os_str() == "-" || path.extension().is_some_and(|e| e == "jsonl")
+    path.as_os_str() == "-" || super::source::content_extension(path) == Some("jsonl")
 }
 
 /// Trace files: files as given (and `-`), directories searched recursively for `*.htf`,
@@ -31,7 +32,9 @@ pub fn is_streamed(path: &Path) -> bool {
 /// Symbolic links to directories are followed, but a directory already searched (by its
 /// canonical path: a link back to an ancestor, a loop, or a second link to the same place) is
 /// skipped with a note, so a symbolic-link loop cannot make the walk endless. `note` receives
-/// such notes (and one for a directory holding no trace file).
+/// such notes, one for a directory holding no trace file, and one naming the files of other
+/// extensions a directory held (count and the first few), which are not read. Hidden files
+/// and `gen`'s `manifest.tsv` are not named: they are never inputs.
 pub fn collect_traces(
     paths: &[PathBuf],
     note: &mut dyn FnMut(String),
@@ -43,7 +46,11 @@ pub fn collect_traces(
             files.push(p.clone());
         } else if p.is_dir() {
             let mut found = Vec::new();
-            walk(p, &mut found, &mut seen, note)?;
+            let mut skipped = Vec::new();
+            walk(p, &mut found, &mut skipped, &mut seen, note)?;
+            if let Some(s) = skipped_note(p, &skipped) {
+                note(s);
+            }
             if found.is_empty() {
                 note(format!(
                     "{} holds no .htf, .mtf or .jsonl file",
@@ -63,9 +70,39 @@ pub fn collect_traces(
     Ok(files)
 }
 
+/// The note for the files of a directory that were not read: `DIR: 2 files skipped (a.txt,
+/// b.gz): only .htf, .mtf and .jsonl files are read`.
+fn skipped_note(dir: &Path, skipped: &[PathBuf]) -> Option<String> {
+    const SHOWN: usize = 3;
+    let names: Vec<String> = skipped
+        .iter()
+        .take(SHOWN)
+        .map(|p| p.strip_prefix(dir).unwrap_or(p).display().to_string())
+        .collect();
+    let more = if skipped.len() > SHOWN { ", ..." } else { "" };
+    (!skipped.is_empty()).then(|| {
+        format!(
+            "{}: {} skipped ({}{more}): only .htf, .mtf and .jsonl files (also compressed: .gz, .zst) are read",
+            dir.display(),
+            if skipped.len() == 1 {
+                "1 file".to_string()
+            } else {
+                format!("{} files", skipped.len())
+            },
+            names.join(", ")
+        )
+    })
+}
+
+/// The manifest `gen` writes beside a set (`multitrace_analysis::manifest::MANIFEST_FILE`;
+/// the runtime depends on no other crate of the workspace): never an input, so never named
+/// as skipped.
+const GEN_MANIFEST: &str = "manifest.tsv";
+
 fn walk(
     dir: &Path,
     out: &mut Vec<PathBuf>,
+    skipped: &mut Vec<PathBuf>,
     seen: &mut std::collections::HashSet<PathBuf>,
     note: &mut dyn FnMut(String),
 ) -> Result<(), WalkError> {
@@ -94,12 +131,17 @@ fn walk(
     entries.sort_by(|a, b| natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
     for path in entries {
         if path.is_dir() {
-            walk(&path, out, seen, note)?;
-        } else if path
-            .extension()
-            .is_some_and(|e| e == "htf" || e == "mtf" || e == "jsonl")
-        {
+            walk(&path, out, skipped, seen, note)?;
+        } else if matches!(
+            super::source::content_extension(&path),
+            Some("htf" | "mtf" | "jsonl")
+        ) {
             out.push(path);
+        } else if path.file_name().is_some_and(|n| {
+            let n = n.to_string_lossy();
+            !n.starts_with('.') && n != GEN_MANIFEST
+        }) {
+            skipped.push(path);
         }
     }
     Ok(())

@@ -244,8 +244,14 @@ impl Engine {
         }
         let p = self.resolve(opts.choice)?;
         let mut v = self.run_letters(scratch, traces, opts, p)?;
-        if let (VerdictKind::Fail, Some(budget)) = (v.kind, opts.diagnosis) {
-            self.diagnose_letters(scratch, traces, opts, &budget, &mut v)?;
+        match (v.kind, opts.diagnosis) {
+            (VerdictKind::Fail, Some(budget)) => {
+                self.diagnose_letters(scratch, traces, opts, &budget, &mut v)?;
+            }
+            (VerdictKind::WeakPass, Some(budget)) => {
+                self.explain_weak_pass(scratch, traces, opts, &budget, &mut v)?;
+            }
+            _ => {}
         }
         Ok((v, p))
     }
@@ -298,7 +304,8 @@ impl Engine {
 
     /// Explains a Fail of `traces` that another front end decided (distributed AS's central
     /// step): the canonical reason and diagnosis, as [`Engine::check_letters`] gives them.
-    /// Does nothing to other verdicts, or when `opts.diagnosis` is `None`.
+    /// A WeakPass gets what each location could still do. Does nothing to other verdicts, or
+    /// when `opts.diagnosis` is `None`.
     pub fn explain_letters(
         &self,
         scratch: &mut Scratch,
@@ -310,8 +317,31 @@ impl Engine {
             (VerdictKind::Fail, Some(budget)) => {
                 self.diagnose_letters(scratch, traces, opts, &budget, v)
             }
+            (VerdictKind::WeakPass, Some(budget)) => {
+                self.explain_weak_pass(scratch, traces, opts, &budget, v)
+            }
             _ => Ok(()),
         }
+    }
+
+    /// What each location of a WeakPass could still do: the diagnosis of the same multitrace
+    /// in complete mode, where it fails with every action consumed.
+    fn explain_weak_pass(
+        &self,
+        scratch: &mut Scratch,
+        traces: &[Vec<LetterId>],
+        opts: &CheckOptions,
+        budget: &Budget,
+        v: &mut Verdict,
+    ) -> Result<(), CheckError> {
+        let complete = CheckOptions {
+            mode: crate::verdict::Mode::Complete,
+            ..*opts
+        };
+        let mut whole = Verdict::new(VerdictKind::Fail);
+        self.diagnose_letters(scratch, traces, &complete, budget, &mut whole)?;
+        v.diagnosis = whole.diagnosis;
+        Ok(())
     }
 
     /// Replaces the reason of a Fail of `traces` by the canonical one and adds the diagnosis
@@ -435,8 +465,21 @@ impl Engine {
                 if (opts.choice == Choice::Auto || p == Procedure::Term) && self.term.is_some() =>
             {
                 let mut v = self.explore(scratch, mt, opts);
-                if let (VerdictKind::Fail, Some(budget)) = (v.kind, opts.diagnosis) {
-                    self.diagnose_term(scratch, mt, opts, &budget, &mut v)?;
+                match (v.kind, opts.diagnosis) {
+                    (VerdictKind::Fail, Some(budget)) => {
+                        self.diagnose_term(scratch, mt, opts, &budget, &mut v)?;
+                    }
+                    (VerdictKind::WeakPass, Some(budget)) => {
+                        // As in check_letters: the complete-mode diagnosis says what is left.
+                        let complete = CheckOptions {
+                            mode: crate::verdict::Mode::Complete,
+                            ..*opts
+                        };
+                        let mut whole = Verdict::new(VerdictKind::Fail);
+                        self.diagnose_term(scratch, mt, &complete, &budget, &mut whole)?;
+                        v.diagnosis = whole.diagnosis;
+                    }
+                    _ => {}
                 }
                 Ok((v, Procedure::Term))
             }

@@ -209,8 +209,12 @@ fn component_lifelines(
             return Err(lx.error(
                 tok.start,
                 format!(
-                    "unknown lifeline `{}`; declared lifelines: {}",
+                    "unknown lifeline `{}`; {}declared lifelines: {}",
                     tok.text,
+                    crate::suggest::did_you_mean(
+                        tok.text,
+                        sig.lifelines().iter().map(String::as_str)
+                    ),
                     name_list(sig.lifelines())
                 ),
             ));
@@ -262,8 +266,9 @@ fn action(
         return Err(lx.error(
             ltok.start,
             format!(
-                "unknown lifeline `{}`; declared lifelines: {}",
+                "unknown lifeline `{}`; {}declared lifelines: {}",
                 ltok.text,
+                crate::suggest::did_you_mean(ltok.text, sig.lifelines().iter().map(String::as_str)),
                 name_list(sig.lifelines())
             ),
         ));
@@ -272,8 +277,9 @@ fn action(
         return Err(lx.error(
             mtok.start,
             format!(
-                "unknown message `{}`; declared messages: {}",
+                "unknown message `{}`; {}declared messages: {}",
                 mtok.text,
+                crate::suggest::did_you_mean(mtok.text, sig.messages().iter().map(String::as_str)),
                 name_list(sig.messages())
             ),
         ));

@@ -178,7 +178,11 @@ pub fn parse_jsonl_line(
             return Err(err(
                 col_of(loc),
                 format!(
-                    "unknown location `{loc}`; locations are {}",
+                    "unknown location `{loc}`; {}locations are {}",
+                    crate::suggest::did_you_mean(
+                        loc,
+                        alphabet.location_names().iter().map(String::as_str)
+                    ),
                     alphabet.location_names().join(" ")
                 ),
             ));

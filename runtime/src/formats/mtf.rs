@@ -233,7 +233,11 @@ fn parse_mtf_exact(
             return Err(lx.error(
                 name_at,
                 format!(
-                    "unknown location `{name}`; locations: {}",
+                    "unknown location `{name}`; {}locations: {}",
+                    crate::suggest::did_you_mean(
+                        name,
+                        alphabet.location_names().iter().map(String::as_str)
+                    ),
                     name_list(alphabet.location_names().iter().map(String::as_str))
                 ),
             ));

@@ -1,0 +1,57 @@
+//! The progress bar of a batch on a terminal (`indicatif`): count, total when known, rate and
+//! time left, on standard error only when it is a terminal. Records printed while it shows go
+//! through [`Progress::suspend`], which clears the bar first, so a record never lands on the
+//! bar's line.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+
+/// The bar, or nothing when standard error is not a terminal or `--no-progress` was given.
+pub struct Progress(Option<ProgressBar>);
+
+impl Progress {
+    /// A hidden-until-first-tick bar, when `shown` and standard error is a terminal.
+    pub fn new(shown: bool) -> Self {
+        Progress((shown && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            bar.set_style(Self::style("{spinner} {pos} checked, {per_sec}"));
+            bar
+        }))
+    }
+
+    /// Whether the bar is shown at all.
+    pub fn shown(&self) -> bool {
+        self.0.is_some()
+    }
+
+    fn style(template: &str) -> ProgressStyle {
+        ProgressStyle::with_template(template).expect("a valid template")
+    }
+
+    /// `done` records so far, of `total` when the inputs' size is known.
+    pub fn tick(&self, done: usize, total: Option<usize>) {
+        let Some(bar) = &self.0 else { return };
+        if let (Some(total), None) = (total, bar.length()) {
+            bar.set_length(total as u64);
+            bar.set_style(Self::style(
+                "[{bar:30}] {pos}/{len} multitraces, {per_sec}, {eta} left",
+            ));
+        }
+        bar.set_position(done as u64);
+    }
+
+    /// Runs `f` (which prints) with the bar cleared, and draws it again after.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match &self.0 {
+            Some(bar) => bar.suspend(f),
+            None => f(),
+        }
+    }
+
+    /// Removes the bar for good (before the summary).
+    pub fn clear(&self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}
