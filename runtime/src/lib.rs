@@ -60,6 +60,7 @@ pub mod distributed;
 pub mod events;
 pub mod manifest;
 pub mod model;
+pub mod monitor;
 pub mod multitrace;
 pub mod nfa;
 pub mod project;
