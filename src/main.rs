@@ -8,6 +8,7 @@ mod batch;
 mod distributed;
 mod gen_cmd;
 mod model_cmd;
+mod monitor_cmd;
 mod partition_cmd;
 mod report_cmd;
 
@@ -48,6 +49,9 @@ enum Command {
     /// Which participants must be monitored together: is a partition into locations
     /// faithful (seed 002), and the finest faithful partitions.
     Partition(partition_cmd::PartitionArgs),
+    /// Live verdicts on event streams: one record per run as soon as it is final (a Fail at
+    /// the event that makes it certain), files followed as they grow.
+    Monitor(monitor_cmd::MonitorArgs),
 }
 
 /// Membership question.
@@ -61,7 +65,7 @@ pub enum ModeArg {
 
 /// Check procedure.
 #[derive(Clone, Copy, ValueEnum)]
-enum ProcedureArg {
+pub enum ProcedureArg {
     /// AS on automata models, term exploration on term-only models.
     Auto,
     /// Centralized search of Central(A, μ) (seed 004 Algorithm 1).
@@ -152,7 +156,7 @@ impl ModelArgs {
 }
 
 impl ModeArg {
-    fn mode(self) -> multitrace_runtime::verdict::Mode {
+    pub fn mode(self) -> multitrace_runtime::verdict::Mode {
         match self {
             ModeArg::Complete => multitrace_runtime::verdict::Mode::Complete,
             ModeArg::Prefix => multitrace_runtime::verdict::Mode::Prefix,
@@ -329,6 +333,7 @@ fn main() -> ExitCode {
             Command::Gen(args) => gen_cmd::gen(args),
             Command::Compare(args) => gen_cmd::compare(args),
             Command::Partition(args) => partition_cmd::partition(args),
+            Command::Monitor(args) => monitor_cmd::monitor(args),
         });
     let result = match worker.map(|h| h.join()) {
         Ok(Ok(r)) => r,

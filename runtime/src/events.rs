@@ -98,7 +98,7 @@ impl Default for EventOptions {
 }
 
 /// An order key within a location.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum OrderKey {
     /// An integer.
     Int(i128),
@@ -463,7 +463,7 @@ fn field_text(v: &Value) -> Option<String> {
 }
 
 /// Parses one JSON Lines event.
-fn jsonl_event(
+pub fn jsonl_event(
     text: &str,
     opts: &EventOptions,
 ) -> (Option<String>, Result<(String, OrderKey), EventError>) {

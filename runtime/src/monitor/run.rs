@@ -52,7 +52,7 @@ pub struct LiveRun {
 
 /// Why a run's state bytes cannot be read.
 #[derive(Debug)]
-pub struct StateError(String);
+pub struct StateError(pub(super) String);
 
 impl std::fmt::Display for StateError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -91,6 +91,16 @@ impl LiveRun {
                 .map(|t| std::mem::size_of::<Vec<LetterId>>() + 4 * t.capacity())
                 .sum::<usize>()
             + self.product.as_ref().map_or(0, Product::bytes)
+    }
+
+    /// Drops the traces and the product of a run whose record is written (an Error found by
+    /// the caller): later events are only counted.
+    pub fn forget(&mut self) {
+        if self.standing == Standing::Open {
+            self.standing = Standing::Decided(self.events, VerdictKind::Inconclusive);
+        }
+        self.traces = Vec::new();
+        self.product = None;
     }
 
     /// The state as bytes (for checkpoints); [`LiveRun::from_bytes`] reads it back.
