@@ -79,6 +79,9 @@ pub struct MonitorArgs {
     /// (needs --output, which it truncates to the checkpoint's length).
     #[arg(long, value_name = "DIR", requires = "output")]
     state: Option<PathBuf>,
+    /// Milliseconds between checkpoints (--state).
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    checkpoint_ms: u64,
     /// Write records to this file (appended) instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -336,7 +339,10 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
         }
         out.flush()?;
         if let Some(dir) = &args.state {
-            if stopping || finished || last_checkpoint.elapsed() > Duration::from_millis(200) {
+            if stopping
+                || finished
+                || last_checkpoint.elapsed() >= Duration::from_millis(args.checkpoint_ms)
+            {
                 Checkpoint {
                     positions: follower.positions(),
                     session: session.to_bytes(),

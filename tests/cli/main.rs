@@ -7,6 +7,7 @@ mod distributed;
 mod events;
 mod gen;
 mod model;
+mod monitor;
 mod partition;
 mod pictures;
 

@@ -29,10 +29,127 @@
 //! arrive in causal order.
 
 use crate::check::ac::AcTables;
-use crate::nfa::{Alphabet, LetterId, Nfa};
+use crate::nfa::{Alphabet, LetterId, LocationId, Nfa};
 use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
 
-/// The stored vertices of one run's product (positions and state sets, flat).
+/// Vertices with their state sets, flat: `k` positions, one key (a hash of the positions,
+/// compared before them) and `w` words each.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Faces {
+    pos: Vec<u32>,
+    keys: Vec<u64>,
+    sets: Vec<u64>,
+}
+
+fn key_of(p: &[u32]) -> u64 {
+    p.iter().fold(0u64, |h, &x| {
+        (h ^ u64::from(x)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    })
+}
+
+impl Faces {
+    fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    fn clear(&mut self) {
+        self.pos.clear();
+        self.keys.clear();
+        self.sets.clear();
+    }
+
+    fn find(&self, k: usize, target: &[u32], key: u64) -> Option<usize> {
+        self.keys
+            .iter()
+            .enumerate()
+            .find(|&(i, &x)| x == key && &self.pos[i * k..(i + 1) * k] == target)
+            .map(|(i, _)| i)
+    }
+
+    /// Merges `set` into the vertex `at` (added when absent); `delta` receives the states new
+    /// there; returns the vertex's index and whether any state was new.
+    fn merge(
+        &mut self,
+        k: usize,
+        w: usize,
+        at: &[u32],
+        set: &[u64],
+        delta: &mut [u64],
+    ) -> (usize, bool) {
+        let key = key_of(at);
+        match self.find(k, at, key) {
+            Some(i) => {
+                let mut any = 0;
+                for x in 0..w {
+                    let d = set[x] & !self.sets[i * w + x];
+                    self.sets[i * w + x] |= d;
+                    delta[x] = d;
+                    any |= d;
+                }
+                (i, any != 0)
+            }
+            None => {
+                self.pos.extend_from_slice(at);
+                self.keys.push(key);
+                self.sets.extend_from_slice(set);
+                delta.copy_from_slice(set);
+                (self.keys.len() - 1, set.iter().any(|&x| x != 0))
+            }
+        }
+    }
+}
+
+/// Buffers of one thread's pushes and searches (a push allocates nothing once they grew).
+#[derive(Default)]
+struct Work {
+    faces: Faces,
+    /// Pending (vertex, states new there), the sets flat in `deltas`.
+    stack: Vec<u32>,
+    deltas: Vec<u64>,
+    t: Vec<u64>,
+    d: Vec<u64>,
+    delta: Vec<u64>,
+    at: Vec<u32>,
+    known: Vec<u64>,
+    silent: Vec<bool>,
+}
+
+impl Work {
+    fn reset(&mut self, k: usize, w: usize) {
+        self.faces.clear();
+        self.stack.clear();
+        self.deltas.clear();
+        for v in [&mut self.t, &mut self.d, &mut self.delta, &mut self.known] {
+            v.clear();
+            v.resize(w, 0);
+        }
+        self.at.clear();
+        self.at.resize(k, 0);
+        self.silent.clear();
+        self.silent.resize(k, false);
+    }
+
+    fn push_work(&mut self, v: usize) {
+        self.stack.push(v as u32);
+        self.deltas.extend_from_slice(&self.delta);
+    }
+
+    /// Pops a pending vertex into `d`.
+    fn pop_work(&mut self, w: usize) -> Option<usize> {
+        let v = self.stack.pop()? as usize;
+        let at = self.deltas.len() - w;
+        self.d.copy_from_slice(&self.deltas[at..]);
+        self.deltas.truncate(at);
+        Some(v)
+    }
+}
+
+thread_local! {
+    static WORK: RefCell<Work> = RefCell::new(Work::default());
+}
+
+/// The stored vertices of one run's product.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Product {
     /// Locations.
@@ -41,10 +158,7 @@ pub struct Product {
     w: u32,
     /// `n`: the length of each local trace fed so far.
     lens: Vec<u32>,
-    /// `k` positions per stored vertex.
-    pos: Vec<u32>,
-    /// `w` words per stored vertex.
-    sets: Vec<u64>,
+    faces: Faces,
 }
 
 /// The automaton a product steps on, with the letter → location map.
@@ -56,6 +170,33 @@ pub struct Kernel<'a> {
     pub nfa: &'a Nfa,
     /// The model's alphabet.
     pub alphabet: &'a Alphabet,
+    /// `closure[(i * states + s) * words..]`: the states `s` reaches by letters of location
+    /// `i` alone ([`closure_rows`]).
+    pub closure: &'a [u64],
+}
+
+/// The rows of [`Kernel::closure`], computed once per model.
+pub fn closure_rows(tables: &AcTables, nfa: &Nfa, alphabet: &Alphabet) -> Vec<u64> {
+    let (n, w, k) = (nfa.states(), tables.words(), alphabet.locations());
+    let mut rows = vec![0u64; k * n * w];
+    let mut t = vec![0u64; w];
+    for i in 0..k {
+        for s in 0..n {
+            let row = &mut rows[(i * n + s) * w..(i * n + s + 1) * w];
+            row[s / 64] |= 1 << (s % 64);
+            loop {
+                t.copy_from_slice(row);
+                for &a in alphabet.letters_of(LocationId(i as u32)) {
+                    tables.step_into(nfa, row, a, &mut t);
+                }
+                if t == row {
+                    break;
+                }
+                row.copy_from_slice(&t);
+            }
+        }
+    }
+    rows
 }
 
 /// The product grew past its vertex budget while extending location `location`'s face.
@@ -67,65 +208,42 @@ pub struct TooWide {
     pub vertices: usize,
 }
 
+fn is_empty(s: &[u64]) -> bool {
+    s.iter().all(|&x| x == 0)
+}
+
 impl Product {
     /// The product of an empty multitrace: the initial states at the origin.
     pub fn new(kernel: &Kernel<'_>) -> Product {
         let k = kernel.alphabet.locations();
         let w = kernel.tables.words();
+        let mut faces = Faces::default();
+        let mut delta = vec![0; w];
+        faces.merge(
+            k,
+            w,
+            &vec![0; k],
+            kernel.tables.initial_states(),
+            &mut delta,
+        );
         Product {
             k: k as u32,
             w: w as u32,
             lens: vec![0; k],
-            pos: vec![0; k],
-            sets: kernel.tables.initial_states().to_vec(),
+            faces,
         }
     }
 
     /// Stored vertices.
     pub fn vertices(&self) -> usize {
-        self.sets.len() / self.w.max(1) as usize
+        self.faces.len()
     }
 
-    /// Bytes held (positions, sets and lengths).
+    /// Bytes held (positions, keys, sets and lengths).
     pub fn bytes(&self) -> usize {
         std::mem::size_of::<Product>()
-            + 4 * (self.lens.capacity() + self.pos.capacity())
-            + 8 * self.sets.capacity()
-    }
-
-    fn find(pos: &[u32], k: usize, target: &[u32]) -> Option<usize> {
-        pos.chunks_exact(k).position(|p| p == target)
-    }
-
-    /// Merges `set` into the vertex at `at` of the flat lists (added when absent); returns its
-    /// index and whether states were new there (`delta` receives the new states).
-    fn merge(
-        pos: &mut Vec<u32>,
-        sets: &mut Vec<u64>,
-        k: usize,
-        w: usize,
-        at: &[u32],
-        set: &[u64],
-        delta: &mut [u64],
-    ) -> (usize, bool) {
-        match Self::find(pos, k, at) {
-            Some(i) => {
-                let mut any = 0;
-                for x in 0..w {
-                    let d = set[x] & !sets[i * w + x];
-                    sets[i * w + x] |= d;
-                    delta[x] = d;
-                    any |= d;
-                }
-                (i, any != 0)
-            }
-            None => {
-                pos.extend_from_slice(at);
-                sets.extend_from_slice(set);
-                delta.copy_from_slice(set);
-                (pos.len() / k - 1, true)
-            }
-        }
+            + 4 * (self.lens.capacity() + self.faces.pos.capacity())
+            + 8 * (self.faces.sets.capacity() + self.faces.keys.capacity())
     }
 
     /// Feeds event `a` of location `j` (`traces[j]` already ends with it; `traces` are the
@@ -139,81 +257,92 @@ impl Product {
         a: LetterId,
         max_vertices: usize,
     ) -> Result<(), TooWide> {
+        WORK.with(|work| self.push_in(&mut work.borrow_mut(), kernel, traces, j, a, max_vertices))
+    }
+
+    fn push_in(
+        &mut self,
+        wk: &mut Work,
+        kernel: &Kernel<'_>,
+        traces: &[Vec<LetterId>],
+        j: usize,
+        a: LetterId,
+        max_vertices: usize,
+    ) -> Result<(), TooWide> {
         let (k, w) = (self.k as usize, self.w as usize);
+        wk.reset(k, w);
         let nj = self.lens[j];
-        let mut new_pos: Vec<u32> = Vec::new();
-        let mut new_sets: Vec<u64> = Vec::new();
-        let mut work: Vec<(usize, Vec<u64>)> = Vec::new();
-        let mut t = vec![0u64; w];
-        let mut delta = vec![0u64; w];
-        let mut at = vec![0u32; k];
-        for v in 0..self.vertices() {
-            if self.pos[v * k + j] != nj {
+        let old = &self.faces;
+        for v in 0..old.len() {
+            if old.pos[v * k + j] != nj {
                 continue;
             }
-            t.fill(0);
+            wk.t.fill(0);
             kernel
                 .tables
-                .step_into(kernel.nfa, &self.sets[v * w..(v + 1) * w], a, &mut t);
-            if t.iter().all(|&x| x == 0) {
+                .step_into(kernel.nfa, &old.sets[v * w..(v + 1) * w], a, &mut wk.t);
+            if is_empty(&wk.t) {
                 continue;
             }
-            at.copy_from_slice(&self.pos[v * k..(v + 1) * k]);
-            at[j] += 1;
-            let (i, fresh) = Self::merge(&mut new_pos, &mut new_sets, k, w, &at, &t, &mut delta);
+            wk.at.copy_from_slice(&old.pos[v * k..(v + 1) * k]);
+            wk.at[j] += 1;
+            let (i, fresh) = wk.faces.merge(k, w, &wk.at, &wk.t, &mut wk.delta);
             if fresh {
-                work.push((i, delta.clone()));
+                wk.push_work(i);
             }
         }
         self.lens[j] = nj + 1;
         // Close the new face by the letters the other locations logged.
-        while let Some((u, d)) = work.pop() {
+        while let Some(u) = wk.pop_work(w) {
             for i in 0..k {
-                let ui = new_pos[u * k + i];
+                let ui = wk.faces.pos[u * k + i];
                 if i == j || ui >= self.lens[i] {
                     continue;
                 }
-                t.fill(0);
+                wk.t.fill(0);
                 kernel
                     .tables
-                    .step_into(kernel.nfa, &d, traces[i][ui as usize], &mut t);
-                if t.iter().all(|&x| x == 0) {
+                    .step_into(kernel.nfa, &wk.d, traces[i][ui as usize], &mut wk.t);
+                if is_empty(&wk.t) {
                     continue;
                 }
-                at.copy_from_slice(&new_pos[u * k..(u + 1) * k]);
-                at[i] += 1;
-                let (v, fresh) =
-                    Self::merge(&mut new_pos, &mut new_sets, k, w, &at, &t, &mut delta);
+                wk.at.copy_from_slice(&wk.faces.pos[u * k..(u + 1) * k]);
+                wk.at[i] += 1;
+                let (v, fresh) = wk.faces.merge(k, w, &wk.at, &wk.t, &mut wk.delta);
                 if fresh {
-                    work.push((v, delta.clone()));
+                    wk.push_work(v);
                 }
             }
-            if new_pos.len() / k + self.vertices() > max_vertices {
-                return Err(self.too_wide(new_pos.len() / k));
+            if wk.faces.len() + self.faces.len() > max_vertices {
+                return Err(self.too_wide(wk.faces.len()));
             }
         }
         // Keep the old vertices still on a face (not `j`'s: its face moved on).
         let lens = &self.lens;
+        let f = &mut self.faces;
         let mut keep = 0;
-        for v in 0..self.vertices() {
-            let p = &self.pos[v * k..(v + 1) * k];
+        for v in 0..f.len() {
+            let p = &f.pos[v * k..(v + 1) * k];
             if (0..k).any(|i| i != j && p[i] == lens[i]) {
-                self.pos.copy_within(v * k..(v + 1) * k, keep * k);
-                self.sets.copy_within(v * w..(v + 1) * w, keep * w);
+                f.pos.copy_within(v * k..(v + 1) * k, keep * k);
+                f.sets.copy_within(v * w..(v + 1) * w, keep * w);
+                f.keys[keep] = f.keys[v];
                 keep += 1;
             }
         }
-        self.pos.truncate(keep * k);
-        self.sets.truncate(keep * w);
-        self.pos.extend_from_slice(&new_pos);
-        self.sets.extend_from_slice(&new_sets);
+        f.pos.truncate(keep * k);
+        f.sets.truncate(keep * w);
+        f.keys.truncate(keep);
+        f.pos.extend_from_slice(&wk.faces.pos);
+        f.sets.extend_from_slice(&wk.faces.sets);
+        f.keys.extend_from_slice(&wk.faces.keys);
         Ok(())
     }
 
     fn too_wide(&self, extra: usize) -> TooWide {
         let k = self.k as usize;
         let mut per = vec![0usize; k];
-        for p in self.pos.chunks_exact(k) {
+        for p in self.faces.pos.chunks_exact(k) {
             for i in 0..k {
                 per[i] += usize::from(p[i] == self.lens[i]);
             }
@@ -226,16 +355,17 @@ impl Product {
         }
     }
 
-    /// `R(n)`: the states reached by the whole multitrace read so far (empty when no vertex).
-    fn at_end(&self) -> Option<&[u64]> {
-        let (k, w) = (self.k as usize, self.w as usize);
-        Self::find(&self.pos, k, &self.lens).map(|i| &self.sets[i * w..(i + 1) * w])
-    }
-
-    /// Whether `R(n)` meets `goal`.
+    /// Whether `R(n)` (the states reached by the whole multitrace read so far) meets `goal`.
     fn end_meets(&self, goal: &[u64]) -> bool {
-        self.at_end()
-            .is_some_and(|s| s.iter().zip(goal).any(|(a, b)| a & b != 0))
+        let (k, w) = (self.k as usize, self.w as usize);
+        self.faces
+            .find(k, &self.lens, key_of(&self.lens))
+            .is_some_and(|i| {
+                self.faces.sets[i * w..(i + 1) * w]
+                    .iter()
+                    .zip(goal)
+                    .any(|(a, b)| a & b != 0)
+            })
     }
 
     /// Complete membership: some interleaving of the whole multitrace is accepted.
@@ -251,68 +381,67 @@ impl Product {
         traces: &[Vec<LetterId>],
         max_vertices: usize,
     ) -> Result<bool, TooWide> {
-        let live = kernel.tables.live();
-        if self.end_meets(live) {
+        if self.end_meets(kernel.tables.live()) {
             return Ok(true);
         }
+        WORK.with(|work| self.search(&mut work.borrow_mut(), kernel, traces, max_vertices))
+    }
+
+    /// The search over the faces with silent moves, seeded with every stored set.
+    fn search(
+        &self,
+        wk: &mut Work,
+        kernel: &Kernel<'_>,
+        traces: &[Vec<LetterId>],
+        max_vertices: usize,
+    ) -> Result<bool, TooWide> {
+        let live = kernel.tables.live();
         let (k, w) = (self.k as usize, self.w as usize);
-        // A search over the faces with silent moves, seeded with every stored set.
-        let mut pos: Vec<u32> = Vec::with_capacity(self.pos.len());
-        let mut sets: Vec<u64> = Vec::with_capacity(self.sets.len());
-        let mut work: Vec<(usize, Vec<u64>)> = Vec::new();
-        let mut delta = vec![0u64; w];
-        for v in 0..self.vertices() {
-            let (i, fresh) = Self::merge(
-                &mut pos,
-                &mut sets,
-                k,
-                w,
-                &self.pos[v * k..(v + 1) * k],
-                &self.sets[v * w..(v + 1) * w],
-                &mut delta,
-            );
-            if fresh {
-                work.push((i, delta.clone()));
-            }
+        wk.reset(k, w);
+        wk.faces.clone_from(&self.faces);
+        for v in 0..self.faces.len() {
+            wk.delta
+                .copy_from_slice(&self.faces.sets[v * w..(v + 1) * w]);
+            // Seeds are new: clear them so that the first pop adds them with their closure.
+            wk.faces.sets[v * w..(v + 1) * w].fill(0);
+            wk.push_work(v);
         }
-        let mut t = vec![0u64; w];
-        let mut at = vec![0u32; k];
-        let mut silent = vec![false; k];
-        while let Some((u, mut d)) = work.pop() {
+        while let Some(u) = wk.pop_work(w) {
             for i in 0..k {
-                silent[i] = pos[u * k + i] == self.lens[i];
+                wk.silent[i] = wk.faces.pos[u * k + i] == self.lens[i];
             }
-            // Silent moves at `u`: the states they add are new there too.
             // States of `u` other than `d` were closed and propagated (or are queued).
-            let known: Vec<u64> = (0..w).map(|x| sets[u * w + x] & !d[x]).collect();
-            close_silent(kernel, &silent, &mut d);
             for x in 0..w {
-                d[x] &= !known[x];
-                sets[u * w + x] |= d[x];
+                wk.known[x] = wk.faces.sets[u * w + x] & !wk.d[x];
             }
-            if silent.iter().all(|&s| s) && d.iter().zip(live).any(|(a, b)| a & b != 0) {
+            close_silent(kernel, &wk.silent, &mut wk.d, &mut wk.t);
+            for x in 0..w {
+                wk.d[x] &= !wk.known[x];
+                wk.faces.sets[u * w + x] |= wk.d[x];
+            }
+            if wk.silent.iter().all(|&s| s) && wk.d.iter().zip(live).any(|(a, b)| a & b != 0) {
                 return Ok(true);
             }
             for i in 0..k {
-                let ui = pos[u * k + i];
+                let ui = wk.faces.pos[u * k + i];
                 if ui >= self.lens[i] {
                     continue;
                 }
-                t.fill(0);
+                wk.t.fill(0);
                 kernel
                     .tables
-                    .step_into(kernel.nfa, &d, traces[i][ui as usize], &mut t);
-                if t.iter().all(|&x| x == 0) {
+                    .step_into(kernel.nfa, &wk.d, traces[i][ui as usize], &mut wk.t);
+                if is_empty(&wk.t) {
                     continue;
                 }
-                at.copy_from_slice(&pos[u * k..(u + 1) * k]);
-                at[i] += 1;
-                let (v, fresh) = Self::merge(&mut pos, &mut sets, k, w, &at, &t, &mut delta);
+                wk.at.copy_from_slice(&wk.faces.pos[u * k..(u + 1) * k]);
+                wk.at[i] += 1;
+                let (v, fresh) = wk.faces.merge(k, w, &wk.at, &wk.t, &mut wk.delta);
                 if fresh {
-                    work.push((v, delta.clone()));
+                    wk.push_work(v);
                 }
             }
-            if pos.len() / k > max_vertices {
+            if wk.faces.len() > max_vertices {
                 return Err(self.too_wide(0));
             }
         }
@@ -320,26 +449,35 @@ impl Product {
     }
 }
 
-/// Closes `set` under the letters of the locations marked in `silent`.
-fn close_silent(kernel: &Kernel<'_>, silent: &[bool], set: &mut [u64]) {
+/// Closes `set` under the letters of the locations marked in `silent` (`t`: scratch), by
+/// the per-location closure rows, alternating between locations until nothing is added.
+fn close_silent(kernel: &Kernel<'_>, silent: &[bool], set: &mut [u64], t: &mut [u64]) {
     if !silent.iter().any(|&s| s) {
         return;
     }
-    let mut t = vec![0u64; set.len()];
+    let w = set.len();
+    let n = kernel.closure.len() / (w * silent.len()).max(1);
     loop {
         t.copy_from_slice(set);
         for (i, &s) in silent.iter().enumerate() {
             if !s {
                 continue;
             }
-            for &a in kernel.alphabet.letters_of(crate::nfa::LocationId(i as u32)) {
-                let from = t.clone();
-                kernel.tables.step_into(kernel.nfa, &from, a, &mut t);
+            for (x, &word) in set.iter().enumerate() {
+                let mut b = word;
+                while b != 0 {
+                    let st = x * 64 + b.trailing_zeros() as usize;
+                    b &= b - 1;
+                    let row = &kernel.closure[(i * n + st) * w..(i * n + st + 1) * w];
+                    for y in 0..w {
+                        t[y] |= row[y];
+                    }
+                }
             }
         }
         if t == set {
             return;
         }
-        set.copy_from_slice(&t);
+        set.copy_from_slice(t);
     }
 }

@@ -1,6 +1,6 @@
 //! One live run: its local traces so far, its incremental product, and what is decided.
 
-use super::product::{Kernel, Product, TooWide};
+use super::product::{closure_rows, Kernel, Product, TooWide};
 use crate::check::{CheckError, CheckOptions, Choice, Engine, Procedure, Scratch};
 use crate::nfa::{LetterId, LocationId};
 use crate::verdict::{Mode, Reason, Verdict, VerdictKind};
@@ -122,16 +122,24 @@ pub struct Monitor<'e> {
     engine: &'e Engine,
     opts: MonitorOptions,
     procedure: Procedure,
+    /// Per-location closure rows of the automaton (see [`Kernel::closure`]).
+    closure: Vec<u64>,
 }
 
 impl<'e> Monitor<'e> {
     /// A monitor checking with `opts` (the procedure must be able to run on the model).
     pub fn new(engine: &'e Engine, opts: MonitorOptions) -> Result<Self, CheckError> {
         let procedure = engine.procedure(opts.check.choice)?;
+        let model = engine.model();
+        let closure = match (engine.tables(), model.automata()) {
+            (Some(t), Some(a)) => closure_rows(t, &a.nfa, &model.alphabet),
+            _ => Vec::new(),
+        };
         Ok(Monitor {
             engine,
             opts,
             procedure,
+            closure,
         })
     }
 
@@ -156,7 +164,7 @@ impl<'e> Monitor<'e> {
         self.kernel().is_some()
     }
 
-    fn kernel(&self) -> Option<Kernel<'e>> {
+    fn kernel(&self) -> Option<Kernel<'_>> {
         if self.procedure == Procedure::Term {
             return None;
         }
@@ -165,6 +173,7 @@ impl<'e> Monitor<'e> {
             tables: self.engine.tables()?,
             nfa: &model.automata()?.nfa,
             alphabet: &model.alphabet,
+            closure: &self.closure,
         })
     }
 
