@@ -231,7 +231,13 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
         let stopping = stop.load(Ordering::Relaxed);
         lines.clear();
         if !stopping {
-            follower.poll(1 << 20, &mut lines);
+            // With checkpoints, smaller rounds: a checkpoint can follow any round.
+            let budget = if args.state.is_some() {
+                64 << 10
+            } else {
+                1 << 20
+            };
+            follower.poll(budget, &mut lines);
         }
         let wall = started.elapsed().as_nanos() as u64;
         for l in lines.drain(..) {

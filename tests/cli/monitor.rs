@@ -341,7 +341,7 @@ fn restarts_after_kill_give_the_uninterrupted_records() {
                 .args(args(&out, Some(&state)))
                 .spawn()
                 .unwrap();
-            std::thread::sleep(std::time::Duration::from_millis(30 + rng.below(300) as u64));
+            std::thread::sleep(std::time::Duration::from_millis(50 + rng.below(600) as u64));
             match child.try_wait().unwrap() {
                 Some(status) => {
                     // 1 when this last part wrote a Fail, else 0.

@@ -11,6 +11,7 @@ mod diagram;
 mod differential;
 mod fixtures;
 mod many_locations;
+mod monitor;
 #[path = "../../../runtime/tests/oracle/mod.rs"]
 mod oracle;
 mod partition_analysis;
