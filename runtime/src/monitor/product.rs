@@ -28,6 +28,9 @@
 //! the live states already, no search is needed, which is the common case of events that
 //! arrive in causal order.
 
+// Index loops over locations keep positions, lengths and traces visibly in step.
+#![allow(clippy::needless_range_loop)]
+
 use crate::check::ac::AcTables;
 use crate::nfa::{Alphabet, LetterId, LocationId, Nfa};
 use serde::{Deserialize, Serialize};
