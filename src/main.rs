@@ -8,6 +8,7 @@ mod batch;
 mod distributed;
 mod gen_cmd;
 mod model_cmd;
+mod monitor_cmd;
 mod partition_cmd;
 mod progress;
 mod report_cmd;
@@ -49,6 +50,9 @@ enum Command {
     /// Which participants must be monitored together: whether local checks alone miss
     /// violations for a partition into locations, and the finest partitions where they do not.
     Partition(partition_cmd::PartitionArgs),
+    /// Live verdicts on event streams: one record per run as soon as it is final (a Fail at
+    /// the event that makes it certain), files followed as they grow.
+    Monitor(monitor_cmd::MonitorArgs),
 }
 
 /// Membership question.
@@ -62,7 +66,7 @@ pub enum ModeArg {
 
 /// Check procedure.
 #[derive(Clone, Copy, ValueEnum)]
-enum ProcedureArg {
+pub enum ProcedureArg {
     /// AS on automata models, term exploration on term-only models.
     Auto,
     /// Central check: one search over the interleavings of the local traces.
@@ -157,7 +161,7 @@ impl ModelArgs {
 }
 
 impl ModeArg {
-    fn mode(self) -> multitrace_runtime::verdict::Mode {
+    pub fn mode(self) -> multitrace_runtime::verdict::Mode {
         match self {
             ModeArg::Complete => multitrace_runtime::verdict::Mode::Complete,
             ModeArg::Prefix => multitrace_runtime::verdict::Mode::Prefix,
@@ -382,6 +386,7 @@ fn main() -> ExitCode {
             Command::Gen(args) => gen_cmd::gen(args),
             Command::Compare(args) => gen_cmd::compare(args),
             Command::Partition(args) => partition_cmd::partition(args),
+            Command::Monitor(args) => monitor_cmd::monitor(args),
         });
     let result = match worker.map(|h| h.join()) {
         Ok(Ok(r)) => r,

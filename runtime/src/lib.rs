@@ -58,9 +58,11 @@ pub mod bits;
 pub mod budget;
 pub mod check;
 pub mod distributed;
-pub mod events;
+/// Event logs: [`formats::events`] (kept at this path for the front ends).
+pub use formats::events;
 pub mod formats;
 pub mod model;
+pub mod monitor;
 pub mod multitrace;
 pub mod nfa;
 pub mod project;

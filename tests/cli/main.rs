@@ -11,6 +11,7 @@ mod expect;
 mod gen;
 mod guide;
 mod model;
+mod monitor;
 mod notes;
 mod partition;
 mod pictures;

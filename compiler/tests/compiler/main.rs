@@ -10,6 +10,7 @@ mod differential;
 mod fixtures;
 mod long_runs;
 mod many_locations;
+mod monitor;
 #[path = "../../../runtime/tests/oracle/mod.rs"]
 mod oracle;
 mod running_example;

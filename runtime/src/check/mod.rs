@@ -197,6 +197,11 @@ impl Engine {
         }
     }
 
+    /// The procedure `choice` runs on this model, or why it cannot run.
+    pub fn procedure(&self, choice: Choice) -> Result<Procedure, CheckError> {
+        self.resolve(choice)
+    }
+
     fn resolve(&self, choice: Choice) -> Result<Procedure, CheckError> {
         match (choice, &self.model.kind) {
             (Choice::Auto, ModelKind::Automata(_)) => Ok(Procedure::As),

@@ -6,7 +6,8 @@
 //! | [`parse_mtf`], [`parse_mtf_indexed`] | `.mtf` (seed 004): one line per location, `[l1] a1.a2.a0` | one local trace per location of an [`Alphabet`](crate::nfa::Alphabet) |
 //! | [`parse_jsonl_line`] | JSON Lines: one multitrace per line, `{"id": "...", "traces": {"l1": ["l1!m1"], "l2": []}}` | the same, with the line's `id` |
 //!
-//! [`write_mtf`] and [`write_jsonl_line`] write the last two back.
+//! [`write_mtf`] and [`write_jsonl_line`] write the last two back. [`events`]: event logs
+//! (JSON Lines or CSV, one event per line), grouped by run.
 //!
 //! Invariants: every reader takes the whole text of one input (the batch cuts files into
 //! lines, [`crate::syntax::read_text`] reads and checks files), refuses a name the model does
@@ -14,6 +15,7 @@
 //! on bad input and never panics. The lexical layer they share ([`crate::syntax`]) knows no
 //! format; the readers depend on it, never the other way.
 
+pub mod events;
 mod htf;
 mod jsonl;
 mod mtf;

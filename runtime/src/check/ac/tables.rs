@@ -156,6 +156,32 @@ impl AcTables {
     pub fn live(&self) -> &[u64] {
         &self.live
     }
+
+    /// Initial states (a set of [`AcTables::words`] words).
+    pub fn initial_states(&self) -> &[u64] {
+        &self.initial
+    }
+
+    /// Accepting states (a set of [`AcTables::words`] words).
+    pub fn accepting_states(&self) -> &[u64] {
+        &self.accepting
+    }
+
+    /// `out |= δ(from, a)` on the whole automaton (no mask): one step of AC, for front ends
+    /// that keep their own product (the live monitor). `from` and `out` have
+    /// [`AcTables::words`] words.
+    pub fn step_into(&self, nfa: &Nfa, from: &[u64], a: LetterId, out: &mut [u64]) {
+        step(
+            self,
+            nfa,
+            &MaskedRows::default(),
+            None,
+            from,
+            a,
+            out,
+            self.words,
+        );
+    }
 }
 
 /// The successor table of a restricted automaton (AS's `Inter`), rebuilt for each check from

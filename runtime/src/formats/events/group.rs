@@ -1,0 +1,414 @@
+//! Events grouped into runs (in memory, or streamed when sorted by run), and the runs checked
+//! on a [`Batch`].
+
+use super::*;
+
+/// What grouping gives for one run (or one event that has no run).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunOut {
+    /// A multitrace to check: `trace` is `FILE:LINE` of the run's first event, `id` the run id.
+    Item(Item),
+    /// An `Error` record: a run with a bad event, an event without a run, an unreadable file.
+    Error(Box<Record>),
+}
+
+/// The events of one run collected so far.
+struct Run {
+    id: String,
+    first_at: String,
+    /// (location, letter, order key, input sequence number).
+    events: Vec<(u32, LetterId, OrderKey)>,
+    bad: Option<(ErrorRecord, usize)>,
+}
+
+/// Groups events into runs over a model's alphabet (letter → location).
+pub struct Grouper<'a> {
+    alphabet: &'a Alphabet,
+    letters: FxHashMap<String, LetterId>,
+}
+
+impl<'a> Grouper<'a> {
+    /// A grouper over `alphabet`.
+    pub fn new(alphabet: &'a Alphabet) -> Self {
+        let letters = alphabet
+            .names()
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), LetterId(i as u32)))
+            .collect();
+        Grouper { alphabet, letters }
+    }
+
+    fn new_run(&self, id: String, at: &str) -> Run {
+        Run {
+            id,
+            first_at: at.to_string(),
+            events: Vec::new(),
+            bad: None,
+        }
+    }
+
+    /// Adds an event to its run (marking the run bad when the event is).
+    fn add(&self, run: &mut Run, ev: &RawEvent) {
+        let problem = match &ev.body {
+            Err(e) => Some(e.clone()),
+            Ok((action, key)) => match self.letters.get(action) {
+                None => Some(EventError::UnknownAction(action.clone())),
+                Some(&l) => {
+                    if run
+                        .events
+                        .first()
+                        .is_some_and(|(_, _, k)| !k.comparable(key))
+                    {
+                        Some(EventError::MixedKeys)
+                    } else {
+                        run.events
+                            .push((self.alphabet.location(l).index() as u32, l, *key));
+                        None
+                    }
+                }
+            },
+        };
+        if let Some(p) = problem {
+            match &mut run.bad {
+                Some((_, n)) => *n += 1,
+                None => {
+                    run.bad = Some((
+                        ErrorRecord {
+                            message: format!("{}: bad event of run {:?}: {p}", ev.at, run.id),
+                            file: Some(ev.file.clone()),
+                            line: Some(ev.line),
+                            column: None,
+                        },
+                        1,
+                    ))
+                }
+            }
+        }
+    }
+
+    /// The multitrace of a complete run (or its Error record).
+    fn finish(&self, run: Run) -> RunOut {
+        if let Some((mut e, n)) = run.bad {
+            if n > 1 {
+                e.message
+                    .push_str(&format!(" ({n} bad events in this run)"));
+            }
+            return RunOut::Error(Box::new(Record::error(
+                run.first_at,
+                Some(run.id),
+                e,
+                Duration::ZERO,
+            )));
+        }
+        let locations = self.alphabet.locations();
+        let mut per: Vec<Vec<(LetterId, OrderKey)>> = vec![Vec::new(); locations];
+        for (k, l, key) in run.events {
+            per[k as usize].push((l, key));
+        }
+        let traces = per
+            .into_iter()
+            .enumerate()
+            .map(|(k, mut evs)| {
+                // Stable: equal keys keep their input order.
+                evs.sort_by(|a, b| a.1.cmp_key(&b.1));
+                (
+                    self.alphabet.location_names()[k].clone(),
+                    evs.into_iter()
+                        .map(|(l, _)| self.alphabet.name(l).to_string())
+                        .collect(),
+                )
+            })
+            .collect();
+        RunOut::Item(Item {
+            trace: run.first_at,
+            id: Some(run.id),
+            traces,
+        })
+    }
+
+    /// Groups events held in memory (any order of runs): one output per run in the order of
+    /// its first event, and one per event without a run, in place.
+    pub fn group(&self, events: impl IntoIterator<Item = RawEvent>) -> Vec<RunOut> {
+        let mut slots: Vec<Result<Run, Record>> = Vec::new();
+        let mut index: FxHashMap<String, usize> = FxHashMap::default();
+        for ev in events {
+            match &ev.run {
+                None => slots.push(Err(orphan(&ev))),
+                Some(id) => {
+                    // The id is cloned once per run, not per event.
+                    let i = match index.get(id.as_str()) {
+                        Some(&i) => i,
+                        None => {
+                            slots.push(Ok(self.new_run(id.clone(), &ev.at)));
+                            index.insert(id.clone(), slots.len() - 1);
+                            slots.len() - 1
+                        }
+                    };
+                    if let Ok(run) = &mut slots[i] {
+                        self.add(run, &ev);
+                    }
+                }
+            }
+        }
+        slots
+            .into_iter()
+            .map(|s| match s {
+                Ok(run) => self.finish(run),
+                Err(r) => RunOut::Error(Box::new(r)),
+            })
+            .collect()
+    }
+}
+
+/// The Error record of an event without a run id.
+fn orphan(ev: &RawEvent) -> Record {
+    let why = match &ev.body {
+        Err(e) => e.to_string(),
+        Ok(_) => "no run id".into(),
+    };
+    Record::error(
+        ev.at.clone(),
+        None,
+        ErrorRecord {
+            message: format!("{}: bad event (no run): {why}", ev.at),
+            file: Some(ev.file.clone()),
+            line: Some(ev.line),
+            column: None,
+        },
+        Duration::ZERO,
+    )
+}
+
+fn file_error(file: &Path, error: EventReadError) -> RunOut {
+    RunOut::Error(Box::new(Record::error(
+        file.display().to_string(),
+        None,
+        ErrorRecord {
+            message: error.to_string(),
+            file: Some(file.display().to_string()),
+            line: None,
+            column: None,
+        },
+        Duration::ZERO,
+    )))
+}
+
+/// The runs of event files, in order (unsorted input: read in full first, within the cap).
+pub fn read_runs<'a>(
+    alphabet: &'a Alphabet,
+    files: &[PathBuf],
+    opts: &EventOptions,
+) -> Result<Box<dyn Iterator<Item = RunOut> + Send + 'a>, EventsError> {
+    if opts.sorted {
+        return Ok(Box::new(SortedRuns {
+            grouper: Grouper::new(alphabet),
+            files: files.iter().cloned().collect(),
+            opts: opts.clone(),
+            reader: None,
+            current: None,
+            seen: FxHashSet::default(),
+            ready: VecDeque::new(),
+        }));
+    }
+    let grouper = Grouper::new(alphabet);
+    let mut out: Vec<RunOut> = Vec::new();
+    let mut events: Vec<RawEvent> = Vec::new();
+    for f in files {
+        let mut reader = match EventReader::open(f, opts) {
+            Ok(r) => r,
+            Err(error) => {
+                let file = f.display().to_string();
+                out.push(file_error(f, EventReadError::Io { file, error }));
+                continue;
+            }
+        };
+        loop {
+            match reader.next_event() {
+                Ok(Some(ev)) => {
+                    if events.len() >= opts.max_buffered_events {
+                        return Err(EventsError::TooManyEvents {
+                            cap: opts.max_buffered_events,
+                            at: ev.at,
+                        });
+                    }
+                    events.push(ev)
+                }
+                Ok(None) => break,
+                Err(m) => {
+                    // Read errors come after the runs of the events read before them.
+                    out.extend(grouper.group(std::mem::take(&mut events)));
+                    out.push(file_error(f, m));
+                    break;
+                }
+            }
+        }
+    }
+    out.extend(grouper.group(events));
+    Ok(Box::new(out.into_iter()))
+}
+
+/// Streams sorted input: a run is finished when the next one begins.
+struct SortedRuns<'a> {
+    grouper: Grouper<'a>,
+    files: VecDeque<PathBuf>,
+    opts: EventOptions,
+    reader: Option<EventReader>,
+    current: Option<Run>,
+    seen: FxHashSet<String>,
+    ready: VecDeque<RunOut>,
+}
+
+impl Iterator for SortedRuns<'_> {
+    type Item = RunOut;
+
+    fn next(&mut self) -> Option<RunOut> {
+        loop {
+            if let Some(r) = self.ready.pop_front() {
+                return Some(r);
+            }
+            let Some(reader) = &mut self.reader else {
+                match self.files.pop_front() {
+                    Some(f) => match EventReader::open(&f, &self.opts) {
+                        Ok(r) => self.reader = Some(r),
+                        Err(error) => {
+                            let file = f.display().to_string();
+                            return Some(file_error(&f, EventReadError::Io { file, error }));
+                        }
+                    },
+                    None => return self.current.take().map(|r| self.grouper.finish(r)),
+                }
+                continue;
+            };
+            match reader.next_event() {
+                Ok(None) => self.reader = None,
+                Err(m) => {
+                    let file = PathBuf::from(&reader.file);
+                    self.reader = None;
+                    self.ready.push_back(file_error(&file, m));
+                }
+                Ok(Some(ev)) => {
+                    let Some(id) = &ev.run else {
+                        self.ready.push_back(RunOut::Error(Box::new(orphan(&ev))));
+                        continue;
+                    };
+                    if self.current.as_ref().is_some_and(|r| &r.id != id) {
+                        let done = self.current.take().unwrap();
+                        self.ready.push_back(self.grouper.finish(done));
+                    }
+                    if self.current.is_none() {
+                        let mut run = self.grouper.new_run(id.clone(), &ev.at);
+                        if !self.seen.insert(id.clone()) {
+                            run.bad = Some((
+                                ErrorRecord {
+                                    message: format!(
+                                        "{}: run {id:?} appears again after other runs, yet the input was given as sorted by run (--events-sorted): sort it, or leave out --events-sorted",
+                                        ev.at
+                                    ),
+                                    file: Some(ev.file.clone()),
+                                    line: Some(ev.line),
+                                    column: None,
+                                },
+                                1,
+                            ));
+                        }
+                        self.current = Some(run);
+                    }
+                    let run = self.current.as_mut().unwrap();
+                    if run.events.len() >= self.opts.max_buffered_events && run.bad.is_none() {
+                        run.bad = Some((
+                            ErrorRecord {
+                                message: format!(
+                                    "{}: run {id:?} has more than {} events (--max-buffered-events)",
+                                    ev.at, self.opts.max_buffered_events
+                                ),
+                                file: Some(ev.file.clone()),
+                                line: Some(ev.line),
+                                column: None,
+                            },
+                            1,
+                        ));
+                    }
+                    if run.bad.is_none() || run.events.len() < self.opts.max_buffered_events {
+                        self.grouper.add(run, &ev);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Checks the runs of event files on `batch` and hands one record per run to `sink`, in the
+/// order of each run's first event (an event without a run, or an unreadable file, gets its
+/// own Error record in place).
+pub fn run_events<E>(
+    batch: &Batch<'_>,
+    files: &[PathBuf],
+    opts: &EventOptions,
+    sink: impl FnMut(Outcome) -> Result<(), E>,
+) -> Result<Result<usize, EventsError>, RunError<E>> {
+    let runs = match read_runs(&batch.engine().model().alphabet, files, opts) {
+        Ok(r) => r,
+        Err(e) => return Ok(Err(e)),
+    };
+    check_runs(batch, runs, sink).map(Ok)
+}
+
+/// Checks grouped runs ([`Grouper::group`], [`read_runs`]) on `batch` and hands one record per
+/// run to `sink` in their order (Error records in place); returns the number of records.
+pub fn check_runs<E>(
+    batch: &Batch<'_>,
+    runs: impl Iterator<Item = RunOut> + Send,
+    mut sink: impl FnMut(Outcome) -> Result<(), E>,
+) -> Result<usize, RunError<E>> {
+    // Error records wait in `pending`, tagged with the number of items before them, and are
+    // handed to the sink between the outcomes of the items around them.
+    let pending: Arc<Mutex<VecDeque<(usize, Record)>>> = Arc::default();
+    let queue = Arc::clone(&pending);
+    let mut pulled = 0usize;
+    let items = runs.filter_map(move |r| match r {
+        RunOut::Item(i) => {
+            pulled += 1;
+            Some(i)
+        }
+        RunOut::Error(rec) => {
+            queue
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push_back((pulled, *rec));
+            None
+        }
+    });
+    let mut done = 0usize;
+    let mut count = 0usize;
+    let drain = |upto: usize,
+                 sink: &mut dyn FnMut(Outcome) -> Result<(), E>,
+                 count: &mut usize|
+     -> Result<(), E> {
+        loop {
+            let next = {
+                let mut q = pending.lock().unwrap_or_else(|e| e.into_inner());
+                match q.front() {
+                    Some((before, _)) if *before <= upto => q.pop_front(),
+                    _ => None,
+                }
+            };
+            let Some((_, record)) = next else {
+                return Ok(());
+            };
+            *count += 1;
+            sink(Outcome {
+                record,
+                fallback: false,
+            })?;
+        }
+    };
+    batch.run_items(items, |o| {
+        drain(done, &mut sink, &mut count)?;
+        done += 1;
+        count += 1;
+        sink(o)
+    })?;
+    drain(usize::MAX, &mut sink, &mut count).map_err(RunError::Sink)?;
+    Ok(count)
+}

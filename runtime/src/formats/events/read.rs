@@ -1,0 +1,262 @@
+//! One event per line: JSON Lines objects, or CSV records under a header row.
+
+use super::*;
+
+/// The run id of a JSON value: a string as is, a number or a boolean as written.
+fn field_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// Parses one JSON Lines event.
+pub fn jsonl_event(
+    text: &str,
+    opts: &EventOptions,
+) -> (Option<String>, Result<(String, OrderKey), EventError>) {
+    let v: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => return (None, Err(EventError::NotJson(e.to_string()))),
+    };
+    let Value::Object(map) = &v else {
+        return (None, Err(EventError::NotAnObject));
+    };
+    let run = map.get(&opts.run_field).and_then(field_text);
+    let body = (|| {
+        if run.is_none() {
+            return Err(missing(&opts.run_field, Field::Run));
+        }
+        let action = match map.get(&opts.action_field) {
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => {
+                return Err(EventError::ActionNotString {
+                    field: opts.action_field.clone(),
+                    value: other.to_string(),
+                })
+            }
+            None => return Err(missing(&opts.action_field, Field::Action)),
+        };
+        let order = match map.get(&opts.order_field) {
+            Some(v) => OrderKey::of_json(v).map_err(|e| order_error(&opts.order_field, e))?,
+            None => return Err(missing(&opts.order_field, Field::Order)),
+        };
+        Ok((action, order))
+    })();
+    (run, body)
+}
+
+pub(super) fn missing(field: &str, role: Field) -> EventError {
+    EventError::Missing {
+        field: field.to_string(),
+        role,
+    }
+}
+
+pub(super) fn order_error(field: &str, error: OrderKeyError) -> EventError {
+    EventError::OrderKey {
+        field: Some(field.to_string()),
+        error,
+    }
+}
+
+/// Splits one CSV record (RFC 4180: `"` quotes, `""` inside quotes); `None` when a quote is
+/// still open at the end of `text` (the record goes on on the next line).
+pub fn split_csv(text: &str) -> Option<Vec<String>> {
+    let mut fields = Vec::new();
+    let mut cur = String::new();
+    let mut chars = text.chars().peekable();
+    let mut quoted = false;
+    let mut at_start = true;
+    while let Some(c) = chars.next() {
+        if quoted {
+            if c == '"' {
+                if chars.peek() == Some(&'"') {
+                    chars.next();
+                    cur.push('"');
+                } else {
+                    quoted = false;
+                }
+            } else {
+                cur.push(c);
+            }
+        } else if c == '"' && at_start {
+            quoted = true;
+            at_start = false;
+        } else if c == ',' {
+            fields.push(std::mem::take(&mut cur));
+            at_start = true;
+        } else {
+            cur.push(c);
+            at_start = false;
+        }
+    }
+    if quoted {
+        return None;
+    }
+    fields.push(cur);
+    Some(fields)
+}
+
+/// Reads the events of one file, one at a time.
+pub struct EventReader {
+    pub(super) file: String,
+    reader: Box<dyn BufRead + Send>,
+    format: EventFormat,
+    opts: EventOptions,
+    line: u32,
+    buf: Vec<u8>,
+    /// CSV: the column of each field (run, action, order), from the header.
+    columns: Option<[Option<usize>; 3]>,
+    done: bool,
+}
+
+impl EventReader {
+    /// Opens `path` (`-`: standard input).
+    pub fn open(path: &Path, opts: &EventOptions) -> std::io::Result<EventReader> {
+        let reader: Box<dyn BufRead + Send> = if path.as_os_str() == "-" {
+            Box::new(std::io::BufReader::new(std::io::stdin()))
+        } else {
+            Box::new(std::io::BufReader::new(std::fs::File::open(path)?))
+        };
+        let name = if path.as_os_str() == "-" {
+            "<stdin>".to_string()
+        } else {
+            path.display().to_string()
+        };
+        let format = opts.format.unwrap_or_else(|| EventFormat::of_path(path));
+        Ok(EventReader::new(name, reader, format, opts))
+    }
+
+    /// Reads events from `reader`, named `file` in messages.
+    pub fn new(
+        file: String,
+        reader: Box<dyn BufRead + Send>,
+        format: EventFormat,
+        opts: &EventOptions,
+    ) -> EventReader {
+        EventReader {
+            file,
+            reader,
+            format,
+            opts: opts.clone(),
+            line: 0,
+            buf: Vec::new(),
+            columns: None,
+            done: false,
+        }
+    }
+
+    /// The next line without its line break; `Err` is a fatal read error.
+    fn next_line(&mut self) -> Result<Option<String>, EventReadError> {
+        match read_line_bounded(&mut self.reader, &mut self.buf, self.opts.max_line_bytes) {
+            Err(error) => Err(EventReadError::Io {
+                file: self.file.clone(),
+                error,
+            }),
+            Ok(LineRead::End) => Ok(None),
+            Ok(LineRead::TooLong) => Err(EventReadError::LineTooLong {
+                file: self.file.clone(),
+                line: self.line + 1,
+                max: self.opts.max_line_bytes,
+            }),
+            Ok(LineRead::Line) => {
+                self.line += 1;
+                let mut text = String::from_utf8_lossy(&self.buf).into_owned();
+                while text.ends_with('\n') || text.ends_with('\r') {
+                    text.pop();
+                }
+                Ok(Some(text))
+            }
+        }
+    }
+
+    fn event(
+        &self,
+        line: u32,
+        run: Option<String>,
+        body: Result<(String, OrderKey), EventError>,
+    ) -> RawEvent {
+        RawEvent {
+            at: format!("{}:{line}", self.file),
+            file: self.file.clone(),
+            line,
+            run,
+            body,
+        }
+    }
+
+    /// The next event, `Ok(None)` at the end, `Err` on a fatal read error (the message names
+    /// the file; the file is not read further).
+    pub fn next_event(&mut self) -> Result<Option<RawEvent>, EventReadError> {
+        if self.done {
+            return Ok(None);
+        }
+        loop {
+            let Some(mut text) = self.next_line().inspect_err(|_| self.done = true)? else {
+                self.done = true;
+                return Ok(None);
+            };
+            let line = self.line;
+            if text.trim().is_empty() {
+                continue;
+            }
+            match self.format {
+                EventFormat::Jsonl => {
+                    let (run, body) = jsonl_event(&text, &self.opts);
+                    return Ok(Some(self.event(line, run, body)));
+                }
+                EventFormat::Csv => {
+                    let fields = loop {
+                        if let Some(f) = split_csv(&text) {
+                            break f;
+                        }
+                        match self.next_line()? {
+                            Some(more) => {
+                                text.push('\n');
+                                text.push_str(&more);
+                            }
+                            None => {
+                                return Ok(Some(self.event(
+                                    line,
+                                    None,
+                                    Err(EventError::UnclosedQuote),
+                                )));
+                            }
+                        }
+                    };
+                    let Some(cols) = self.columns else {
+                        let find = |name: &str| fields.iter().position(|f| f.trim() == name);
+                        self.columns = Some([
+                            find(&self.opts.run_field),
+                            find(&self.opts.action_field),
+                            find(&self.opts.order_field),
+                        ]);
+                        continue;
+                    };
+                    let get = |i: Option<usize>| {
+                        i.and_then(|i| fields.get(i)).map(|s| s.trim().to_string())
+                    };
+                    let run = get(cols[0]).filter(|r| !r.is_empty());
+                    let body = (|| {
+                        if run.is_none() {
+                            return Err(missing(&self.opts.run_field, Field::Run));
+                        }
+                        let action = get(cols[1])
+                            .filter(|a| !a.is_empty())
+                            .ok_or_else(|| missing(&self.opts.action_field, Field::Action))?;
+                        let order = get(cols[2])
+                            .filter(|o| !o.is_empty())
+                            .ok_or_else(|| missing(&self.opts.order_field, Field::Order))?;
+                        let key = OrderKey::parse(&order)
+                            .map_err(|e| order_error(&self.opts.order_field, e))?;
+                        Ok((action, key))
+                    })();
+                    return Ok(Some(self.event(line, run, body)));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,317 @@
+//! Sources of a live stream, followed as they grow (`tail -F`): files (surviving rotation and
+//! truncation), directories (new files picked up, in natural order) and standard input.
+//!
+//! Only complete lines are handed out: a line still being written (no line break yet) waits
+//! for the next poll. A position ([`Position`]) is the byte offset after the last line handed
+//! out and its line number, so a checkpoint restarts exactly there.
+
+use crate::batch::natural_cmp;
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, TryRecvError};
+
+/// Where reading of one file stands.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Position {
+    /// The file.
+    pub path: String,
+    /// Bytes consumed (up to the end of the last complete line handed out).
+    pub offset: u64,
+    /// Lines consumed.
+    pub line: u32,
+    /// The file's identity (inode) when read, to notice a rotation.
+    pub id: u64,
+}
+
+/// One line of input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    /// `FILE:LINE`.
+    pub at: String,
+    /// Its text without the line break.
+    pub text: String,
+}
+
+struct Followed {
+    pos: Position,
+    file: Option<File>,
+    partial: Vec<u8>,
+    /// Read to its end (not following), or unreadable.
+    done: bool,
+}
+
+/// Standard input, read by a thread.
+struct Stdin {
+    rx: Receiver<Vec<u8>>,
+    line: u32,
+    partial: Vec<u8>,
+    done: bool,
+}
+
+/// Files and directories followed, and standard input.
+pub struct Follower {
+    files: Vec<Followed>,
+    dirs: Vec<PathBuf>,
+    stdin: Option<Stdin>,
+    follow: bool,
+}
+
+#[cfg(unix)]
+fn file_id(m: &std::fs::Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    m.ino()
+}
+
+#[cfg(not(unix))]
+fn file_id(_: &std::fs::Metadata) -> u64 {
+    0
+}
+
+impl Follower {
+    /// Follows `sources` (`-`: standard input, read by a thread); `follow`: wait for more at
+    /// the end of files (else a file is read once to its end). `resume`: positions of a
+    /// checkpoint.
+    pub fn new(sources: &[PathBuf], follow: bool, resume: &[Position]) -> Follower {
+        let mut f = Follower {
+            files: Vec::new(),
+            dirs: Vec::new(),
+            stdin: None,
+            follow,
+        };
+        for s in sources {
+            if s.as_os_str() == "-" {
+                let (tx, rx) = std::sync::mpsc::channel();
+                std::thread::spawn(move || {
+                    let mut stdin = std::io::stdin().lock();
+                    let mut buf = vec![0u8; 1 << 16];
+                    loop {
+                        match stdin.read(&mut buf) {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => {
+                                if tx.send(buf[..n].to_vec()).is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                    }
+                });
+                f.stdin = Some(Stdin {
+                    rx,
+                    line: 0,
+                    partial: Vec::new(),
+                    done: false,
+                });
+            } else if s.is_dir() {
+                f.dirs.push(s.clone());
+            } else {
+                f.add(s);
+            }
+        }
+        for p in resume {
+            if let Some(x) = f.files.iter_mut().find(|x| x.pos.path == p.path) {
+                x.pos = p.clone();
+            } else {
+                f.files.push(Followed {
+                    pos: p.clone(),
+                    file: None,
+                    partial: Vec::new(),
+                    done: false,
+                });
+            }
+        }
+        f.scan_dirs();
+        f
+    }
+
+    fn add(&mut self, path: &Path) {
+        let name = path.display().to_string();
+        if self.files.iter().any(|x| x.pos.path == name) {
+            return;
+        }
+        self.files.push(Followed {
+            pos: Position {
+                path: name,
+                ..Position::default()
+            },
+            file: None,
+            partial: Vec::new(),
+            done: false,
+        });
+    }
+
+    fn scan_dirs(&mut self) {
+        for d in self.dirs.clone() {
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            let mut found: Vec<PathBuf> = rd
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file())
+                .collect();
+            found.sort_by(|a, b| natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
+            for p in found {
+                self.add(&p);
+            }
+        }
+    }
+
+    /// The positions of every file (for a checkpoint).
+    pub fn positions(&self) -> Vec<Position> {
+        self.files.iter().map(|x| x.pos.clone()).collect()
+    }
+
+    /// Whether every source is read to its end and will not grow.
+    pub fn finished(&self) -> bool {
+        // Standard input ends at its end; followed files and directories never do.
+        let files_done = if self.follow {
+            self.files.is_empty() && self.dirs.is_empty()
+        } else {
+            self.files.iter().all(|x| x.done)
+        };
+        self.stdin.as_ref().is_none_or(|s| s.done) && files_done
+    }
+
+    /// Reads what is available, up to about `budget` bytes, and hands out complete lines.
+    /// Errors (a file that cannot be opened) are reported as `Err(message)` lines once.
+    pub fn poll(&mut self, budget: usize, out: &mut Vec<Result<Line, String>>) {
+        if self.follow {
+            self.scan_dirs();
+        }
+        if let Some(st) = &mut self.stdin {
+            loop {
+                match st.rx.try_recv() {
+                    Ok(bytes) => {
+                        st.partial.extend_from_slice(&bytes);
+                        cut_lines(&mut st.partial, "<stdin>", &mut st.line, out);
+                        if out.len() * 64 > budget {
+                            break;
+                        }
+                    }
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => {
+                        if !st.done {
+                            st.done = true;
+                            if !st.partial.is_empty() {
+                                st.partial.push(b'\n');
+                                cut_lines(&mut st.partial, "<stdin>", &mut st.line, out);
+                            }
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        let follow = self.follow;
+        for x in &mut self.files {
+            read_file(x, budget, follow, out);
+        }
+    }
+}
+
+/// Hands out the complete lines at the front of `buf` (keeping the rest).
+fn cut_lines(
+    buf: &mut Vec<u8>,
+    name: &str,
+    line: &mut u32,
+    out: &mut Vec<Result<Line, String>>,
+) -> usize {
+    let mut start = 0;
+    while let Some(i) = memchr::memchr(b'\n', &buf[start..]) {
+        let mut text = &buf[start..start + i];
+        if text.last() == Some(&b'\r') {
+            text = &text[..text.len() - 1];
+        }
+        *line += 1;
+        out.push(Ok(Line {
+            at: format!("{name}:{line}"),
+            text: String::from_utf8_lossy(text).into_owned(),
+        }));
+        start += i + 1;
+    }
+    buf.drain(..start);
+    start
+}
+
+fn read_file(x: &mut Followed, budget: usize, follow: bool, out: &mut Vec<Result<Line, String>>) {
+    if x.done {
+        return;
+    }
+    let path = PathBuf::from(&x.pos.path);
+    if x.file.is_none() {
+        match File::open(&path) {
+            Ok(mut f) => {
+                let id = f.metadata().map(|m| file_id(&m)).unwrap_or(0);
+                let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+                if (x.pos.id != 0 && id != x.pos.id) || len < x.pos.offset {
+                    // Another file under the name, or a truncated one, since the position.
+                    x.pos.offset = 0;
+                    x.pos.line = 0;
+                    x.partial.clear();
+                }
+                x.pos.id = id;
+                if f.seek(SeekFrom::Start(x.pos.offset + x.partial.len() as u64))
+                    .is_err()
+                {
+                    return;
+                }
+                x.file = Some(f);
+            }
+            Err(e) => {
+                if !follow {
+                    out.push(Err(format!("{}: cannot read: {e}", x.pos.path)));
+                    x.done = true;
+                }
+                return;
+            }
+        }
+    }
+    let Some(f) = &mut x.file else { return };
+    let mut buf = vec![0u8; budget.clamp(4096, 1 << 20)];
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                x.partial.extend_from_slice(&buf[..n]);
+                let used = cut_lines(&mut x.partial, &x.pos.path, &mut x.pos.line, out);
+                x.pos.offset += used as u64;
+                if out.len() * 64 > budget {
+                    return;
+                }
+            }
+            Err(e) => {
+                out.push(Err(format!("{}: cannot read: {e}", x.pos.path)));
+                x.file = None;
+                x.done = true;
+                return;
+            }
+        }
+    }
+    // At the end of what the handle holds.
+    if !follow {
+        if !x.partial.is_empty() {
+            // The last line has no line break: it is complete at the end of the input.
+            x.partial.push(b'\n');
+            let used = cut_lines(&mut x.partial, &x.pos.path, &mut x.pos.line, out);
+            x.pos.offset += used as u64 - 1;
+        }
+        x.file = None;
+        x.done = true;
+        return;
+    }
+    // Following: a rotated name or a truncated file is reopened at the next poll (the old
+    // handle was read to its end first).
+    match std::fs::metadata(&path) {
+        Ok(m) if file_id(&m) != x.pos.id || m.len() < x.pos.offset + x.partial.len() as u64 => {
+            if file_id(&m) != x.pos.id {
+                x.pos.id = 0;
+                x.pos.offset = 0;
+                x.pos.line = 0;
+                x.partial.clear();
+            }
+            x.file = None;
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,33 @@
+//! Live monitoring: verdicts while the system runs, one event at a time.
+//!
+//! One engine serves every front end (`multitrace monitor`, `check --events`, the Python
+//! `Monitor` and the Spark streaming function):
+//!
+//! - [`Monitor`] wraps a loaded [`crate::check::Engine`]; [`LiveRun`] is the state of one run.
+//!   After each event, [`Monitor::verdict_now`] is the verdict the batch check gives in
+//!   prefix mode on the events seen so far, and [`Monitor::push`] returns the run's verdict at
+//!   the first event that makes a Fail certain (a multitrace that is not a multi-prefix stays
+//!   so whatever follows), as the batch record of that prefix (the canonical diagnosis). When
+//!   the run ends, [`Monitor::finish`] gives the batch verdict of the whole run in the
+//!   monitor's mode.
+//! - Automata models (AC and AS, whose verdicts are the same) keep an incremental product
+//!   ([`product`]): never re-checked from the start, its work per event does not grow with the
+//!   run while the locations keep pace, and its size is bounded by
+//!   [`MonitorOptions::max_vertices`] when one location lags (then the run is `Inconclusive`,
+//!   naming the location). Term-only models (and `--procedure term`) re-check the run's traces
+//!   after each event, within the check's budget: the cost of an event grows with the run.
+//! - [`session`] adds what a stream needs on top: runs keyed by id, their ends (an end action,
+//!   an idle timeout, the end of the input), per-location reorder windows, a cap on live
+//!   runs, and checkpoints of everything as bytes.
+//!
+//! Invariant: a run's record is decided once; a Fail or Inconclusive record is final at the
+//! event that decides it, and later events of that run are counted, never checked.
+
+pub mod follow;
+pub mod product;
+mod run;
+pub mod session;
+#[cfg(test)]
+mod tests;
+
+pub use run::{LiveRun, Monitor, MonitorOptions, Standing, StateError, DEFAULT_MAX_LIVE_VERTICES};

@@ -1,0 +1,486 @@
+//! The incremental product of AC for one live run: `Central(A, μ)` kept on its upper faces
+//! while `μ` grows one event at a time.
+//!
+//! Let `n` be the lengths of the local traces seen so far and `R(v)` the states of `A` reached
+//! by reading some interleaving of the cut of `μ` at `v` (no silent moves). A vertex `v ≤ n` is
+//! *interior* when `v_j < n_j` for every `j`: every successor of an interior vertex is `≤ n`, so
+//! `R` is already final on all of them and no later event can add a path through an interior
+//! vertex that does not also pass through a vertex of an *upper face* (`v_j = n_j` for some
+//! `j`). Invariants:
+//!
+//! - the product stores exactly the vertices of the upper faces with `R(v) ≠ ∅`, each with
+//!   its exact `R(v)` (every predecessor of a stored vertex is `≤ n`, so its set is complete);
+//! - an event of location `j` with letter `a` extends the paths of face `j`'s vertices by `a`
+//!   (the only new edges), then closes the new face `v_j = n_j + 1` by the letters the other
+//!   locations already logged, and forgets the vertices that no longer lie on a face.
+//!
+//! When the locations keep pace, the faces hold a bounded number of vertices (as many as the
+//! lags the model allows between locations), so the work per event does not grow with the
+//! run. When one location lags, its face grows with the lag: the number of stored vertices is
+//! bounded by [`Product::push`]'s `max_vertices`, past which the run is undecided (the caller
+//! turns that into an `Inconclusive` record naming the location).
+//!
+//! Verdicts (those of AC, [`crate::check::ac`]): complete membership is `R(n) ∩ F ≠ ∅`.
+//! Multi-prefix membership (prefix mode) lets a location whose trace is consumed move
+//! silently; silent paths differ from plain ones only at vertices of an upper face (a silent
+//! move of `j` needs `v_j = n_j`, and a face vertex has only face successors), so it is a search
+//! over the faces seeded with the stored sets ([`Product::is_multi_prefix`]); when `R(n)` meets
+//! the live states already, no search is needed, which is the common case of events that
+//! arrive in causal order.
+
+// Index loops over locations keep positions, lengths and traces visibly in step.
+#![allow(clippy::needless_range_loop)]
+
+use crate::check::ac::AcTables;
+use crate::nfa::{Alphabet, LetterId, LocationId, Nfa};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+
+/// Vertices with their state sets, flat: `k` positions, one key (a hash of the positions,
+/// compared before them) and `w` words each.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Faces {
+    pos: Vec<u32>,
+    keys: Vec<u64>,
+    sets: Vec<u64>,
+}
+
+fn key_of(p: &[u32]) -> u64 {
+    p.iter().fold(0u64, |h, &x| {
+        (h ^ u64::from(x)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    })
+}
+
+impl Faces {
+    fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    fn clear(&mut self) {
+        self.pos.clear();
+        self.keys.clear();
+        self.sets.clear();
+    }
+
+    fn find(&self, k: usize, target: &[u32], key: u64) -> Option<usize> {
+        self.keys
+            .iter()
+            .enumerate()
+            .find(|&(i, &x)| x == key && &self.pos[i * k..(i + 1) * k] == target)
+            .map(|(i, _)| i)
+    }
+
+    /// Merges `set` into the vertex `at` (added when absent); `delta` receives the states new
+    /// there; returns the vertex's index and whether any state was new.
+    fn merge(
+        &mut self,
+        k: usize,
+        w: usize,
+        at: &[u32],
+        set: &[u64],
+        delta: &mut [u64],
+    ) -> (usize, bool) {
+        let key = key_of(at);
+        match self.find(k, at, key) {
+            Some(i) => {
+                let mut any = 0;
+                for x in 0..w {
+                    let d = set[x] & !self.sets[i * w + x];
+                    self.sets[i * w + x] |= d;
+                    delta[x] = d;
+                    any |= d;
+                }
+                (i, any != 0)
+            }
+            None => {
+                self.pos.extend_from_slice(at);
+                self.keys.push(key);
+                self.sets.extend_from_slice(set);
+                delta.copy_from_slice(set);
+                (self.keys.len() - 1, set.iter().any(|&x| x != 0))
+            }
+        }
+    }
+}
+
+/// Buffers of one thread's pushes and searches (a push allocates nothing once they grew).
+#[derive(Default)]
+struct Work {
+    faces: Faces,
+    /// Pending (vertex, states new there), the sets flat in `deltas`.
+    stack: Vec<u32>,
+    deltas: Vec<u64>,
+    t: Vec<u64>,
+    d: Vec<u64>,
+    delta: Vec<u64>,
+    at: Vec<u32>,
+    known: Vec<u64>,
+    silent: Vec<bool>,
+}
+
+impl Work {
+    fn reset(&mut self, k: usize, w: usize) {
+        self.faces.clear();
+        self.stack.clear();
+        self.deltas.clear();
+        for v in [&mut self.t, &mut self.d, &mut self.delta, &mut self.known] {
+            v.clear();
+            v.resize(w, 0);
+        }
+        self.at.clear();
+        self.at.resize(k, 0);
+        self.silent.clear();
+        self.silent.resize(k, false);
+    }
+
+    fn push_work(&mut self, v: usize) {
+        self.stack.push(v as u32);
+        self.deltas.extend_from_slice(&self.delta);
+    }
+
+    /// Pops a pending vertex into `d`.
+    fn pop_work(&mut self, w: usize) -> Option<usize> {
+        let v = self.stack.pop()? as usize;
+        let at = self.deltas.len() - w;
+        self.d.copy_from_slice(&self.deltas[at..]);
+        self.deltas.truncate(at);
+        Some(v)
+    }
+}
+
+thread_local! {
+    static WORK: RefCell<Work> = RefCell::new(Work::default());
+}
+
+/// The stored vertices of one run's product.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Product {
+    /// Locations.
+    k: u32,
+    /// Words per state set.
+    w: u32,
+    /// `n`: the length of each local trace fed so far.
+    lens: Vec<u32>,
+    faces: Faces,
+}
+
+/// The automaton a product steps on, with the letter → location map.
+#[derive(Clone, Copy)]
+pub struct Kernel<'a> {
+    /// AC's tables of the model.
+    pub tables: &'a AcTables,
+    /// The model's automaton.
+    pub nfa: &'a Nfa,
+    /// The model's alphabet.
+    pub alphabet: &'a Alphabet,
+    /// `closure[(i * states + s) * words..]`: the states `s` reaches by letters of location
+    /// `i` alone ([`closure_rows`]).
+    pub closure: &'a [u64],
+}
+
+/// The rows of [`Kernel::closure`], computed once per model.
+pub fn closure_rows(tables: &AcTables, nfa: &Nfa, alphabet: &Alphabet) -> Vec<u64> {
+    let (n, w, k) = (nfa.states(), tables.words(), alphabet.locations());
+    let mut rows = vec![0u64; k * n * w];
+    let mut t = vec![0u64; w];
+    for i in 0..k {
+        for s in 0..n {
+            let row = &mut rows[(i * n + s) * w..(i * n + s + 1) * w];
+            row[s / 64] |= 1 << (s % 64);
+            loop {
+                t.copy_from_slice(row);
+                for &a in alphabet.letters_of(LocationId(i as u32)) {
+                    tables.step_into(nfa, row, a, &mut t);
+                }
+                if t == row {
+                    break;
+                }
+                row.copy_from_slice(&t);
+            }
+        }
+    }
+    rows
+}
+
+/// The product grew past its vertex budget while extending location `location`'s face.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooWide {
+    /// The location whose face holds the most vertices (the one lagging behind).
+    pub location: usize,
+    /// Vertices stored when the budget ran out.
+    pub vertices: usize,
+}
+
+fn is_empty(s: &[u64]) -> bool {
+    s.iter().all(|&x| x == 0)
+}
+
+impl Product {
+    /// The product of an empty multitrace: the initial states at the origin.
+    pub fn new(kernel: &Kernel<'_>) -> Product {
+        let k = kernel.alphabet.locations();
+        let w = kernel.tables.words();
+        let mut faces = Faces::default();
+        let mut delta = vec![0; w];
+        faces.merge(
+            k,
+            w,
+            &vec![0; k],
+            kernel.tables.initial_states(),
+            &mut delta,
+        );
+        Product {
+            k: k as u32,
+            w: w as u32,
+            lens: vec![0; k],
+            faces,
+        }
+    }
+
+    /// Stored vertices.
+    pub fn vertices(&self) -> usize {
+        self.faces.len()
+    }
+
+    /// Bytes held (positions, keys, sets and lengths).
+    pub fn bytes(&self) -> usize {
+        std::mem::size_of::<Product>()
+            + 4 * (self.lens.capacity() + self.faces.pos.capacity())
+            + 8 * (self.faces.sets.capacity() + self.faces.keys.capacity())
+    }
+
+    /// Feeds event `a` of location `j` (`traces[j]` already ends with it; `traces` are the
+    /// local traces seen so far). `Err` when more than `max_vertices` would be stored: the
+    /// product is then unusable.
+    pub fn push(
+        &mut self,
+        kernel: &Kernel<'_>,
+        traces: &[Vec<LetterId>],
+        j: usize,
+        a: LetterId,
+        max_vertices: usize,
+    ) -> Result<(), TooWide> {
+        WORK.with(|work| self.push_in(&mut work.borrow_mut(), kernel, traces, j, a, max_vertices))
+    }
+
+    fn push_in(
+        &mut self,
+        wk: &mut Work,
+        kernel: &Kernel<'_>,
+        traces: &[Vec<LetterId>],
+        j: usize,
+        a: LetterId,
+        max_vertices: usize,
+    ) -> Result<(), TooWide> {
+        let (k, w) = (self.k as usize, self.w as usize);
+        wk.reset(k, w);
+        let nj = self.lens[j];
+        let old = &self.faces;
+        for v in 0..old.len() {
+            if old.pos[v * k + j] != nj {
+                continue;
+            }
+            wk.t.fill(0);
+            kernel
+                .tables
+                .step_into(kernel.nfa, &old.sets[v * w..(v + 1) * w], a, &mut wk.t);
+            if is_empty(&wk.t) {
+                continue;
+            }
+            wk.at.copy_from_slice(&old.pos[v * k..(v + 1) * k]);
+            wk.at[j] += 1;
+            let (i, fresh) = wk.faces.merge(k, w, &wk.at, &wk.t, &mut wk.delta);
+            if fresh {
+                wk.push_work(i);
+            }
+        }
+        self.lens[j] = nj + 1;
+        // Close the new face by the letters the other locations logged.
+        while let Some(u) = wk.pop_work(w) {
+            for i in 0..k {
+                let ui = wk.faces.pos[u * k + i];
+                if i == j || ui >= self.lens[i] {
+                    continue;
+                }
+                wk.t.fill(0);
+                kernel
+                    .tables
+                    .step_into(kernel.nfa, &wk.d, traces[i][ui as usize], &mut wk.t);
+                if is_empty(&wk.t) {
+                    continue;
+                }
+                wk.at.copy_from_slice(&wk.faces.pos[u * k..(u + 1) * k]);
+                wk.at[i] += 1;
+                let (v, fresh) = wk.faces.merge(k, w, &wk.at, &wk.t, &mut wk.delta);
+                if fresh {
+                    wk.push_work(v);
+                }
+            }
+            if wk.faces.len() + self.faces.len() > max_vertices {
+                return Err(self.too_wide(wk.faces.len()));
+            }
+        }
+        // Keep the old vertices still on a face (not `j`'s: its face moved on).
+        let lens = &self.lens;
+        let f = &mut self.faces;
+        let mut keep = 0;
+        for v in 0..f.len() {
+            let p = &f.pos[v * k..(v + 1) * k];
+            if (0..k).any(|i| i != j && p[i] == lens[i]) {
+                f.pos.copy_within(v * k..(v + 1) * k, keep * k);
+                f.sets.copy_within(v * w..(v + 1) * w, keep * w);
+                f.keys[keep] = f.keys[v];
+                keep += 1;
+            }
+        }
+        f.pos.truncate(keep * k);
+        f.sets.truncate(keep * w);
+        f.keys.truncate(keep);
+        f.pos.extend_from_slice(&wk.faces.pos);
+        f.sets.extend_from_slice(&wk.faces.sets);
+        f.keys.extend_from_slice(&wk.faces.keys);
+        Ok(())
+    }
+
+    fn too_wide(&self, extra: usize) -> TooWide {
+        let k = self.k as usize;
+        let mut per = vec![0usize; k];
+        for p in self.faces.pos.chunks_exact(k) {
+            for i in 0..k {
+                per[i] += usize::from(p[i] == self.lens[i]);
+            }
+        }
+        // The lagging location is the one whose face is the widest.
+        let location = (0..k).max_by_key(|&i| per[i]).unwrap_or(0);
+        TooWide {
+            location,
+            vertices: self.vertices() + extra,
+        }
+    }
+
+    /// Whether `R(n)` (the states reached by the whole multitrace read so far) meets `goal`.
+    fn end_meets(&self, goal: &[u64]) -> bool {
+        let (k, w) = (self.k as usize, self.w as usize);
+        self.faces
+            .find(k, &self.lens, key_of(&self.lens))
+            .is_some_and(|i| {
+                self.faces.sets[i * w..(i + 1) * w]
+                    .iter()
+                    .zip(goal)
+                    .any(|(a, b)| a & b != 0)
+            })
+    }
+
+    /// Complete membership: some interleaving of the whole multitrace is accepted.
+    pub fn is_accepted(&self, kernel: &Kernel<'_>) -> bool {
+        self.end_meets(kernel.tables.accepting_states())
+    }
+
+    /// Multi-prefix membership (prefix mode with silent moves, as AC's first search). `Err`
+    /// when the search over the faces would visit more than `max_vertices` vertices.
+    pub fn is_multi_prefix(
+        &self,
+        kernel: &Kernel<'_>,
+        traces: &[Vec<LetterId>],
+        max_vertices: usize,
+    ) -> Result<bool, TooWide> {
+        if self.end_meets(kernel.tables.live()) {
+            return Ok(true);
+        }
+        WORK.with(|work| self.search(&mut work.borrow_mut(), kernel, traces, max_vertices))
+    }
+
+    /// The search over the faces with silent moves, seeded with every stored set.
+    fn search(
+        &self,
+        wk: &mut Work,
+        kernel: &Kernel<'_>,
+        traces: &[Vec<LetterId>],
+        max_vertices: usize,
+    ) -> Result<bool, TooWide> {
+        let live = kernel.tables.live();
+        let (k, w) = (self.k as usize, self.w as usize);
+        wk.reset(k, w);
+        wk.faces.clone_from(&self.faces);
+        for v in 0..self.faces.len() {
+            wk.delta
+                .copy_from_slice(&self.faces.sets[v * w..(v + 1) * w]);
+            // Seeds are new: clear them so that the first pop adds them with their closure.
+            wk.faces.sets[v * w..(v + 1) * w].fill(0);
+            wk.push_work(v);
+        }
+        while let Some(u) = wk.pop_work(w) {
+            for i in 0..k {
+                wk.silent[i] = wk.faces.pos[u * k + i] == self.lens[i];
+            }
+            // States of `u` other than `d` were closed and propagated (or are queued).
+            for x in 0..w {
+                wk.known[x] = wk.faces.sets[u * w + x] & !wk.d[x];
+            }
+            close_silent(kernel, &wk.silent, &mut wk.d, &mut wk.t);
+            for x in 0..w {
+                wk.d[x] &= !wk.known[x];
+                wk.faces.sets[u * w + x] |= wk.d[x];
+            }
+            if wk.silent.iter().all(|&s| s) && wk.d.iter().zip(live).any(|(a, b)| a & b != 0) {
+                return Ok(true);
+            }
+            for i in 0..k {
+                let ui = wk.faces.pos[u * k + i];
+                if ui >= self.lens[i] {
+                    continue;
+                }
+                wk.t.fill(0);
+                kernel
+                    .tables
+                    .step_into(kernel.nfa, &wk.d, traces[i][ui as usize], &mut wk.t);
+                if is_empty(&wk.t) {
+                    continue;
+                }
+                wk.at.copy_from_slice(&wk.faces.pos[u * k..(u + 1) * k]);
+                wk.at[i] += 1;
+                let (v, fresh) = wk.faces.merge(k, w, &wk.at, &wk.t, &mut wk.delta);
+                if fresh {
+                    wk.push_work(v);
+                }
+            }
+            if wk.faces.len() > max_vertices {
+                return Err(self.too_wide(0));
+            }
+        }
+        Ok(false)
+    }
+}
+
+/// Closes `set` under the letters of the locations marked in `silent` (`t`: scratch), by
+/// the per-location closure rows, alternating between locations until nothing is added.
+fn close_silent(kernel: &Kernel<'_>, silent: &[bool], set: &mut [u64], t: &mut [u64]) {
+    if !silent.iter().any(|&s| s) {
+        return;
+    }
+    let w = set.len();
+    let n = kernel.closure.len() / (w * silent.len()).max(1);
+    loop {
+        t.copy_from_slice(set);
+        for (i, &s) in silent.iter().enumerate() {
+            if !s {
+                continue;
+            }
+            for (x, &word) in set.iter().enumerate() {
+                let mut b = word;
+                while b != 0 {
+                    let st = x * 64 + b.trailing_zeros() as usize;
+                    b &= b - 1;
+                    let row = &kernel.closure[(i * n + st) * w..(i * n + st + 1) * w];
+                    for y in 0..w {
+                        t[y] |= row[y];
+                    }
+                }
+            }
+        }
+        if t == set {
+            return;
+        }
+        set.copy_from_slice(t);
+    }
+}

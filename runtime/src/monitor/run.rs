@@ -1,0 +1,315 @@
+//! One live run: its local traces so far, its incremental product, and what is decided.
+
+use super::product::{closure_rows, Kernel, Product, TooWide};
+use crate::check::{CheckError, CheckOptions, Choice, Engine, Procedure, Scratch};
+use crate::nfa::{LetterId, LocationId};
+use crate::verdict::{Mode, Reason, Verdict, VerdictKind};
+use serde::{Deserialize, Serialize};
+
+/// Default most product vertices of one live run ([`MonitorOptions::max_vertices`]).
+pub const DEFAULT_MAX_LIVE_VERTICES: usize = 4096;
+
+/// How live runs are checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MonitorOptions {
+    /// The check of a run: its `mode` is the question asked when the run ends (events are
+    /// always checked as prefixes while it is live), its procedure, budgets and diagnosis are
+    /// those of a batch check (a Fail's record is the batch record of the prefix).
+    pub check: CheckOptions,
+    /// Most vertices an automata run's product may hold (when one location lags far behind
+    /// the others its face grows with the lag); past it the run is `Inconclusive`.
+    pub max_vertices: usize,
+}
+
+impl Default for MonitorOptions {
+    fn default() -> Self {
+        MonitorOptions {
+            check: CheckOptions::default(),
+            max_vertices: DEFAULT_MAX_LIVE_VERTICES,
+        }
+    }
+}
+
+/// Where a live run stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Standing {
+    /// A multi-prefix so far: nothing is decided.
+    Open,
+    /// Decided by the event of this number (from 1): a Fail, or Inconclusive when a budget ran
+    /// out; later events do not change it.
+    Decided(u64, VerdictKind),
+}
+
+/// The state of one live run (compact, serializable: [`LiveRun::to_bytes`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LiveRun {
+    traces: Vec<Vec<LetterId>>,
+    /// `None` for runs re-checked from their traces (term exploration).
+    product: Option<Product>,
+    standing: Standing,
+    events: u64,
+}
+
+/// Why a run's state bytes cannot be read.
+#[derive(Debug)]
+pub struct StateError(pub(super) String);
+
+impl std::fmt::Display for StateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "live run state cannot be read (written by another version or for another model?): {}",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for StateError {}
+
+impl LiveRun {
+    /// Events fed so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// The local traces fed so far, by location.
+    pub fn traces(&self) -> &[Vec<LetterId>] {
+        &self.traces
+    }
+
+    /// Where the run stands.
+    pub fn standing(&self) -> Standing {
+        self.standing
+    }
+
+    /// Bytes held by this run (traces and product), for the memory figures.
+    pub fn bytes(&self) -> usize {
+        std::mem::size_of::<LiveRun>()
+            + self
+                .traces
+                .iter()
+                .map(|t| std::mem::size_of::<Vec<LetterId>>() + 4 * t.capacity())
+                .sum::<usize>()
+            + self.product.as_ref().map_or(0, Product::bytes)
+    }
+
+    /// Drops the traces and the product of a run whose record is written (an Error found by
+    /// the caller): later events are only counted.
+    pub fn forget(&mut self) {
+        if self.standing == Standing::Open {
+            self.standing = Standing::Decided(self.events, VerdictKind::Inconclusive);
+        }
+        self.traces = Vec::new();
+        self.product = None;
+    }
+
+    /// The state as bytes (for checkpoints); [`LiveRun::from_bytes`] reads it back.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        bincode::serde::encode_to_vec(self, bincode::config::standard())
+            .expect("a live run always encodes")
+    }
+
+    /// Reads a state written by [`LiveRun::to_bytes`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<LiveRun, StateError> {
+        bincode::serde::decode_from_slice(bytes, bincode::config::standard())
+            .map(|(r, _)| r)
+            .map_err(|e| StateError(e.to_string()))
+    }
+}
+
+/// The incremental engine over a loaded model: it starts live runs and feeds them events.
+pub struct Monitor<'e> {
+    engine: &'e Engine,
+    opts: MonitorOptions,
+    procedure: Procedure,
+    /// Per-location closure rows of the automaton (see [`Kernel::closure`]).
+    closure: Vec<u64>,
+}
+
+impl<'e> Monitor<'e> {
+    /// A monitor checking with `opts` (the procedure must be able to run on the model).
+    pub fn new(engine: &'e Engine, opts: MonitorOptions) -> Result<Self, CheckError> {
+        let procedure = engine.procedure(opts.check.choice)?;
+        let model = engine.model();
+        let closure = match (engine.tables(), model.automata()) {
+            (Some(t), Some(a)) => closure_rows(t, &a.nfa, &model.alphabet),
+            _ => Vec::new(),
+        };
+        Ok(Monitor {
+            engine,
+            opts,
+            procedure,
+            closure,
+        })
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> &'e Engine {
+        self.engine
+    }
+
+    /// The options.
+    pub fn options(&self) -> &MonitorOptions {
+        &self.opts
+    }
+
+    /// The procedure named in records.
+    pub fn procedure(&self) -> Procedure {
+        self.procedure
+    }
+
+    /// Whether runs keep an incremental product (AC and AS on automata) rather than being
+    /// re-checked from their traces after each event (term exploration, with its budget).
+    pub fn incremental(&self) -> bool {
+        self.kernel().is_some()
+    }
+
+    fn kernel(&self) -> Option<Kernel<'_>> {
+        if self.procedure == Procedure::Term {
+            return None;
+        }
+        let model = self.engine.model();
+        Some(Kernel {
+            tables: self.engine.tables()?,
+            nfa: &model.automata()?.nfa,
+            alphabet: &model.alphabet,
+            closure: &self.closure,
+        })
+    }
+
+    /// A run with no event yet.
+    pub fn start(&self) -> LiveRun {
+        LiveRun {
+            traces: vec![Vec::new(); self.engine.model().alphabet.locations()],
+            product: self.kernel().map(|k| Product::new(&k)),
+            standing: Standing::Open,
+            events: 0,
+        }
+    }
+
+    /// Feeds one event (a letter of the model: its location is the letter's). Returns the
+    /// verdict when this event decides the run: a Fail (the batch check's record of the
+    /// prefix, with its diagnosis) or Inconclusive (a budget ran out); `None` while the run is
+    /// a multi-prefix, and for events after the decision (they are counted, not checked).
+    pub fn push(
+        &self,
+        scratch: &mut Scratch,
+        run: &mut LiveRun,
+        letter: LetterId,
+    ) -> Option<Verdict> {
+        run.events += 1;
+        if run.standing != Standing::Open {
+            return None;
+        }
+        let j = self.engine.model().alphabet.location(letter).index();
+        run.traces[j].push(letter);
+        let decided = match (self.kernel(), &mut run.product) {
+            (Some(k), Some(p)) => {
+                let max = self.opts.max_vertices;
+                match p
+                    .push(&k, &run.traces, j, letter, max)
+                    .and_then(|()| p.is_multi_prefix(&k, &run.traces, max))
+                {
+                    Ok(true) => None,
+                    Ok(false) => Some(self.batch(scratch, &run.traces, Mode::Prefix)),
+                    Err(w) => Some(self.too_wide(w, run.events)),
+                }
+            }
+            _ => {
+                let v = self.batch(scratch, &run.traces, Mode::Prefix);
+                matches!(v.kind, VerdictKind::Fail | VerdictKind::Inconclusive).then_some(v)
+            }
+        };
+        if let Some(v) = &decided {
+            run.standing = Standing::Decided(run.events, v.kind);
+            // A decided run needs only its event count: free the rest.
+            run.product = None;
+            run.traces = Vec::new();
+        }
+        decided
+    }
+
+    /// The verdict the batch check gives in prefix mode on the events fed so far (for a
+    /// decided run: the kind of its decision, without recomputing its record).
+    pub fn verdict_now(&self, scratch: &mut Scratch, run: &LiveRun) -> VerdictKind {
+        self.verdict_in(scratch, run, Mode::Prefix).kind
+    }
+
+    /// The verdict of an open run ending now, in the monitor's mode: Pass/WeakPass from the
+    /// product (no search), a Fail as the batch record of the whole run (with its diagnosis).
+    /// A decided run's verdict was given by [`Monitor::push`]; this gives its kind only.
+    pub fn finish(&self, scratch: &mut Scratch, run: &LiveRun) -> Verdict {
+        self.verdict_in(scratch, run, self.opts.check.mode)
+    }
+
+    fn verdict_in(&self, scratch: &mut Scratch, run: &LiveRun, mode: Mode) -> Verdict {
+        if let Standing::Decided(_, kind) = run.standing {
+            return Verdict::new(kind);
+        }
+        let (Some(k), Some(p)) = (self.kernel(), &run.product) else {
+            return self.batch(scratch, &run.traces, mode);
+        };
+        let accepted = p.is_accepted(&k);
+        let kind = match mode {
+            Mode::Complete if accepted => VerdictKind::Pass,
+            Mode::Complete => VerdictKind::Fail,
+            Mode::Prefix => match p.is_multi_prefix(&k, &run.traces, self.opts.max_vertices) {
+                Ok(false) => VerdictKind::Fail,
+                Ok(true) if accepted => VerdictKind::Pass,
+                Ok(true) => VerdictKind::WeakPass,
+                Err(w) => return self.too_wide(w, run.events),
+            },
+        };
+        if kind == VerdictKind::Fail || (kind == VerdictKind::Pass && self.opts.check.witness) {
+            // The batch record: canonical diagnosis, or the witness.
+            return self.batch(scratch, &run.traces, mode);
+        }
+        let mut v = Verdict::new(kind);
+        v.vertices = p.vertices() as u64;
+        v
+    }
+
+    /// The batch check of `traces` in `mode` (the same record as `check` gives).
+    fn batch(&self, scratch: &mut Scratch, traces: &[Vec<LetterId>], mode: Mode) -> Verdict {
+        let opts = CheckOptions {
+            mode,
+            choice: Choice::Force(self.procedure),
+            ..self.opts.check
+        };
+        match self.engine.check_letters(scratch, traces, &opts) {
+            Ok((v, _)) => v,
+            // Not expected (the traces are the model's letters by location, and the procedure
+            // was resolved), but never a panic: the run is undecided, and says why.
+            Err(e) => {
+                let mut v = Verdict::new(VerdictKind::Inconclusive);
+                v.reason = Some(Reason::Budget {
+                    limit: "check refused".into(),
+                    established: Some(e.to_string()),
+                });
+                v
+            }
+        }
+    }
+
+    fn too_wide(&self, w: TooWide, events: u64) -> Verdict {
+        let name = self
+            .engine
+            .model()
+            .alphabet
+            .location_name(LocationId(w.location as u32))
+            .to_string();
+        let mut v = Verdict::new(VerdictKind::Inconclusive);
+        v.reason = Some(Reason::Budget {
+            limit: "live vertices".into(),
+            established: Some(format!(
+                "a multi-prefix up to event {}; location {name} lags behind the others, and \
+                 the product of its pending events needs more than {} vertices \
+                 (--max-live-vertices)",
+                events.saturating_sub(1),
+                w.vertices.min(self.opts.max_vertices)
+            )),
+        });
+        v.vertices = w.vertices as u64;
+        v
+    }
+}

@@ -1,0 +1,210 @@
+//! The live engine against the batch check: after every event of random runs (walks of the
+//! model's automaton, mutated, fed in random orders), on the MQTT model, for every procedure.
+
+use super::*;
+use crate::artifact::decode;
+use crate::check::{CheckOptions, Choice, Engine, Procedure};
+use crate::nfa::LetterId;
+use crate::rng::Rng;
+use crate::verdict::{Mode, VerdictKind};
+
+pub(crate) fn mqtt() -> Engine {
+    Engine::new(
+        decode(include_bytes!(
+            "../../../fixtures/golden/seed004-mqtt.v1.mtm"
+        ))
+        .unwrap(),
+    )
+}
+
+/// A random run: a walk of `steps` transitions of the automaton, projected on the locations,
+/// then (half the time) mutated by a swap, a deletion or an insertion of a random letter;
+/// returned as events in a random order that keeps each location's order.
+pub(crate) fn random_events(engine: &Engine, rng: &mut Rng, steps: usize) -> Vec<LetterId> {
+    let model = engine.model();
+    let nfa = &model.automata().unwrap().nfa;
+    let alphabet = &model.alphabet;
+    let mut s = nfa.initial()[rng.below(nfa.initial().len())];
+    let mut word = Vec::new();
+    for _ in 0..steps {
+        let out: Vec<_> = nfa.out(s).map(|(_, t)| t).collect();
+        if out.is_empty() {
+            break;
+        }
+        let t = out[rng.below(out.len())];
+        word.push(t.letter);
+        s = t.to;
+    }
+    let mut traces = vec![Vec::new(); alphabet.locations()];
+    for &a in &word {
+        traces[alphabet.location(a).index()].push(a);
+    }
+    if rng.below(2) == 0 {
+        let k = rng.below(traces.len());
+        let t = &mut traces[k];
+        match rng.below(3) {
+            0 if t.len() >= 2 => {
+                let i = rng.below(t.len() - 1);
+                t.swap(i, i + 1);
+            }
+            1 if !t.is_empty() => {
+                t.remove(rng.below(t.len()));
+            }
+            _ => {
+                let letters = alphabet.letters_of(crate::nfa::LocationId(k as u32));
+                let i = rng.below(t.len() + 1);
+                t.insert(i, letters[rng.below(letters.len())]);
+            }
+        }
+    }
+    // A random interleaving.
+    let mut pos = vec![0; traces.len()];
+    let mut events = Vec::new();
+    while let Some(k) = {
+        let left: Vec<usize> = (0..traces.len())
+            .filter(|&k| pos[k] < traces[k].len())
+            .collect();
+        (!left.is_empty()).then(|| left[rng.below(left.len())])
+    } {
+        events.push(traces[k][pos[k]]);
+        pos[k] += 1;
+    }
+    events
+}
+
+fn opts(p: Procedure, mode: Mode) -> MonitorOptions {
+    MonitorOptions {
+        check: CheckOptions {
+            mode,
+            choice: Choice::Force(p),
+            ..CheckOptions::default()
+        },
+        ..MonitorOptions::default()
+    }
+}
+
+#[test]
+fn every_prefix_has_the_batch_verdict() {
+    let engine = mqtt();
+    let mut scratch = engine.scratch();
+    let mut rng = Rng::new(7);
+    let mut fails = 0;
+    for case in 0..300 {
+        let steps = rng.between(0, 30);
+        let events = random_events(&engine, &mut rng, steps);
+        let p = [Procedure::Ac, Procedure::As, Procedure::Term][case % 3];
+        for mode in [Mode::Prefix, Mode::Complete] {
+            let m = Monitor::new(&engine, opts(p, mode)).unwrap();
+            let batch = |traces: &[Vec<LetterId>], mode: Mode, s: &mut crate::check::Scratch| {
+                let o = CheckOptions {
+                    mode,
+                    choice: Choice::Force(p),
+                    ..CheckOptions::default()
+                };
+                engine.check_letters(s, traces, &o).unwrap().0
+            };
+            let mut run = m.start();
+            let mut traces = vec![Vec::new(); engine.model().alphabet.locations()];
+            let mut decided = None;
+            for (i, &a) in events.iter().enumerate() {
+                traces[engine.model().alphabet.location(a).index()].push(a);
+                let got = m.push(&mut scratch, &mut run, a);
+                let want = batch(&traces, Mode::Prefix, &mut scratch);
+                if decided.is_none() {
+                    assert_eq!(
+                        m.verdict_now(&mut scratch, &run),
+                        want.kind,
+                        "{p:?} {events:?} after {}",
+                        i + 1
+                    );
+                    if want.kind == VerdictKind::Fail {
+                        // Reported at this event, as the batch record.
+                        assert_eq!(got.as_ref(), Some(&want), "{p:?} {events:?}");
+                        decided = Some(i);
+                        fails += 1;
+                    } else {
+                        assert!(got.is_none());
+                    }
+                } else {
+                    // Once a Fail, always one (the batch agrees: prefix closure).
+                    assert_eq!(want.kind, VerdictKind::Fail);
+                    assert!(got.is_none());
+                }
+            }
+            if decided.is_none() {
+                let end = m.finish(&mut scratch, &run);
+                let want = batch(&traces, mode, &mut scratch);
+                assert_eq!(end.kind, want.kind, "{p:?} {mode:?} {events:?}");
+                if end.kind == VerdictKind::Fail {
+                    assert_eq!(end, want);
+                }
+            }
+        }
+    }
+    assert!(fails > 50, "{fails}");
+}
+
+#[test]
+fn state_bytes_round_trip_mid_run() {
+    let engine = mqtt();
+    let mut scratch = engine.scratch();
+    let mut rng = Rng::new(3);
+    let m = Monitor::new(&engine, MonitorOptions::default()).unwrap();
+    for _ in 0..50 {
+        let events = random_events(&engine, &mut rng, 20);
+        let cut = rng.below(events.len() + 1);
+        let (mut a, mut b) = (m.start(), m.start());
+        for &e in &events[..cut] {
+            m.push(&mut scratch, &mut a, e);
+        }
+        let mut restored = LiveRun::from_bytes(&a.to_bytes()).unwrap();
+        assert_eq!(restored, a);
+        for &e in &events[cut..] {
+            let x = m.push(&mut scratch, &mut restored, e);
+            let y = m.push(&mut scratch, &mut a, e);
+            assert_eq!(x, y);
+        }
+        for &e in &events {
+            m.push(&mut scratch, &mut b, e);
+        }
+        assert_eq!(restored, b);
+        assert!(b.bytes() < 4096, "{}", b.bytes());
+    }
+    assert!(LiveRun::from_bytes(b"junk").is_err());
+}
+
+/// A location that lags far behind grows its face until the budget: Inconclusive naming it.
+#[test]
+fn a_lagging_location_ends_inconclusive_naming_it() {
+    let engine = mqtt();
+    let mut scratch = engine.scratch();
+    let m = Monitor::new(
+        &engine,
+        MonitorOptions {
+            max_vertices: 8,
+            ..MonitorOptions::default()
+        },
+    )
+    .unwrap();
+    let a = &engine.model().alphabet;
+    let letter = |n: &str| LetterId(a.names().iter().position(|x| x == n).unwrap() as u32);
+    let mut run = m.start();
+    let mut out = None;
+    // clt1 publishes many times; brok receives nothing yet.
+    for e in std::iter::once("clt1!begin").chain(std::iter::repeat_n("clt1!pub", 40)) {
+        if let Some(v) = m.push(&mut scratch, &mut run, letter(e)) {
+            out = Some(v);
+            break;
+        }
+    }
+    let Some(v) = out else {
+        // The model may bound the lag itself (then nothing is pending): still a live run.
+        assert_eq!(m.verdict_now(&mut scratch, &run), VerdictKind::WeakPass);
+        return;
+    };
+    assert_eq!(v.kind, VerdictKind::Inconclusive);
+    let crate::verdict::Reason::Budget { established, .. } = v.reason.unwrap() else {
+        panic!()
+    };
+    assert!(established.unwrap().contains("location"));
+}

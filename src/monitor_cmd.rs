@@ -1,0 +1,413 @@
+//! `multitrace monitor`: live verdicts on event streams (the runtime's
+//! [`multitrace_runtime::monitor`]); this module parses arguments, polls the sources, prints
+//! records and writes checkpoints.
+
+use crate::{FormatArg, ModeArg, ProcedureArg};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use multitrace_runtime::check::settings::Settings;
+use multitrace_runtime::check::{Choice, Engine, Procedure};
+use multitrace_runtime::events::{jsonl_event, EventOptions};
+use multitrace_runtime::monitor::follow::Follower;
+use multitrace_runtime::monitor::session::{
+    end_flag, Checkpoint, Closed, Decision, LiveEvent, Reorder, Session, SessionOptions,
+};
+use multitrace_runtime::monitor::{Monitor, MonitorOptions};
+use multitrace_runtime::nfa::LetterId;
+use multitrace_runtime::record::{ErrorRecord, Record};
+use std::collections::HashMap;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Arguments of `monitor`.
+#[derive(Args)]
+pub struct MonitorArgs {
+    /// The model: an interaction (.hif), a Timbuk automaton (.timbuk) or a compiled model (.mtm).
+    model: PathBuf,
+    /// Event sources (JSON Lines): files (followed as they grow, like tail -F), directories
+    /// (new files picked up), `-` for standard input (the default).
+    sources: Vec<PathBuf>,
+    #[command(flatten)]
+    model_args: crate::ModelArgs,
+    /// The question asked when a run ends (events are always checked as prefixes).
+    #[arg(long, value_enum, default_value = "prefix")]
+    mode: ModeArg,
+    /// Check procedure.
+    #[arg(long, value_enum, default_value = "auto")]
+    procedure: ProcedureArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: FormatArg,
+    /// The field holding the run id.
+    #[arg(long, value_name = "F", default_value = "run")]
+    run_field: String,
+    /// The field holding the action (or automaton letter).
+    #[arg(long, value_name = "F", default_value = "action")]
+    action_field: String,
+    /// The field holding the order key (integer, number or RFC 3339 timestamp).
+    #[arg(long, value_name = "F", default_value = "order")]
+    order_field: String,
+    /// A run ends after an event with this action.
+    #[arg(long, value_name = "NAME")]
+    end_action: Option<String>,
+    /// A run ends after an event whose field F is true.
+    #[arg(long, value_name = "F")]
+    end_field: Option<String>,
+    /// A run ends after this long without events (e.g. 30s, 500ms, 2m): in event time when
+    /// order keys are timestamps, else wall-clock time.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    idle_timeout: Option<Duration>,
+    /// Events held per location to restore their order: N events, or a duration (5s) of order
+    /// keys (numbers are read as seconds); an event later than that is an Error of its run.
+    #[arg(long, value_name = "N|DURATION", default_value = "0", value_parser = parse_window)]
+    reorder_window: Reorder,
+    /// Most live runs; past it the oldest idle run is closed (its record says so).
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    max_live_runs: usize,
+    /// Most product vertices of one run (a location lagging far behind the others); past
+    /// it the run is Inconclusive.
+    #[arg(long, value_name = "N", default_value_t = multitrace_runtime::monitor::DEFAULT_MAX_LIVE_VERTICES)]
+    max_live_vertices: usize,
+    /// Read files to their end and stop (instead of following them).
+    #[arg(long)]
+    no_follow: bool,
+    /// Checkpoint directory: read positions, live runs and the output length, written
+    /// atomically; a restart with the same directory goes on where the last checkpoint was
+    /// (needs --output, which it truncates to the checkpoint's length).
+    #[arg(long, value_name = "DIR", requires = "output")]
+    state: Option<PathBuf>,
+    /// Milliseconds between checkpoints (--state).
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    checkpoint_ms: u64,
+    /// Write records to this file (appended) instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Time budget per check in milliseconds (0: none).
+    #[arg(long, default_value_t = 10_000)]
+    timeout_ms: u64,
+    /// Search-vertex budget per check (0: none).
+    #[arg(long, default_value_t = 5_000_000)]
+    max_vertices: u64,
+    /// Do not diagnose failures.
+    #[arg(long)]
+    no_diagnosis: bool,
+}
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = s.split_at(
+        s.find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(s.len()),
+    );
+    let x: f64 = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration such as 30s, 500ms or 2m"))?;
+    let secs = match unit {
+        "ms" => x / 1e3,
+        "s" | "" => x,
+        "m" => x * 60.0,
+        "h" => x * 3600.0,
+        _ => return Err(format!("`{s}`: unknown unit `{unit}` (ms, s, m or h)")),
+    };
+    Ok(Duration::from_secs_f64(secs))
+}
+
+fn parse_window(s: &str) -> Result<Reorder, String> {
+    if let Ok(n) = s.trim().parse::<usize>() {
+        return Ok(Reorder::Events(n));
+    }
+    parse_duration(s).map(|d| Reorder::Span(d.as_nanos() as u64))
+}
+
+/// Runs `monitor`; returns the exit status (0, or 1 when some run failed, 2 on bad input).
+pub fn monitor(args: MonitorArgs) -> Result<u8> {
+    let model = crate::model_cmd::load(&args.model, &args.model_args)?;
+    let check = Settings {
+        mode: args.mode.mode(),
+        choice: match args.procedure {
+            ProcedureArg::Auto => Choice::Auto,
+            ProcedureArg::Ac => Choice::Force(Procedure::Ac),
+            ProcedureArg::As => Choice::Force(Procedure::As),
+            ProcedureArg::Term => Choice::Force(Procedure::Term),
+        },
+        witness: false,
+        timeout_ms: args.timeout_ms,
+        max_vertices: args.max_vertices,
+        diagnosis: !args.no_diagnosis,
+        max_diagnosis_vertices: 1_000_000,
+        por: true,
+        loc: true,
+        memo: true,
+    }
+    .check_options();
+    let engine = Engine::new(model);
+    let m = Monitor::new(
+        &engine,
+        MonitorOptions {
+            check,
+            max_vertices: args.max_live_vertices,
+        },
+    )?;
+    let alphabet = &engine.model().alphabet;
+    let letters: HashMap<&str, LetterId> = alphabet
+        .names()
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), LetterId(i as u32)))
+        .collect();
+    let end_letter = match &args.end_action {
+        Some(a) => match letters.get(a.as_str()) {
+            Some(&l) => Some(l),
+            None => bail!("--end-action {a}: not an action of the model"),
+        },
+        None => None,
+    };
+    let sopts = SessionOptions {
+        end_letter,
+        idle_timeout: args.idle_timeout,
+        reorder: args.reorder_window,
+        max_live_runs: args.max_live_runs,
+    };
+    // Resume from a checkpoint.
+    let (mut session, positions, output_len) = match &args.state {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).with_context(|| format!("--state {}", dir.display()))?;
+            match Checkpoint::read(dir).with_context(|| format!("--state {}", dir.display()))? {
+                Some(c) => (
+                    Session::from_bytes(&c.session, sopts)?,
+                    c.positions,
+                    c.output_len,
+                ),
+                None => (Session::new(sopts), Vec::new(), 0),
+            }
+        }
+        None => (Session::new(sopts), Vec::new(), 0),
+    };
+    let sources = if args.sources.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        args.sources.clone()
+    };
+    let mut follower = Follower::new(&sources, !args.no_follow, &positions);
+    let mut out: Box<dyn Write> = match &args.output {
+        Some(path) => {
+            let f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)?;
+            if args.state.is_some() {
+                // Drop what was written after the last checkpoint: it is written again.
+                f.set_len(output_len)?;
+            }
+            Box::new(std::io::BufWriter::new(f))
+        }
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    let mut written = output_len;
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, Arc::clone(&stop))?;
+    }
+    let ev_opts = EventOptions {
+        run_field: args.run_field.clone(),
+        action_field: args.action_field.clone(),
+        order_field: args.order_field.clone(),
+        ..EventOptions::default()
+    };
+    let status = std::io::stderr().is_terminal();
+    let mut scratch = engine.scratch();
+    let started = Instant::now();
+    let (mut events, mut fails, mut records) = (0u64, 0u64, 0u64);
+    let mut last_status = Instant::now();
+    let mut last_idle = Instant::now();
+    let mut last_checkpoint = Instant::now();
+    let mut lines = Vec::new();
+    let mut decided: Vec<Decision> = Vec::new();
+    let mut bad = false;
+    loop {
+        let stopping = stop.load(Ordering::Relaxed);
+        lines.clear();
+        if !stopping {
+            // With checkpoints, smaller rounds: a checkpoint can follow any round.
+            let budget = if args.state.is_some() {
+                64 << 10
+            } else {
+                1 << 20
+            };
+            follower.poll(budget, &mut lines);
+        }
+        let wall = started.elapsed().as_nanos() as u64;
+        for l in lines.drain(..) {
+            let line = match l {
+                Ok(line) => line,
+                Err(message) => {
+                    bad = true;
+                    let r = Record::error(
+                        String::new(),
+                        None,
+                        ErrorRecord::message(message),
+                        Duration::ZERO,
+                    );
+                    written += print(&mut out, &r, None, args.format)?;
+                    continue;
+                }
+            };
+            if line.text.trim().is_empty() {
+                continue;
+            }
+            events += 1;
+            let (run, body) = jsonl_event(&line.text, &ev_opts);
+            let end = args
+                .end_field
+                .as_ref()
+                .is_some_and(|f| end_flag(&line.text, f));
+            match (run, body) {
+                (Some(run), Ok((action, key))) => match letters.get(action.as_str()) {
+                    Some(&letter) => session.push(
+                        &m,
+                        &mut scratch,
+                        LiveEvent {
+                            run: &run,
+                            letter,
+                            key,
+                            at: &line.at,
+                            wall,
+                            end,
+                        },
+                        &mut decided,
+                    ),
+                    None => {
+                        let e = event_error(
+                            &line.at,
+                            &run,
+                            &format!("unknown action {action:?}: not a letter of the model"),
+                        );
+                        session.fail_run(&m, &run, &line.at, e, &mut decided);
+                    }
+                },
+                (Some(run), Err(e)) => {
+                    let e = event_error(&line.at, &run, &e.to_string());
+                    session.fail_run(&m, &run, &line.at, e, &mut decided);
+                }
+                (None, body) => {
+                    bad = true;
+                    let why = body
+                        .err()
+                        .map_or("no run id".to_string(), |e| e.to_string());
+                    let (file, no) = line
+                        .at
+                        .rsplit_once(':')
+                        .map_or((line.at.clone(), None), |(f, n)| {
+                            (f.to_string(), n.parse().ok())
+                        });
+                    let e = ErrorRecord {
+                        message: format!("{}: bad event (no run): {why}", line.at),
+                        file: Some(file),
+                        line: no,
+                        column: None,
+                    };
+                    let r = Record::error(line.at.clone(), None, e, Duration::ZERO);
+                    written += print(&mut out, &r, None, args.format)?;
+                }
+            }
+            for d in decided.drain(..) {
+                records += 1;
+                fails += u64::from(
+                    matches!(&d.verdict, Ok(v) if v.kind == multitrace_runtime::verdict::VerdictKind::Fail),
+                );
+                bad |= d.verdict.is_err();
+                written += print(&mut out, &d.record(&m), Some(&d), args.format)?;
+            }
+        }
+        let idle_round = lines.is_empty();
+        if args.idle_timeout.is_some() && last_idle.elapsed() > Duration::from_millis(100) {
+            session.close_idle(&m, &mut scratch, wall, &mut decided);
+            last_idle = Instant::now();
+        }
+        let finished = follower.finished();
+        if stopping || finished {
+            let why = if stopping {
+                Closed::Stop
+            } else {
+                Closed::EndOfInput
+            };
+            session.close_all(&m, &mut scratch, why, &mut decided);
+        }
+        for d in decided.drain(..) {
+            records += 1;
+            fails += u64::from(
+                matches!(&d.verdict, Ok(v) if v.kind == multitrace_runtime::verdict::VerdictKind::Fail),
+            );
+            written += print(&mut out, &d.record(&m), Some(&d), args.format)?;
+        }
+        out.flush()?;
+        if let Some(dir) = &args.state {
+            if stopping
+                || finished
+                || last_checkpoint.elapsed() >= Duration::from_millis(args.checkpoint_ms)
+            {
+                Checkpoint {
+                    positions: follower.positions(),
+                    session: session.to_bytes(),
+                    output_len: written,
+                }
+                .write(dir)?;
+                last_checkpoint = Instant::now();
+            }
+        }
+        if status && last_status.elapsed() > Duration::from_secs(1) {
+            let secs = started.elapsed().as_secs_f64().max(1e-9);
+            eprint!(
+                "\r{} live runs, {events} events ({:.0}/s), {records} records, {fails} Fail   ",
+                session.live_runs(),
+                events as f64 / secs
+            );
+            last_status = Instant::now();
+        }
+        if stopping || finished {
+            break;
+        }
+        if idle_round {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    if status {
+        eprintln!();
+    }
+    Ok(if bad {
+        2
+    } else if fails > 0 {
+        1
+    } else {
+        0
+    })
+}
+
+fn event_error(at: &str, run: &str, why: &str) -> ErrorRecord {
+    let (file, line) = at
+        .rsplit_once(':')
+        .map_or((at.to_string(), None), |(f, n)| {
+            (f.to_string(), n.parse().ok())
+        });
+    ErrorRecord {
+        message: format!("{at}: bad event of run {run:?}: {why}"),
+        file: Some(file),
+        line,
+        column: None,
+    }
+}
+
+/// Prints a record (with the monitor's additions); returns the bytes written.
+fn print(out: &mut dyn Write, r: &Record, d: Option<&Decision>, format: FormatArg) -> Result<u64> {
+    let line = match (format, d) {
+        (FormatArg::Jsonl, Some(d)) => d.to_json(r),
+        (FormatArg::Jsonl, None) => r.to_json(),
+        (FormatArg::Text, Some(d)) => d.text_line(r),
+        (FormatArg::Text, None) => r.text_line(),
+    };
+    writeln!(out, "{line}")?;
+    Ok(line.len() as u64 + 1)
+}
