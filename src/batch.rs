@@ -32,6 +32,12 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     let files = collect_traces(&args.traces, &mut |note| {
         eprintln!("multitrace: note: {note}")
     })?;
+    let jobs = args
+        .jobs
+        .unwrap_or_else(multitrace_runtime::batch::default_jobs);
+    let max_memory_mb = args
+        .max_memory
+        .unwrap_or_else(|| multitrace_runtime::budget::default_max_memory(jobs) >> 20);
     let opts = Settings {
         mode,
         choice: match args.procedure {
@@ -43,6 +49,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         witness: args.witness,
         timeout_ms: args.timeout_ms,
         max_vertices: args.max_vertices,
+        max_memory_mb,
         diagnosis: !args.no_diagnosis,
         max_diagnosis_vertices: args.max_diagnosis_vertices,
         por: !args.no_por,
@@ -51,9 +58,6 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     }
     .check_options();
     let engine = Engine::new(model);
-    let jobs = args
-        .jobs
-        .unwrap_or_else(multitrace_runtime::batch::default_jobs);
     let options = BatchOptions {
         jobs,
         max_line_bytes: args.max_line_bytes,

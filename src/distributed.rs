@@ -81,6 +81,7 @@ pub fn central(args: CentralArgs) -> Result<u8> {
     let budget = Budget {
         max_vertices: (args.max_vertices > 0).then_some(args.max_vertices),
         timeout: (args.timeout_ms > 0).then(|| Duration::from_millis(args.timeout_ms)),
+        ..Budget::default()
     };
     let name = args.model.display().to_string();
     let run = central_step(&engine, &name, &args.summaries, budget, args.witness)?;

@@ -196,6 +196,12 @@ struct CheckArgs {
     /// Inconclusive.
     #[arg(long, default_value_t = 5_000_000)]
     max_vertices: u64,
+    /// Memory budget of one check in MiB, per worker (0: none): the search structures of a
+    /// check and its diagnosis; when it runs out the verdict is Inconclusive. Default: half
+    /// the memory the process may use (physical memory or `ulimit -v`, the smaller) divided
+    /// among the workers.
+    #[arg(long, value_name = "MIB")]
+    max_memory: Option<u64>,
     /// Worker threads (default: the number of cores).
     #[arg(long)]
     jobs: Option<usize>,

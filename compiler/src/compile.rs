@@ -83,13 +83,47 @@ pub enum CompileError {
     Locations(String),
     /// Automata were required but the model is not regular or exceeds a cap.
     NotCompilable(String),
+    /// The signature declares more actions than a model may have ([`MAX_LETTERS`]).
+    TooManyActions {
+        /// The interaction file.
+        file: String,
+        /// The signature file, `None` when the names were inferred.
+        signature: Option<String>,
+        /// Lifelines and messages declared.
+        lifelines: usize,
+        /// Messages declared.
+        messages: usize,
+    },
 }
+
+/// Most actions (letters) of a model compiled from an interaction: every lifeline can send and
+/// receive every message of the signature, so the alphabet has `2 × lifelines × messages`
+/// letters, each with a name and a row in every per-letter table; a signature beyond this
+/// (64 lifelines and a million messages: 128 million letters, 6 GB) is refused before any of
+/// it is built.
+pub const MAX_LETTERS: usize = 1 << 20;
 
 impl fmt::Display for CompileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CompileError::Locations(m) => write!(f, "--locations: {m}"),
             CompileError::NotCompilable(m) => write!(f, "cannot compile to automata: {m}"),
+            CompileError::TooManyActions {
+                file,
+                signature,
+                lifelines,
+                messages,
+            } => write!(
+                f,
+                "{file}: the signature{} declares {lifelines} lifelines and {messages} messages, \
+                 {} actions; a model may have at most {MAX_LETTERS}: declare only the messages \
+                 the interaction uses",
+                signature
+                    .as_ref()
+                    .map(|s| format!(" ({s})"))
+                    .unwrap_or_default(),
+                2 * lifelines * messages
+            ),
         }
     }
 }
@@ -181,7 +215,19 @@ pub fn compile_interaction(
     let start = Instant::now();
     let sig = &model.signature;
     let groups = interaction_groups(model, &opts.locations)?;
-    // Alphabet: every action of the signature, grouped by location.
+    // Alphabet: every action of the signature, grouped by location (capped).
+    let (lifelines, messages) = (sig.lifelines().len(), sig.messages().len());
+    if lifelines.saturating_mul(messages).saturating_mul(2) > MAX_LETTERS {
+        return Err(CompileError::TooManyActions {
+            file: model.file.display().to_string(),
+            signature: model
+                .signature_file
+                .as_ref()
+                .map(|p| p.display().to_string()),
+            lifelines,
+            messages,
+        });
+    }
     let mut names = Vec::new();
     let mut location = Vec::new();
     let mut letter_actions = Vec::new();

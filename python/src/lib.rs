@@ -330,6 +330,8 @@ impl<'a> Settings<'a> {
             witness: self.witness,
             timeout_ms: self.timeout_ms,
             max_vertices: self.max_vertices,
+            // The runtime's default memory budget (no keyword argument yet).
+            max_memory_mb: check::settings::Settings::default().max_memory_mb,
             diagnosis: self.diagnosis,
             max_diagnosis_vertices: self.max_diagnosis_vertices,
             por: self.por,

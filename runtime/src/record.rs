@@ -289,10 +289,19 @@ fn list(items: &[String]) -> String {
 /// One sentence for a Fail or an Inconclusive (`None` for Pass and WeakPass).
 fn explain(v: &Verdict, names: &Names<'_>) -> Option<String> {
     match (&v.reason, &v.diagnosis) {
-        (Some(Reason::Budget { limit, established }), _) => Some(match established {
-            Some(e) => format!("the {limit} budget ran out ({e})"),
-            None => format!("the {limit} budget ran out"),
-        }),
+        (Some(Reason::Budget { limit, established }), _) => {
+            // Name the option that raises the limit, for the limits an option sets.
+            let notes: Vec<String> = established
+                .iter()
+                .cloned()
+                .chain(crate::budget::option_of(limit).map(|o| format!("raise it with {o}")))
+                .collect();
+            Some(if notes.is_empty() {
+                format!("the {limit} budget ran out")
+            } else {
+                format!("the {limit} budget ran out ({})", notes.join("; "))
+            })
+        }
         (_, Some(d)) if v.kind == VerdictKind::Fail => Some(explain_diagnosis(d, names)),
         (Some(Reason::LocalError { location, .. }), None) => Some(format!(
             "the trace of {} is rejected on its own",

@@ -24,6 +24,7 @@ use crate::verdict::{Diagnosis, Mode, Reason, Sym, Verdict, VerdictKind};
 use ac::AcTables;
 use explore::{explore, ExploreOptions};
 use std::fmt;
+use std::time::Instant;
 
 /// A check procedure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -242,8 +243,10 @@ impl Engine {
             }
         }
         let p = self.resolve(opts.choice)?;
+        let started = Instant::now();
         let mut v = self.run_letters(scratch, traces, opts, p)?;
         if let (VerdictKind::Fail, Some(budget)) = (v.kind, opts.diagnosis) {
+            let budget = time_left(&budget, opts, started);
             self.diagnose_letters(scratch, traces, opts, &budget, &mut v)?;
         }
         Ok((v, p))
@@ -433,8 +436,10 @@ impl Engine {
             Err(_)
                 if (opts.choice == Choice::Auto || p == Procedure::Term) && self.term.is_some() =>
             {
+                let started = Instant::now();
                 let mut v = self.explore(scratch, mt, opts);
                 if let (VerdictKind::Fail, Some(budget)) = (v.kind, opts.diagnosis) {
+                    let budget = time_left(&budget, opts, started);
                     self.diagnose_term(scratch, mt, opts, &budget, &mut v)?;
                 }
                 Ok((v, Procedure::Term))
@@ -487,6 +492,23 @@ impl Engine {
     }
 }
 
+/// The diagnosis budget `budget` within what is left of the check's time limit: the check and
+/// its diagnosis together stay within `--timeout-ms` (the diagnosis of a Fail found late is
+/// then partial).
+fn time_left(budget: &Budget, opts: &CheckOptions, started: Instant) -> Budget {
+    let left = opts
+        .budget
+        .timeout
+        .map(|t| t.saturating_sub(started.elapsed()));
+    Budget {
+        timeout: match (budget.timeout, left) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        },
+        ..*budget
+    }
+}
+
 #[cfg(test)]
 mod tests {
     fn send_sync<T: Send + Sync>() {}
@@ -498,3 +520,4 @@ mod tests {
         send_sync::<crate::model::CompiledModel>();
     }
 }
+
