@@ -34,6 +34,9 @@ enum Command {
     Compile(CompileArgs),
     /// Describe a model: kind, locations, automata sizes, compile time.
     Inspect(InspectArgs),
+    /// Compile a compiled model's source again and compare byte for byte (exit 0: identical,
+    /// 1: different): the check that detects a stale, mismatched or forged .mtm.
+    Verify(VerifyArgs),
     /// Draw a model's interaction as a sequence diagram (SVG), or its NFA or one location's
     /// local verifier as Graphviz.
     Draw(DrawArgs),
@@ -280,6 +283,17 @@ struct CompileArgs {
 }
 
 #[derive(Args)]
+struct VerifyArgs {
+    /// The compiled model (.mtm).
+    model: PathBuf,
+    /// Source and compile options: `--source FILE` (default: the source the model records),
+    /// `--signature`, and the options it was compiled with (default: its own locations and
+    /// the default caps).
+    #[command(flatten)]
+    model_args: ModelArgs,
+}
+
+#[derive(Args)]
 struct InspectArgs {
     /// The model (.mtm, .hif or .timbuk).
     model: PathBuf,
@@ -329,6 +343,7 @@ fn main() -> ExitCode {
             Command::Check(args) => batch::check(args),
             Command::Compile(args) => model_cmd::compile(args),
             Command::Inspect(args) => model_cmd::inspect(args),
+            Command::Verify(args) => model_cmd::verify(args),
             Command::Draw(args) => model_cmd::draw(args),
             Command::Local(args) => distributed::local(args),
             Command::Central(args) => distributed::central(args),

@@ -2,7 +2,7 @@
 //! [`multitrace_compiler::open`] (stale compiled models, options that cannot apply, the names
 //! inferred without a signature file), its notes printed.
 
-use crate::{CompileArgs, DrawArgs, InspectArgs, ModelArgs};
+use crate::{CompileArgs, DrawArgs, InspectArgs, ModelArgs, VerifyArgs};
 use anyhow::{Context, Result};
 use multitrace_compiler::compile::AutomataPolicy;
 use multitrace_compiler::open::{compile_model, diagram_svg, open_for_viewing, open_model};
@@ -41,6 +41,30 @@ pub fn inspect(args: InspectArgs) -> Result<u8> {
     let model = open_for_viewing(&args.model, &args.model_args.options(), &mut note)?;
     print!("{}", multitrace_compiler::view::describe(&model));
     Ok(0)
+}
+
+/// `verify`: 0 when the compiled model is what its source compiles to, 1 when not.
+pub fn verify(args: VerifyArgs) -> Result<u8> {
+    let v = multitrace_compiler::verify::verify(&args.model, &args.model_args.options())?;
+    let (model, source) = (args.model.display(), v.source.display());
+    match v.first_difference {
+        None => {
+            println!(
+                "{model}: verified: identical to what {source} compiles to ({} bytes)",
+                v.artifact_bytes
+            );
+            Ok(0)
+        }
+        Some(at) => {
+            println!(
+                "{model}: differs from what {source} compiles to (first difference at byte {at}; \
+                 {} bytes against {}): stale, compiled with other options, or altered; \
+                 `multitrace compile {source} -o {model}` rebuilds it",
+                v.artifact_bytes, v.rebuilt_bytes
+            );
+            Ok(1)
+        }
+    }
 }
 
 /// Writes `text` to `output`, or to standard output for `-` (returns false).

@@ -42,4 +42,5 @@ pub mod rewrite;
 pub mod shown;
 pub mod source;
 pub mod syntax;
+pub mod verify;
 pub mod view;

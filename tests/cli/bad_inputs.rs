@@ -210,7 +210,9 @@ fn generate(spec: &[String]) -> Result<(), String> {
             dir.push("d");
         }
         std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {file}: {e}"))?;
-        let name = Path::new(source).file_name().ok_or("generate deep: bad FILE")?;
+        let name = Path::new(source)
+            .file_name()
+            .ok_or("generate deep: bad FILE")?;
         return std::fs::copy(source, dir.join(name))
             .map(|_| ())
             .map_err(|e| format!("cannot copy {source}: {e}"));

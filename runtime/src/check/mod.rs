@@ -520,4 +520,3 @@ mod tests {
         send_sync::<crate::model::CompiledModel>();
     }
 }
-

@@ -326,7 +326,11 @@ fn the_reached_table_stays_within_its_memory_budget() {
             bits::set(&mut fresh, (k % 64) as usize);
             r.merge::<0>(e, &mut fresh);
             // At most one set's growth past the limit between two checks.
-            assert!(r.bytes() <= (1 << 20) + 16 * w as u64, "{} bytes", r.bytes());
+            assert!(
+                r.bytes() <= (1 << 20) + 16 * w as u64,
+                "{} bytes",
+                r.bytes()
+            );
         }
         assert!(refused, "a million vectors do not fit in 1 MiB");
     }
