@@ -312,10 +312,10 @@ pub fn open_model(
     }
     let compile = opts.compile_options(AutomataPolicy::Auto)?;
     let src = read_source(path, opts.signature.as_deref())?;
-    let model = compile_source(&src, &compile)?;
     if let Some(n) = found_signature_note(path, &src, opts.signature.is_some()) {
         note(n);
     }
+    let model = compile_source(&src, &compile)?;
     if let Some(n) = inferred_names_note(path, &src, &model) {
         note(n);
     }
@@ -347,10 +347,10 @@ pub fn compile_model(
     }
     let compile = opts.compile_options(policy)?;
     let src = read_source(path, opts.signature.as_deref())?;
-    let mut model = compile_source(&src, &compile)?;
     if let Some(n) = found_signature_note(path, &src, opts.signature.is_some()) {
         note(n);
     }
+    let mut model = compile_source(&src, &compile)?;
     if let Some(n) = inferred_names_note(path, &src, &model) {
         note(n);
     }
