@@ -82,7 +82,12 @@ pub enum CompileError {
     /// The location partition is wrong.
     Locations(String),
     /// Automata were required but the model is not regular or exceeds a cap.
-    NotCompilable(String),
+    NotCompilable {
+        /// The model file.
+        file: String,
+        /// Why.
+        reason: String,
+    },
     /// The signature declares more actions than a model may have ([`MAX_LETTERS`]).
     TooManyActions {
         /// The interaction file.
@@ -107,7 +112,9 @@ impl fmt::Display for CompileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CompileError::Locations(m) => write!(f, "--locations: {m}"),
-            CompileError::NotCompilable(m) => write!(f, "cannot compile to automata: {m}"),
+            CompileError::NotCompilable { file, reason } => {
+                write!(f, "{file}: cannot compile to automata: {reason}")
+            }
             CompileError::TooManyActions {
                 file,
                 signature,
@@ -279,7 +286,10 @@ pub fn compile_interaction(
     let mut store = model.store.clone();
     let term_only = |stats: &mut CompileStats, reason: String| -> Result<ModelKind, CompileError> {
         if opts.policy == AutomataPolicy::Require {
-            return Err(CompileError::NotCompilable(reason));
+            return Err(CompileError::NotCompilable {
+                file: model.file.display().to_string(),
+                reason,
+            });
         }
         stats.notices.push(format!(
             "compiled term-only, checked by term exploration: {reason}"
@@ -340,8 +350,12 @@ pub fn compile_interaction(
         }
     };
     stats.compile_time_us = start.elapsed().as_micros() as u64;
-    CompiledModel::new(alphabet, origin, kind, stats, digest)
-        .map_err(|e| CompileError::NotCompilable(e.to_string()))
+    CompiledModel::new(alphabet, origin, kind, stats, digest).map_err(|e| {
+        CompileError::NotCompilable {
+            file: model.file.display().to_string(),
+            reason: e.to_string(),
+        }
+    })
 }
 
 /// Why the local verifiers could not be built within the caps.
@@ -439,7 +453,10 @@ pub fn compile_automaton(
             .collect(),
         nl,
     )
-    .map_err(|e| CompileError::NotCompilable(e.to_string()))?
+    .map_err(|e| CompileError::NotCompilable {
+        file: file.to_string(),
+        reason: e.to_string(),
+    })?
     .with_state_names(aut.states.clone());
     let (projections, areas) =
         project_all(&nfa, &alphabet, opts.dfa_cap, opts.area_cap).map_err(|cap| {
@@ -447,10 +464,10 @@ pub fn compile_automaton(
                 CapKind::States => "--dfa-cap",
                 CapKind::AreaBytes => "--area-cap-mb",
             };
-            CompileError::NotCompilable(format!(
-                "{file}: {} (raise {option})",
-                cap_reason(&alphabet, cap)
-            ))
+            CompileError::NotCompilable {
+                file: file.to_string(),
+                reason: format!("{} (raise {option})", cap_reason(&alphabet, cap)),
+            }
         })?;
     let digest = automaton_digest(text, &alphabet);
     let stats = CompileStats {
@@ -469,5 +486,8 @@ pub fn compile_automaton(
         stats,
         digest,
     )
-    .map_err(|e| CompileError::NotCompilable(e.to_string()))
+    .map_err(|e| CompileError::NotCompilable {
+        file: file.to_string(),
+        reason: e.to_string(),
+    })
 }
