@@ -266,12 +266,12 @@ mod tests {
             return;
         }
         let mut notes = Vec::new();
-        let files = collect_traces(&[d.clone()], &mut |n| notes.push(n)).unwrap();
+        let files = collect_traces(std::slice::from_ref(&d), &mut |n| notes.push(n)).unwrap();
         assert_eq!(files, vec![d.join("a.htf")]);
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(notes[0].contains("b.htf: skipped: not a regular file"));
         // Named explicitly, it is an input like any other.
-        let files = collect_traces(&[fifo.clone()], &mut |_| {}).unwrap();
+        let files = collect_traces(std::slice::from_ref(&fifo), &mut |_| {}).unwrap();
         assert_eq!(files, vec![fifo]);
         let _ = std::fs::remove_dir_all(&d);
     }
