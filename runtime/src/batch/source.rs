@@ -125,7 +125,7 @@ impl FileSource {
             let cutter = Cutter::new(Box::new(std::io::stdin()), true, self.max_line);
             ("<stdin>".to_string(), cutter)
         } else {
-            let name = path.display().to_string();
+            let name = crate::record::path_text(path);
             match std::fs::File::open(path) {
                 Ok(f) => {
                     let regular = f.metadata().is_ok_and(|m| m.is_file());
