@@ -32,6 +32,15 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     let files = collect_traces(&args.traces, &mut |note| {
         eprintln!("multitrace: note: {note}")
     })?;
+    if let Some(report) = &args.report {
+        // The report must not replace the model, a trace, or any other input.
+        let mut inputs: Vec<&std::path::Path> = vec![args.model.as_path()];
+        inputs.extend(files.iter().map(|p| p.as_path()));
+        inputs.extend(args.traces.iter().map(|p| p.as_path()));
+        inputs.extend(args.expect.as_deref());
+        inputs.extend(args.events.iter().map(|p| p.as_path()));
+        multitrace_runtime::output::refuse_overwrite(report, &inputs)?;
+    }
     let jobs = args
         .jobs
         .unwrap_or_else(multitrace_runtime::batch::default_jobs);

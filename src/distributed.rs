@@ -65,6 +65,10 @@ pub struct CentralArgs {
 }
 
 pub fn local(args: LocalArgs) -> Result<u8> {
+    multitrace_runtime::output::refuse_overwrite(
+        &args.output,
+        &[args.model.as_path(), args.trace.as_path()],
+    )?;
     let model = crate::model_cmd::load(&args.model, &args.model_args)?;
     let name = args.model.display().to_string();
     let run = local_step(&model, &name, &args.location, &args.trace, args.mode.mode())?;

@@ -8,6 +8,7 @@ use multitrace_compiler::compile::AutomataPolicy;
 use multitrace_compiler::open::{compile_model, diagram_svg, open_for_viewing, open_model};
 use multitrace_runtime::artifact::encode;
 use multitrace_runtime::model::CompiledModel;
+use multitrace_runtime::output::refuse_overwrite;
 use std::io::Write as _;
 use std::path::Path;
 
@@ -28,6 +29,9 @@ pub fn compile(args: CompileArgs) -> Result<u8> {
     } else {
         AutomataPolicy::Auto
     };
+    let mut inputs = vec![args.model.as_path()];
+    inputs.extend(args.model_args.signature.as_deref());
+    refuse_overwrite(&args.output, &inputs)?;
     let model = compile_model(&args.model, &args.model_args.options(), policy, &mut note)?;
     let bytes = encode(&model);
     let out = args.output.display();
@@ -82,6 +86,13 @@ fn write_output(output: &Path, text: &str) -> Result<bool> {
 }
 
 pub fn draw(args: DrawArgs) -> Result<u8> {
+    let mut inputs = vec![args.model.as_path()];
+    inputs.extend(args.model_args.signature.as_deref());
+    refuse_overwrite(&args.output, &inputs)?;
+    if !args.diagram && !args.pnml {
+        // The picture Graphviz writes beside the .dot file.
+        refuse_overwrite(&args.output.with_extension("svg"), &inputs)?;
+    }
     let opts = args.model_args.options();
     if args.diagram {
         write_output(&args.output, &diagram_svg(&args.model, &opts, &mut note)?)?;

@@ -32,6 +32,7 @@ fuzz_target!(|data: &[u8]| {
         sorted: mode & 2 != 0,
         max_buffered_events: 64,
         max_line_bytes: if limit == 0 { 1 << 20 } else { u64::from(limit) },
+        ..EventOptions::default()
     };
     let lines = body.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
     let reader = Box::new(std::io::Cursor::new(body.to_vec()));

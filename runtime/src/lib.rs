@@ -62,6 +62,7 @@ pub mod manifest;
 pub mod model;
 pub mod multitrace;
 pub mod nfa;
+pub mod output;
 pub mod project;
 pub mod record;
 pub mod rng;
