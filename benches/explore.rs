@@ -13,7 +13,7 @@
 
 use criterion::BatchSize;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use multitrace_compiler::generate::sat::{Cnf, SatInstance};
+use multitrace_analysis::generate::sat::{Cnf, SatInstance};
 use multitrace_compiler::syntax::{read_interaction, read_text, InteractionModel};
 use multitrace_runtime::check::explore::{explore, ExploreOptions};
 use multitrace_runtime::multitrace::Multitrace;

@@ -20,8 +20,8 @@
 mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use multitrace_analysis::generate::{generate, render_htf, GenOptions, Kind};
 use multitrace_compiler::compile::{CompileOptions, LocationChoice};
-use multitrace_compiler::generate::{generate, render_htf, GenOptions, Kind};
 use multitrace_compiler::source::load_model;
 use multitrace_runtime::batch::{
     lines_of, split_chunk, Batch, BatchOptions, Cut, Cutter, DEFAULT_MAX_LINE_BYTES,

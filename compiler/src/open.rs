@@ -7,7 +7,6 @@
 //! Notes are handed to a callback, one sentence each, for the front end to print.
 
 use crate::compile::{AutomataPolicy, CompileOptions, LocationChoice};
-use crate::diagram::{interaction_svg, model_svg, DiagramError};
 use crate::source::{
     check_recorded_source, check_source, compile_source, load_artifact, read_source, record_source,
     Freshness, Source, SourceError,
@@ -67,8 +66,6 @@ pub enum OpenError {
         /// The option.
         option: String,
     },
-    /// The model cannot be drawn as a sequence diagram.
-    Diagram(DiagramError),
 }
 
 impl fmt::Display for OpenError {
@@ -104,7 +101,6 @@ impl fmt::Display for OpenError {
                 f,
                 "{option}: applies to commands that read a compiled model (.mtm), not to compile"
             ),
-            OpenError::Diagram(e) => e.fmt(f),
         }
     }
 }
@@ -392,25 +388,6 @@ pub fn open_for_viewing(
         &read_source(path, opts.signature.as_deref())?,
         &compile,
     )?)
-}
-
-/// The sequence diagram (SVG) of the model `path`: a source interaction drawn as read (not
-/// compiled), a compiled model from the interaction it keeps.
-pub fn diagram_svg(
-    path: &Path,
-    opts: &ModelOptions,
-    note: &mut dyn FnMut(String),
-) -> Result<String, OpenError> {
-    let title = path.display().to_string();
-    let svg = if is_artifact(path) {
-        model_svg(&open_model(path, opts, note)?, &title)
-    } else {
-        match read_source(path, opts.signature.as_deref())? {
-            Source::Interaction(m) => interaction_svg(&m.signature, &m.store, m.root, &title),
-            Source::Automaton { .. } => Err(DiagramError::NotAnInteraction),
-        }
-    };
-    svg.map_err(OpenError::Diagram)
 }
 
 #[cfg(test)]

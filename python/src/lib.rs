@@ -12,7 +12,7 @@
 //! `multitrace._errors`, with the file, line and column when known.
 
 use multitrace_compiler::compile::{AutomataPolicy, CompileOptions, LocationChoice};
-use multitrace_compiler::generate::{
+use multitrace_analysis::generate::{
     generate as gen_multitraces, reason_label, GenError, GenOptions, Kind,
 };
 use multitrace_compiler::source::{

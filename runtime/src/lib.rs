@@ -58,7 +58,6 @@ pub mod budget;
 pub mod check;
 pub mod distributed;
 pub mod events;
-pub mod manifest;
 pub mod model;
 pub mod multitrace;
 pub mod nfa;
