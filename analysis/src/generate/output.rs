@@ -16,10 +16,11 @@
 use super::kinds::Kind;
 use super::spec::Generation;
 use crate::manifest::{Manifest, ManifestRow, MANIFEST_FILE};
+use multitrace_runtime::formats::{write_jsonl_line, write_mtf};
 use multitrace_runtime::model::{CompiledModel, Origin};
 use multitrace_runtime::multitrace::{Component, Multitrace};
 use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::syntax::{write_jsonl_line, write_mtf, ModelError};
+use multitrace_runtime::syntax::ModelError;
 use multitrace_runtime::verdict::{Reason, Verdict};
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -173,7 +173,7 @@ mod tests {
     use super::*;
     use multitrace_compiler::syntax::{parse_interaction, parse_signature};
     use multitrace_runtime::check::explore::{explore, ExploreOptions};
-    use multitrace_runtime::syntax::parse_htf;
+    use multitrace_runtime::formats::parse_htf;
     use multitrace_runtime::verdict::{Mode, VerdictKind};
 
     /// Every switch combination of the explorer: the pruning ones must agree with none.

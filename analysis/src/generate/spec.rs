@@ -128,18 +128,18 @@ impl fmt::Display for GenError {
                 partial,
             } => write!(
                 f,
-                "only {} of {wanted} `{kind}` multitraces after {} candidates ({}); candidates rejected: {}",
+                "only {} of {wanted} `{kind}` multitraces after {} ({}); candidates rejected: {}",
                 partial.items.len(),
-                partial.attempts,
+                multitrace_runtime::tally::plural(partial.attempts, "candidate", "candidates"),
                 match kind {
                     Kind::Pass => "no accepted multitrace was found",
                     Kind::LocalError => "mutations rarely leave the local languages here",
                     Kind::InterError =>
-                        "mixed local traces keep an accepting path in Inter(A, μ) here",
+                        "mixed local traces can still be interleaved into a run the model accepts here",
                     Kind::CentralError =>
                         "iterating cycles differently per location is still accepted or caught earlier here; `central-error-mixed` builds central errors by mixing local traces",
                     Kind::CentralErrorMixed =>
-                        "mixed local traces are accepted or caught by the local or Inter checks here",
+                        "mixed local traces are accepted here, or already caught by a local check or by the check that some interleaving of them is accepted",
                     Kind::Prefix => "cut multitraces are mostly still accepted here",
                     _ => "most candidates were inconclusive or out of the length range",
                 },

@@ -109,7 +109,7 @@ fn every_category_on_the_mqtt_interaction() {
         // The .htf rendering reads back to the same local traces.
         for item in &g.items {
             let text = render_htf(e.model(), &item.traces).unwrap();
-            let (mt, _) = multitrace_runtime::syntax::parse_htf(
+            let (mt, _) = multitrace_runtime::formats::parse_htf(
                 "x.htf",
                 &text,
                 e.model().signature().unwrap(),

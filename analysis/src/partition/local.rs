@@ -5,9 +5,10 @@
 use super::report::{Analysis, LocalVerdict};
 use super::Problem;
 use multitrace_runtime::check::semi::{local_check, LocalOutcome};
+use multitrace_runtime::formats::{parse_htf, parse_mtf};
 use multitrace_runtime::model::TraceMismatch;
 use multitrace_runtime::nfa::{LetterId, LocationId};
-use multitrace_runtime::syntax::{parse_htf, parse_mtf, read_text, ModelError, ParseError};
+use multitrace_runtime::syntax::{read_text, ModelError, ParseError};
 use multitrace_runtime::verdict::{Mode, VerdictKind};
 use std::fmt;
 use std::path::{Path, PathBuf};

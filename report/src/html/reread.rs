@@ -2,8 +2,8 @@
 //! ([`TraceSource`], [`ReRead`]): the page keeps records, not traces, while the batch runs.
 
 use multitrace_runtime::batch::Batch;
+use multitrace_runtime::formats::{parse_jsonl_line, NameIndex};
 use multitrace_runtime::record::Record;
-use multitrace_runtime::syntax::{parse_jsonl_line, NameIndex};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::BufRead;

@@ -3,10 +3,10 @@
 //! lifelines, no lifeline listed twice. Anything else gives `None` and the exact reader reads
 //! the text again: it alone makes error messages, so they do not depend on this path.
 
-use super::super::jsonl::pack;
-use super::super::names::{is_ident_continue, is_ident_start};
+use crate::formats::jsonl::pack;
 use crate::multitrace::{Component, Multitrace};
 use crate::signature::{Action, ActionKind, LifelineId, LifelineSet, MessageId, Signature};
+use crate::syntax::{is_ident_continue, is_ident_start};
 
 /// Names already looked up in this text, by [`pack`]ed name: files repeat a few names many
 /// times, and comparing integers is cheaper than hashing strings into the signature's maps.

@@ -5,8 +5,8 @@
 //! interactions, actions such as `l1!m1`). Locations not listed have an empty local trace. The
 //! `id` is optional (the line number stands in).
 
-use super::error::ParseError;
 use crate::nfa::{Alphabet, LetterId};
+use crate::syntax::ParseError;
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 
