@@ -7,6 +7,10 @@
 //! - `explore/sat/<k>-<sat|unsat>`: seed 001's 3-SAT reduction (Prop. 11) with `k` clauses
 //!   (lifelines) at the clause/variable ratio 4.26, seed 1, default options (prefix mode), each
 //!   run on a fresh copy of the instance's store (a warm store would answer from its memo).
+//! - `explore/long/<mode>/<n>`: issue 25's long runs, `n`-action Pass multitraces of the MQTT
+//!   fixture with its three lifelines at one location (global traces), generated as `gen`
+//!   does (seed 2), default options; the throughput is in actions, so criterion reports the
+//!   time per action.
 //!
 //! Each worker of a batch keeps its term store (and its memo tables) across multitraces; so do
 //! the benchmarks, one store per model.
@@ -14,11 +18,16 @@
 use criterion::BatchSize;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use multitrace_analysis::generate::sat::{Cnf, SatInstance};
+use multitrace_analysis::generate::{generate, to_multitrace, GenOptions, Kind};
+use multitrace_compiler::compile::{CompileOptions, LocationChoice};
+use multitrace_compiler::source::load_model;
 use multitrace_compiler::syntax::{read_interaction, read_text, InteractionModel};
 use multitrace_runtime::check::explore::{explore, ExploreOptions};
+use multitrace_runtime::check::Engine;
 use multitrace_runtime::formats::parse_htf;
 use multitrace_runtime::multitrace::Multitrace;
 use multitrace_runtime::term::TermStore;
+use multitrace_runtime::verdict::{Mode, VerdictKind};
 use std::path::{Path, PathBuf};
 
 fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
@@ -97,6 +106,8 @@ fn bench(c: &mut Criterion) {
     }
     g.finish();
 
+    long(c, root);
+
     let Some(lfrem) =
         multitrace_runtime::testdata::data("hibou-lfrem-sample/gen_ints", "explore/lfrem")
     else {
@@ -143,3 +154,40 @@ fn bench(c: &mut Criterion) {
 
 criterion_group!(benches, bench);
 criterion_main!(benches);
+
+/// `explore/long`: time per action of 1,000- and 10,000-action Pass runs of the MQTT fixture
+/// at one location, both modes.
+fn long(c: &mut Criterion, root: &Path) {
+    let opts = CompileOptions {
+        locations: LocationChoice::Single,
+        ..CompileOptions::default()
+    };
+    let model = load_model(&root.join("fixtures/seed004-mqtt/model.hif"), None, &opts).unwrap();
+    let engine = Engine::new(model);
+    let (store, term) = engine.model().term().unwrap();
+    let mut g = c.benchmark_group("explore/long");
+    g.sample_size(10);
+    for n in [1_000, 10_000] {
+        let gen = generate(&engine, &GenOptions::new(Kind::Pass, 1, n, n, 2)).unwrap();
+        let mt = to_multitrace(engine.model(), &gen.items[0].traces).unwrap();
+        g.throughput(Throughput::Elements(n as u64));
+        for mode in [Mode::Complete, Mode::Prefix] {
+            let opts = ExploreOptions {
+                mode,
+                ..ExploreOptions::default()
+            };
+            let mut store = store.clone();
+            // Decided within the default budget, or the figure would time a give-up.
+            assert_eq!(
+                explore(&mut store, term, &mt, &opts).kind,
+                VerdictKind::Pass
+            );
+            let name = match mode {
+                Mode::Complete => format!("complete/{n}"),
+                Mode::Prefix => format!("prefix/{n}"),
+            };
+            g.bench_function(name, |b| b.iter(|| explore(&mut store, term, &mt, &opts)));
+        }
+    }
+    g.finish();
+}

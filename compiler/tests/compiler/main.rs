@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 mod artifacts;
 mod differential;
 mod fixtures;
+mod long_runs;
 mod many_locations;
 #[path = "../../../runtime/tests/oracle/mod.rs"]
 mod oracle;

@@ -13,7 +13,11 @@
 //!   the only successors (`Search::all_positions_now`). On seed 001's 3-SAT reduction (Prop.
 //!   11) this branches on one clause at a time instead of on every clause.
 //! - LOC: a vertex is cut when some local trace is not (a prefix of) a behaviour of the term
-//!   restricted to that location (Def. 12).
+//!   restricted to that location (Def. 12). The local searches share one memo of decided local
+//!   vertices (`check::local`) and are paid from a credit of `LOCAL_CREDIT` local vertices
+//!   per vertex of the search, so an exploration costs O(its vertices), not O(n) per vertex
+//!   (issue 25); a vertex with one trace left whose restriction changes nothing is decided by
+//!   its local analysis (`Search::local_analyses`).
 //! - Memo: a vertex is visited once, keyed by equality of (term id, positions); in prefix mode
 //!   the removed lifelines are a function of the positions, so the key covers them.
 //!
@@ -21,11 +25,12 @@
 //! out of budget (Inconclusive). In prefix mode a success is followed by a complete-mode search
 //! to tell Pass (accepted) from WeakPass (only a multi-prefix).
 
+use super::local::{LocalMemo, Reach};
 use crate::multitrace::{Component, Multitrace};
 use crate::signature::{Action, LifelineSet, LocationId};
 use crate::term::{TermId, TermStore};
 use crate::verdict::{Mode, Reason, Sym, Verdict, VerdictKind};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use std::time::Instant;
 
 /// Terms deeper than this stop the search (Inconclusive), so that the recursive semantic
@@ -36,6 +41,10 @@ pub const MAX_TERM_DEPTH: u32 = 20_000;
 pub const CHECK_STACK_SIZE: usize = 256 << 20;
 
 pub use crate::budget::Budget;
+
+/// Local vertices that the local analyses may expand per vertex of the search, on average
+/// (the first vertex's analyses are not limited): see [`Search::local_analyses`].
+const LOCAL_CREDIT: u64 = 8;
 
 /// Options of term exploration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,7 +127,7 @@ pub fn explore(
             }
         },
     };
-    verdict.vertices = search.vertices;
+    verdict.vertices = search.meter.vertices;
     if verdict.kind == VerdictKind::Pass {
         if let Some(ks) = search.path.take() {
             let mut pos = vec![0usize; mt.components.len()];
@@ -152,7 +161,7 @@ pub fn is_multi_prefix(
         Outcome::NotFound => Ok(false),
         Outcome::Exhausted(limit) => Err(limit),
     };
-    (answer, search.vertices)
+    (answer, search.meter.vertices)
 }
 
 /// What every search of `mt` starts from: the multitrace completed with an empty trace for
@@ -197,15 +206,54 @@ enum Outcome {
     Exhausted(&'static str),
 }
 
+/// Counts the vertices of a search (global and local together) against the budget.
+pub(super) struct Meter {
+    vertices: u64,
+    start: Instant,
+    budget: Budget,
+}
+
+impl Meter {
+    /// Counts a vertex with term `t`; `Err` names the budget that ran out.
+    pub(super) fn tick(&mut self, store: &TermStore, t: TermId) -> Result<(), &'static str> {
+        self.vertices += 1;
+        if let Some(max) = self.budget.max_vertices {
+            if self.vertices > max {
+                return Err("vertices");
+            }
+        }
+        if let Some(limit) = self.budget.timeout {
+            if self.vertices.is_multiple_of(16) && self.start.elapsed() > limit {
+                return Err("time");
+            }
+        }
+        if store.depth(t) > MAX_TERM_DEPTH {
+            return Err("term depth");
+        }
+        Ok(())
+    }
+}
+
+/// What the local analyses say of a vertex.
+enum LocalVerdict {
+    /// The local trace of this component is not (a prefix of) a behaviour of its restriction:
+    /// no success below.
+    Cut(usize),
+    /// No cut; `true` when the local analysis of the only unconsumed component was run on the
+    /// vertex's term itself (its restriction changed nothing), so it decided the vertex.
+    Pass(bool),
+}
+
 struct Search<'a> {
     store: &'a mut TermStore,
     components: &'a [Component],
     all: LifelineSet,
     opts: &'a ExploreOptions,
-    vertices: u64,
-    start: Instant,
-    /// Memo of local analyses: (component, local term, position, prefix?) -> ok.
-    local: FxHashMap<(u32, TermId, u32, bool), bool>,
+    meter: Meter,
+    /// Every decided vertex of the local analyses (see [`LocalMemo`]).
+    local: LocalMemo,
+    /// Local vertices the local analyses may still expand: [`LOCAL_CREDIT`] per global vertex.
+    credit: u64,
     /// The local analysis that cut the initial vertex: (component, furthest local position,
     /// local term there).
     root_cut: Option<(usize, u32, TermId)>,
@@ -228,33 +276,18 @@ impl<'a> Search<'a> {
             components: &mt.components,
             all,
             opts,
-            vertices: 0,
-            start: Instant::now(),
-            local: FxHashMap::default(),
+            meter: Meter {
+                vertices: 0,
+                start: Instant::now(),
+                budget: opts.budget,
+            },
+            local: LocalMemo::default(),
+            credit: 0,
             root_cut: None,
             last_local: (0, TermId::EMPTY),
             path: None,
             silent: false,
         }
-    }
-
-    /// Counts a vertex; `Err` names the budget that ran out.
-    fn tick(&mut self, t: TermId) -> Result<(), &'static str> {
-        self.vertices += 1;
-        if let Some(max) = self.opts.budget.max_vertices {
-            if self.vertices > max {
-                return Err("vertices");
-            }
-        }
-        if let Some(limit) = self.opts.budget.timeout {
-            if self.vertices.is_multiple_of(16) && self.start.elapsed() > limit {
-                return Err("time");
-            }
-        }
-        if self.store.depth(t) > MAX_TERM_DEPTH {
-            return Err("term depth");
-        }
-        Ok(())
     }
 
     fn len(&self, k: usize) -> u32 {
@@ -283,22 +316,14 @@ impl<'a> Search<'a> {
         let silent_max = 2 * self.store.depth(root) + 8;
         let mut cut = false;
         while let Some(((mut t, pos), node, silent_used)) = stack.pop() {
-            if let Err(limit) = self.tick(t) {
+            if let Err(limit) = self.meter.tick(self.store, t) {
                 return Outcome::Exhausted(limit);
             }
+            self.credit += LOCAL_CREDIT;
             if (0..n).all(|k| pos[k] == self.len(k)) {
                 if removal || self.store.terminates(t) {
                     if track {
-                        let mut ks = Vec::new();
-                        let mut at = node;
-                        while trail[at as usize].0 != u32::MAX {
-                            if trail[at as usize].1 != u32::MAX {
-                                ks.push(trail[at as usize].1 as usize);
-                            }
-                            at = trail[at as usize].0;
-                        }
-                        ks.reverse();
-                        self.path = Some(ks);
+                        self.path = Some(witness(&trail, node, &[]));
                     }
                     return Outcome::Found;
                 }
@@ -318,13 +343,25 @@ impl<'a> Search<'a> {
             if self.opts.loc {
                 match self.local_analyses(t, &pos, removal) {
                     Err(limit) => return Outcome::Exhausted(limit),
-                    Ok(Some(k)) => {
+                    Ok(LocalVerdict::Cut(k)) => {
                         if pos.iter().all(|&p| p == 0) {
                             self.root_cut = Some((k, self.last_local.0, self.last_local.1));
                         }
                         continue;
                     }
-                    Ok(None) => {}
+                    Ok(LocalVerdict::Pass(true)) => {
+                        // Only one trace is left and its local analysis ran on `t` itself:
+                        // the rest of the search is that analysis, which found a success.
+                        if track {
+                            let k = (0..n).find(|&k| pos[k] < self.len(k));
+                            let rest: Vec<usize> = k
+                                .map(|k| vec![k; (self.len(k) - pos[k]) as usize])
+                                .unwrap_or_default();
+                            self.path = Some(witness(&trail, node, &rest));
+                        }
+                        return Outcome::Found;
+                    }
+                    Ok(LocalVerdict::Pass(false)) => {}
                 }
             }
             succ.clear();
@@ -447,14 +484,35 @@ impl<'a> Search<'a> {
     }
 
     /// Whether every local trace, from its current position, is (prefix mode: a prefix of) a
-    /// behaviour of the term restricted to its location; `Some(k)` names a component whose
-    /// trace is not.
+    /// behaviour of the term restricted to its location; [`LocalVerdict::Cut`] names a
+    /// component whose trace is not.
+    ///
+    /// [`LocalVerdict::Pass`]`(true)` says more: one component `k` is left unconsumed and
+    /// restricting `t` to it removed nothing (`t` has no lifeline of another component, as
+    /// at one location, or in prefix mode once the others are consumed and removed). Then the
+    /// vertex's question, is what remains of the multitrace (only `k`'s trace is left)
+    /// accepted by `t` (prefix mode: a multi-prefix), is the local analysis' question on the
+    /// same term: both searches are exact, so the local success is the vertex's. Without this
+    /// the global search would walk the same graph a second time.
+    ///
+    /// Cost: the analyses at a vertex other than the first may expand only the local
+    /// vertices the search has paid for ([`LOCAL_CREDIT`] per global vertex, saved up when
+    /// unused). A question the credit cannot settle is left open and does not cut: local
+    /// analyses only ever cut vertices from which no success is reachable, so cutting fewer
+    /// never changes a verdict, and the search costs at most `1 + LOCAL_CREDIT` times its
+    /// global vertices (plus the first vertex's analyses). Without the credit a term whose
+    /// restriction remembers how far another location ran ahead (pending receptions of a
+    /// `loopP`, or of a `loopW` body) asks a new question at each vertex that costs the lag
+    /// to settle: quadratic in the trace (issue 25).
     fn local_analyses(
         &mut self,
         t: TermId,
         pos: &[u32],
         prefix: bool,
-    ) -> Result<Option<usize>, &'static str> {
+    ) -> Result<LocalVerdict, &'static str> {
+        let first = pos.iter().all(|&p| p == 0);
+        let mut left = 0;
+        let mut decided = false;
         for (k, &p) in pos.iter().enumerate() {
             let done = p == self.len(k);
             if done && prefix {
@@ -465,62 +523,40 @@ impl<'a> Search<'a> {
             if done {
                 if !self.store.terminates(lt) {
                     self.last_local = (p, lt);
-                    return Ok(Some(k));
+                    return Ok(LocalVerdict::Cut(k));
                 }
                 continue;
             }
-            if !self.local_ok(k, lt, p, prefix)? {
-                return Ok(Some(k));
+            let trace = (k as u32, &self.components[k].trace[..]);
+            let credit = (!first).then_some(&mut self.credit);
+            let reach =
+                self.local
+                    .reach(self.store, &mut self.meter, trace, (lt, p), prefix, credit)?;
+            match reach {
+                Some(Reach::Live) => decided = lt == t,
+                None => decided = false,
+                Some(Reach::Dead(q, at)) => {
+                    self.last_local = (q, at);
+                    return Ok(LocalVerdict::Cut(k));
+                }
             }
+            left += 1;
         }
-        Ok(None)
+        Ok(LocalVerdict::Pass(left == 1 && decided))
     }
+}
 
-    /// Local analysis of component `k` from position `p` against the local term `lt`.
-    fn local_ok(
-        &mut self,
-        k: usize,
-        lt: TermId,
-        p: u32,
-        prefix: bool,
-    ) -> Result<bool, &'static str> {
-        let key = (k as u32, lt, p, prefix);
-        if let Some(&ok) = self.local.get(&key) {
-            if !ok {
-                self.last_local = (p, lt);
-            }
-            return Ok(ok);
+/// The components executed from the start to `node` of `trail`, then `rest`.
+fn witness(trail: &[(u32, u32)], node: u32, rest: &[usize]) -> Vec<usize> {
+    let mut ks = Vec::new();
+    let mut at = node;
+    while trail[at as usize].0 != u32::MAX {
+        if trail[at as usize].1 != u32::MAX {
+            ks.push(trail[at as usize].1 as usize);
         }
-        let len = self.len(k);
-        let mut visited: FxHashSet<(TermId, u32)> = FxHashSet::default();
-        let mut stack = vec![(lt, p)];
-        visited.insert((lt, p));
-        let mut ok = false;
-        let mut furthest = (p, lt);
-        while let Some((t, q)) = stack.pop() {
-            self.tick(t)?;
-            if q > furthest.0 {
-                furthest = (q, t);
-            }
-            if q == len {
-                if prefix || self.store.terminates(t) {
-                    ok = true;
-                    break;
-                }
-                continue;
-            }
-            let a = self.components[k].trace[q as usize];
-            let nexts = self.store.exec(t, a).to_vec();
-            for nt in nexts {
-                if visited.insert((nt, q + 1)) {
-                    stack.push((nt, q + 1));
-                }
-            }
-        }
-        if !ok {
-            self.last_local = furthest;
-        }
-        self.local.insert(key, ok);
-        Ok(ok)
+        at = trail[at as usize].0;
     }
+    ks.reverse();
+    ks.extend_from_slice(rest);
+    ks
 }

@@ -12,6 +12,7 @@
 pub mod ac;
 pub mod diagnose;
 pub mod explore;
+mod local;
 pub mod semi;
 pub mod settings;
 
