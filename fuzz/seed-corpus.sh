@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 fx=../fixtures
-for t in hsf hif htf mtf timbuk mtm locations jsonl summary; do mkdir -p "corpus/$t"; done
+for t in hsf hif htf mtf timbuk mtm locations jsonl summary events; do mkdir -p "corpus/$t"; done
 n=0
 for f in "$fx"/*/*.hsf; do cp "$f" "corpus/hsf/$((n++))-$(basename "$f")"; done
 for f in "$fx"/*/*.hif; do cp "$f" "corpus/hif/$((n++))-$(basename "$f")"; done
@@ -32,4 +32,9 @@ for f in ../tests/bad_inputs/cases/summary-*.json; do
 done
 printf '\x01\x00\x00\x03\x05' > corpus/summary/local-clt1
 printf '\x01\x03\x01\x02' > corpus/summary/local-brok-prefix
+# Event logs: a mode byte (even JSON Lines, odd CSV; 2: declared sorted) and a line-length
+# byte (0: no small limit), then the log.
+printf '\x00\x00{"run": "s1", "action": "a", "order": 1}\n{"run": "s1", "action": "c", "order": 2}\n{"run": "s2", "action": "b", "order": "x"}\n{"action": "e"}\n' > corpus/events/jsonl
+printf '\x03\x00run,action,order\ns1,a,1\ns1,e,2\ns2,b,2024-01-01T00:00:00Z\n' > corpus/events/csv-sorted
+printf '\x00\x30{"run": "s1", "action": "a", "order": 1}\n{"run": "s1", "action": "e", "order": 2, "pad": "xxxxxxxxxxxxxxxxxxxx"}\n' > corpus/events/long-line
 echo "corpus seeded: $(find corpus -type f | wc -l) files"

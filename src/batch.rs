@@ -32,6 +32,21 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     let files = collect_traces(&args.traces, &mut |note| {
         eprintln!("multitrace: note: {note}")
     })?;
+    if let Some(report) = &args.report {
+        // The report must not replace the model, a trace, or any other input.
+        let mut inputs: Vec<&std::path::Path> = vec![args.model.as_path()];
+        inputs.extend(files.iter().map(|p| p.as_path()));
+        inputs.extend(args.traces.iter().map(|p| p.as_path()));
+        inputs.extend(args.expect.as_deref());
+        inputs.extend(args.events.iter().map(|p| p.as_path()));
+        multitrace_runtime::output::refuse_overwrite(report, &inputs)?;
+    }
+    let jobs = args
+        .jobs
+        .unwrap_or_else(multitrace_runtime::batch::default_jobs);
+    let max_memory_mb = args
+        .max_memory
+        .unwrap_or_else(|| multitrace_runtime::budget::default_max_memory(jobs) >> 20);
     let opts = Settings {
         mode,
         choice: match args.procedure {
@@ -43,6 +58,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         witness: args.witness,
         timeout_ms: args.timeout_ms,
         max_vertices: args.max_vertices,
+        max_memory_mb,
         diagnosis: !args.no_diagnosis,
         max_diagnosis_vertices: args.max_diagnosis_vertices,
         por: !args.no_por,
@@ -51,9 +67,6 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     }
     .check_options();
     let engine = Engine::new(model);
-    let jobs = args
-        .jobs
-        .unwrap_or_else(multitrace_runtime::batch::default_jobs);
     let options = BatchOptions {
         jobs,
         max_line_bytes: args.max_line_bytes,

@@ -65,6 +65,10 @@ pub struct CentralArgs {
 }
 
 pub fn local(args: LocalArgs) -> Result<u8> {
+    multitrace_runtime::output::refuse_overwrite(
+        &args.output,
+        &[args.model.as_path(), args.trace.as_path()],
+    )?;
     let model = crate::model_cmd::load(&args.model, &args.model_args)?;
     let name = args.model.display().to_string();
     let run = local_step(&model, &name, &args.location, &args.trace, args.mode.mode())?;
@@ -84,6 +88,7 @@ pub fn central(args: CentralArgs) -> Result<u8> {
     let budget = Budget {
         max_vertices: (args.max_vertices > 0).then_some(args.max_vertices),
         timeout: (args.timeout_ms > 0).then(|| Duration::from_millis(args.timeout_ms)),
+        ..Budget::default()
     };
     let name = args.model.display().to_string();
     let run = central_step(&engine, &name, &args.summaries, budget, args.witness)?;

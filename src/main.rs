@@ -36,6 +36,9 @@ enum Command {
     Compile(CompileArgs),
     /// Describe a model: kind, locations, automata sizes, compile time.
     Inspect(InspectArgs),
+    /// Compile a compiled model's source again and compare byte for byte (exit 0: identical,
+    /// 1: different): the check that detects a stale, mismatched or forged .mtm.
+    Verify(VerifyArgs),
     /// Draw a model's interaction as a sequence diagram (SVG), or its NFA or one location's
     /// local verifier as Graphviz.
     Draw(DrawArgs),
@@ -278,6 +281,13 @@ struct CheckArgs {
     /// Search-vertex budget per multitrace (0: none); then the verdict is Inconclusive.
     #[arg(long, default_value_t = 5_000_000, help_heading = "Limits")]
     max_vertices: u64,
+    /// Memory budget of one check in MiB, per worker (0: none); then the verdict is
+    /// Inconclusive.
+    ///
+    /// The search structures of a check and its diagnosis. Default: half the memory the process
+    /// may use (physical memory or `ulimit -v`, the smaller) divided among the workers.
+    #[arg(long, value_name = "MIB", help_heading = "Limits")]
+    max_memory: Option<u64>,
     /// Search-vertex budget of the explanation of one failure (0: none).
     ///
     /// All its queries together; when it runs out the verdict stands and the explanation is
@@ -331,6 +341,17 @@ struct CompileArgs {
 }
 
 #[derive(Args)]
+struct VerifyArgs {
+    /// The compiled model (.mtm).
+    model: PathBuf,
+    /// Source and compile options: `--source FILE` (default: the source the model records),
+    /// `--signature`, and the options it was compiled with (default: its own locations and
+    /// the default caps).
+    #[command(flatten)]
+    model_args: ModelArgs,
+}
+
+#[derive(Args)]
 struct InspectArgs {
     /// The model (.mtm, .hif or .timbuk).
     model: PathBuf,
@@ -380,6 +401,7 @@ fn main() -> ExitCode {
             Command::Check(args) => batch::check(args),
             Command::Compile(args) => model_cmd::compile(args),
             Command::Inspect(args) => model_cmd::inspect(args),
+            Command::Verify(args) => model_cmd::verify(args),
             Command::Draw(args) => model_cmd::draw(args),
             Command::Local(args) => distributed::local(args),
             Command::Central(args) => distributed::central(args),

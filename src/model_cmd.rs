@@ -2,13 +2,14 @@
 //! [`multitrace_compiler::open`] (stale compiled models, options that cannot apply, the names
 //! inferred without a signature file), its notes printed.
 
-use crate::{CompileArgs, DrawArgs, InspectArgs, ModelArgs};
+use crate::{CompileArgs, DrawArgs, InspectArgs, ModelArgs, VerifyArgs};
 use anyhow::{Context, Result};
 use multitrace_compiler::compile::AutomataPolicy;
 use multitrace_compiler::open::{compile_model, open_for_viewing, open_model};
 use multitrace_report::diagram::diagram_svg;
 use multitrace_runtime::artifact::encode;
 use multitrace_runtime::model::CompiledModel;
+use multitrace_runtime::output::refuse_overwrite;
 use std::path::Path;
 
 fn note(n: String) {
@@ -28,6 +29,9 @@ pub fn compile(args: CompileArgs) -> Result<u8> {
     } else {
         AutomataPolicy::Auto
     };
+    let mut inputs = vec![args.model.as_path()];
+    inputs.extend(args.model_args.signature.as_deref());
+    refuse_overwrite(&args.output, &inputs)?;
     let model = compile_model(&args.model, &args.model_args.options(), policy, &mut note)?;
     let bytes = encode(&model);
     let out = args.output.display();
@@ -43,6 +47,30 @@ pub fn inspect(args: InspectArgs) -> Result<u8> {
     Ok(0)
 }
 
+/// `verify`: 0 when the compiled model is what its source compiles to, 1 when not.
+pub fn verify(args: VerifyArgs) -> Result<u8> {
+    let v = multitrace_compiler::verify::verify(&args.model, &args.model_args.options())?;
+    let (model, source) = (args.model.display(), v.source.display());
+    match v.first_difference {
+        None => {
+            println!(
+                "{model}: verified: identical to what {source} compiles to ({} bytes)",
+                v.artifact_bytes
+            );
+            Ok(0)
+        }
+        Some(at) => {
+            println!(
+                "{model}: differs from what {source} compiles to (first difference at byte {at}; \
+                 {} bytes against {}): stale, compiled with other options, or altered; \
+                 `multitrace compile {source} -o {model}` rebuilds it",
+                v.artifact_bytes, v.rebuilt_bytes
+            );
+            Ok(1)
+        }
+    }
+}
+
 /// Writes `text` to `output`, or to standard output for `-` (returns false).
 fn write_output(output: &Path, text: &str) -> Result<bool> {
     if output.as_os_str() == "-" {
@@ -55,6 +83,13 @@ fn write_output(output: &Path, text: &str) -> Result<bool> {
 }
 
 pub fn draw(args: DrawArgs) -> Result<u8> {
+    let mut inputs = vec![args.model.as_path()];
+    inputs.extend(args.model_args.signature.as_deref());
+    refuse_overwrite(&args.output, &inputs)?;
+    if !args.diagram && !args.pnml {
+        // The picture Graphviz writes beside the .dot file.
+        refuse_overwrite(&args.output.with_extension("svg"), &inputs)?;
+    }
     let opts = args.model_args.options();
     if args.diagram {
         write_output(&args.output, &diagram_svg(&args.model, &opts, &mut note)?)?;

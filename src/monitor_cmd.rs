@@ -138,6 +138,8 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
         max_vertices: args.max_vertices,
         diagnosis: !args.no_diagnosis,
         max_diagnosis_vertices: 1_000_000,
+        // One thread checks every live run.
+        max_memory_mb: multitrace_runtime::budget::default_max_memory(1) >> 20,
         por: true,
         loc: true,
         memo: true,

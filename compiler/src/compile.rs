@@ -82,14 +82,55 @@ pub enum CompileError {
     /// The location partition is wrong.
     Locations(String),
     /// Automata were required but the model is not regular or exceeds a cap.
-    NotCompilable(String),
+    NotCompilable {
+        /// The model file.
+        file: String,
+        /// Why.
+        reason: String,
+    },
+    /// The signature declares more actions than a model may have ([`MAX_LETTERS`]).
+    TooManyActions {
+        /// The interaction file.
+        file: String,
+        /// The signature file, `None` when the names were inferred.
+        signature: Option<String>,
+        /// Lifelines and messages declared.
+        lifelines: usize,
+        /// Messages declared.
+        messages: usize,
+    },
 }
+
+/// Most actions (letters) of a model compiled from an interaction: every lifeline can send and
+/// receive every message of the signature, so the alphabet has `2 × lifelines × messages`
+/// letters, each with a name and a row in every per-letter table; a signature beyond this
+/// (64 lifelines and a million messages: 128 million letters, 6 GB) is refused before any of
+/// it is built.
+pub const MAX_LETTERS: usize = 1 << 20;
 
 impl fmt::Display for CompileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CompileError::Locations(m) => write!(f, "--locations: {m}"),
-            CompileError::NotCompilable(m) => write!(f, "cannot compile to automata: {m}"),
+            CompileError::NotCompilable { file, reason } => {
+                write!(f, "{file}: cannot compile to automata: {reason}")
+            }
+            CompileError::TooManyActions {
+                file,
+                signature,
+                lifelines,
+                messages,
+            } => write!(
+                f,
+                "{file}: the signature{} declares {lifelines} lifelines and {messages} messages, \
+                 {} actions; a model may have at most {MAX_LETTERS}: declare only the messages \
+                 the interaction uses",
+                signature
+                    .as_ref()
+                    .map(|s| format!(" ({s})"))
+                    .unwrap_or_default(),
+                2 * lifelines * messages
+            ),
         }
     }
 }
@@ -185,7 +226,19 @@ pub fn compile_interaction(
     let start = Instant::now();
     let sig = &model.signature;
     let groups = interaction_groups(model, &opts.locations)?;
-    // Alphabet: every action of the signature, grouped by location.
+    // Alphabet: every action of the signature, grouped by location (capped).
+    let (lifelines, messages) = (sig.lifelines().len(), sig.messages().len());
+    if lifelines.saturating_mul(messages).saturating_mul(2) > MAX_LETTERS {
+        return Err(CompileError::TooManyActions {
+            file: model.file.display().to_string(),
+            signature: model
+                .signature_file
+                .as_ref()
+                .map(|p| p.display().to_string()),
+            lifelines,
+            messages,
+        });
+    }
     let mut names = Vec::new();
     let mut location = Vec::new();
     let mut letter_actions = Vec::new();
@@ -237,7 +290,10 @@ pub fn compile_interaction(
     let mut store = model.store.clone();
     let term_only = |stats: &mut CompileStats, reason: String| -> Result<ModelKind, CompileError> {
         if opts.policy == AutomataPolicy::Require {
-            return Err(CompileError::NotCompilable(reason));
+            return Err(CompileError::NotCompilable {
+                file: model.file.display().to_string(),
+                reason,
+            });
         }
         stats.notices.push(format!(
             "compiled term-only, checked by term exploration: {reason}"
@@ -301,8 +357,12 @@ pub fn compile_interaction(
         }
     };
     stats.compile_time_us = start.elapsed().as_micros() as u64;
-    CompiledModel::new(alphabet, origin, kind, stats, digest)
-        .map_err(|e| CompileError::NotCompilable(e.to_string()))
+    CompiledModel::new(alphabet, origin, kind, stats, digest).map_err(|e| {
+        CompileError::NotCompilable {
+            file: model.file.display().to_string(),
+            reason: e.to_string(),
+        }
+    })
 }
 
 /// Why the local verifiers could not be built within the caps.
@@ -400,7 +460,10 @@ pub fn compile_automaton(
             .collect(),
         nl,
     )
-    .map_err(|e| CompileError::NotCompilable(e.to_string()))?
+    .map_err(|e| CompileError::NotCompilable {
+        file: file.to_string(),
+        reason: e.to_string(),
+    })?
     .with_state_names(aut.states.clone());
     let (projections, areas) =
         project_all(&nfa, &alphabet, opts.dfa_cap, opts.area_cap).map_err(|cap| {
@@ -408,10 +471,10 @@ pub fn compile_automaton(
                 CapKind::States => "--dfa-cap",
                 CapKind::AreaBytes => "--area-cap-mb",
             };
-            CompileError::NotCompilable(format!(
-                "{file}: {} (raise {option})",
-                cap_reason(&alphabet, cap)
-            ))
+            CompileError::NotCompilable {
+                file: file.to_string(),
+                reason: format!("{} (raise {option})", cap_reason(&alphabet, cap)),
+            }
         })?;
     let digest = automaton_digest(text, &alphabet);
     let stats = CompileStats {
@@ -430,5 +493,8 @@ pub fn compile_automaton(
         stats,
         digest,
     )
-    .map_err(|e| CompileError::NotCompilable(e.to_string()))
+    .map_err(|e| CompileError::NotCompilable {
+        file: file.to_string(),
+        reason: e.to_string(),
+    })
 }

@@ -37,3 +37,4 @@ pub mod project;
 pub mod rewrite;
 pub mod source;
 pub mod syntax;
+pub mod verify;

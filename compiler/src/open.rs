@@ -228,6 +228,23 @@ pub fn inferred_names_note(path: &Path, src: &Source, model: &CompiledModel) -> 
     ))
 }
 
+/// The note naming a signature file found beside an interaction rather than given with
+/// `--signature` (`<stem>.hsf`, `signature.hsf` beside it or in its parent directory): a file
+/// picked up silently could declare names the user never meant (or a million messages).
+pub fn found_signature_note(path: &Path, src: &Source, given: bool) -> Option<String> {
+    let Source::Interaction(m) = src else {
+        return None;
+    };
+    let found = m.signature_file.as_ref().filter(|_| !given)?;
+    Some(format!(
+        "{}: using the signature {} found beside it ({} lifelines, {} messages); --signature FILE names another",
+        path.display(),
+        found.display(),
+        m.signature.lifelines().len(),
+        m.signature.messages().len()
+    ))
+}
+
 /// Loads a compiled model and compares it with its source: the one named by
 /// [`ModelOptions::source`], else the one it records (refused when that source has changed
 /// since, unless [`ModelOptions::allow_stale`]).
@@ -314,6 +331,9 @@ pub fn open_model(
     }
     let compile = opts.compile_options(AutomataPolicy::Auto)?;
     let src = read_source(path, opts.signature.as_deref())?;
+    if let Some(n) = found_signature_note(path, &src, opts.signature.is_some()) {
+        note(n);
+    }
     let model = compile_source(&src, &compile)?;
     if let Some(n) = inferred_names_note(path, &src, &model) {
         note(n);
@@ -346,6 +366,9 @@ pub fn compile_model(
     }
     let compile = opts.compile_options(policy)?;
     let src = read_source(path, opts.signature.as_deref())?;
+    if let Some(n) = found_signature_note(path, &src, opts.signature.is_some()) {
+        note(n);
+    }
     let mut model = compile_source(&src, &compile)?;
     if let Some(n) = inferred_names_note(path, &src, &model) {
         note(n);

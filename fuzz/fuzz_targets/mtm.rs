@@ -61,6 +61,7 @@ fn exercise(model: CompiledModel, noise: &[u8]) {
     let budget = Budget {
         max_vertices: Some(2_000),
         timeout: Some(Duration::from_millis(200)),
+        ..Budget::UNLIMITED
     };
     let mut scratch = engine.scratch();
     for mode in [Mode::Complete, Mode::Prefix] {

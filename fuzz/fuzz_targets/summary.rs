@@ -82,6 +82,7 @@ fn consistent(s: &Summary) {
     let budget = Budget {
         max_vertices: Some(2_000),
         timeout: Some(Duration::from_millis(200)),
+        ..Budget::UNLIMITED
     };
     let tables = engine.tables().expect("AC tables");
     central_check(model, tables, &set, &budget, true).expect("the set fits the model");

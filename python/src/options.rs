@@ -42,6 +42,8 @@ pub(crate) fn cli_defaults() -> Settings {
         witness: false,
         timeout_ms: 10_000,
         max_vertices: 5_000_000,
+        // The runtime's default memory budget (no keyword argument yet).
+        max_memory_mb: Settings::default().max_memory_mb,
         diagnosis: true,
         max_diagnosis_vertices: 1_000_000,
         por: true,
@@ -154,6 +156,7 @@ impl<'py> Options<'py> {
             witness: self.get("witness")?.unwrap_or(d.witness),
             timeout_ms: self.get("timeout_ms")?.unwrap_or(d.timeout_ms),
             max_vertices: self.get("max_vertices")?.unwrap_or(d.max_vertices),
+            max_memory_mb: d.max_memory_mb,
             diagnosis: self.get("diagnosis")?.unwrap_or(d.diagnosis),
             max_diagnosis_vertices: self
                 .get("max_diagnosis_vertices")?

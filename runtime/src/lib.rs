@@ -65,6 +65,7 @@ pub mod model;
 pub mod monitor;
 pub mod multitrace;
 pub mod nfa;
+pub mod output;
 pub mod project;
 pub mod record;
 pub mod rng;

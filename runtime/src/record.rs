@@ -267,17 +267,53 @@ impl Record {
 
     /// One line of text (no line break): `NAME: VERDICT`, and for a Fail, an Inconclusive or
     /// an Error, why.
+    ///
+    /// Control characters of the name and the explanation (which quote ids, file names and
+    /// actions from the input) are escaped (`\n`, `\u{1b}`): an id holding a line break
+    /// cannot forge a record line, nor an escape sequence reach the terminal.
     pub fn text_line(&self) -> String {
-        let mut s = format!("{}: {}", self.name(), self.verdict);
+        let mut s = format!("{}: {}", escape_controls(self.name()), self.verdict);
         if let Some(r) = &self.reason {
             s.push_str(&format!(" ({r})"));
         }
         if let Some(e) = &self.explanation {
             s.push_str(": ");
-            s.push_str(e);
+            s.push_str(&escape_controls(e));
         }
         s
     }
+}
+
+/// A path as records and messages show it: as `Path::display` does for valid UTF-8, but the
+/// bytes of a name that is not UTF-8 are written `\xNN` instead of being replaced by `�`
+/// (two different files never show the same name).
+pub fn path_text(path: &std::path::Path) -> String {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+/// `s` with its control characters (C0, DEL, C1) escaped as Rust writes them (`\n`, `\t`,
+/// `\u{1b}`); other characters as they are.
+pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// `a, b and c`; `nothing` for none.
@@ -298,6 +334,7 @@ fn budget_sentence(limit: &str, vertices: u64) -> String {
         ),
         "time" => "the time budget (--timeout-ms) ran out: give a larger --timeout-ms N, or 0 for no limit"
             .to_string(),
+        "memory" => "the memory budget (--max-memory) ran out: give a larger --max-memory MIB, or 0 for no limit".to_string(),
         "silent moves" => "the limit on silent moves along one path ran out (a fixed limit: 2 x term depth + 8; check in complete mode, or report the model)".to_string(),
         other => format!("the {other} budget ran out"),
     }
@@ -422,4 +459,32 @@ fn explain_diagnosis(d: &Diagnosis, names: &Names<'_>) -> String {
         s.push_str(" (diagnosis partial: its budget ran out)");
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escape_controls;
+
+    #[test]
+    fn control_characters_are_escaped_and_the_rest_kept() {
+        assert_eq!(escape_controls("plain ünï 😀"), "plain ünï 😀");
+        assert_eq!(
+            escape_controls("evil\nforged.htf: Pass"),
+            "evil\\nforged.htf: Pass"
+        );
+        assert_eq!(escape_controls("\u{1b}]0;x\u{7}"), "\\u{1b}]0;x\\u{7}");
+        assert_eq!(escape_controls("a\u{85}b\u{7f}"), "a\\u{85}b\\u{7f}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn non_utf8_names_are_shown_escaped_not_lossily() {
+        use std::os::unix::ffi::OsStrExt;
+        let p = std::path::Path::new(std::ffi::OsStr::from_bytes(b"dir/t\xff\xfe.htf"));
+        assert_eq!(super::path_text(p), "dir/t\\xff\\xfe.htf");
+        assert_eq!(
+            super::path_text(std::path::Path::new("ok/é.htf")),
+            "ok/é.htf"
+        );
+    }
 }

@@ -26,6 +26,7 @@ fn all_options(mode: Mode) -> Vec<ExploreOptions> {
                     budget: Budget {
                         max_vertices: Some(2_000_000),
                         timeout: None,
+                        ..Budget::UNLIMITED
                     },
                     witness: false,
                 });
@@ -136,6 +137,7 @@ fn budget_exhaustion_is_inconclusive() {
         budget: Budget {
             max_vertices: Some(10),
             timeout: None,
+            ..Budget::UNLIMITED
         },
         witness: false,
     };
@@ -146,6 +148,7 @@ fn budget_exhaustion_is_inconclusive() {
         budget: Budget {
             max_vertices: None,
             timeout: None,
+            ..Budget::UNLIMITED
         },
         memo: true,
         ..opts

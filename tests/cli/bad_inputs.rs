@@ -19,7 +19,10 @@
 //! - `absent: FILE` a file that must not exist after the run (relative paths are from the
 //!   cases directory, where the command runs);
 //! - `limit: seconds N` / `limit: memory-mb N` bounds on the run's wall time and peak resident
-//!   memory (measured from `/proc` on Linux).
+//!   memory (measured from `/proc` on Linux);
+//! - `limit: address-space-mb N` runs the command under an address-space limit of `N` MiB
+//!   (`prlimit --as`, Linux's util-linux), so that an allocation past it fails: the case must
+//!   still answer (issue 22: budgets bound memory).
 //!
 //! Placeholders in values: `{name}` (the case's name), `{root}` (the repository) and `{tmp}`
 //! (a scratch directory, removed after the case). The command runs in the cases directory,
@@ -45,6 +48,8 @@
 //!   (decimal or `0x..`), `fix-checksum` (recompute a `.mtm` file's trailing FNV-1a checksum,
 //!   as a hostile file would), `append TEXT` (add `TEXT`, no whitespace, at the end);
 //! - `symlink TARGET`: a symbolic link to `TARGET` (Unix only);
+//! - `fifo`: a named pipe (`mkfifo`, Unix only);
+//! - `deep N FILE`: `N` nested directories `FILE/d/d/...`, a copy of `FILE` in the innermost;
 //! - `remove`: removes `FILE` (a file, or a directory and its contents), e.g. a source after
 //!   it was compiled.
 //!
@@ -76,6 +81,7 @@ struct Case {
     absent: Vec<String>,
     max_seconds: Option<u64>,
     max_memory_mb: Option<u64>,
+    address_space_mb: Option<u64>,
 }
 
 fn cases_dir() -> PathBuf {
@@ -125,6 +131,7 @@ fn parse_case(name: &str, text: &str, tmp: &Path) -> Result<Case, String> {
                 match (words.first().copied(), number) {
                     (Some("seconds"), Some(v)) => case.max_seconds = Some(v),
                     (Some("memory-mb"), Some(v)) => case.max_memory_mb = Some(v),
+                    (Some("address-space-mb"), Some(v)) => case.address_space_mb = Some(v),
                     _ => return Err(format!("{name}.case:{}: bad limit", n + 1)),
                 }
             }
@@ -185,6 +192,30 @@ fn generate(spec: &[String]) -> Result<(), String> {
         return Err(format!(
             "generate symlink: no symbolic links on this system ({target})"
         ));
+    }
+    if kind == "fifo" {
+        let made = Command::new("mkfifo")
+            .arg(file)
+            .status()
+            .map_err(|e| format!("cannot run mkfifo: {e}"))?;
+        return made
+            .success()
+            .then_some(())
+            .ok_or_else(|| format!("mkfifo {file} failed"));
+    }
+    if kind == "deep" {
+        let source = args.get(1).ok_or("generate deep: missing FILE")?;
+        let mut dir = PathBuf::from(file);
+        for _ in 0..arg(0)? {
+            dir.push("d");
+        }
+        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {file}: {e}"))?;
+        let name = Path::new(source)
+            .file_name()
+            .ok_or("generate deep: bad FILE")?;
+        return std::fs::copy(source, dir.join(name))
+            .map(|_| ())
+            .map_err(|e| format!("cannot copy {source}: {e}"));
     }
     let mut out = std::io::BufWriter::new(
         std::fs::File::create(file).map_err(|e| format!("cannot create {file}: {e}"))?,
@@ -331,7 +362,17 @@ fn run_step(args: &[String]) -> Result<(), String> {
 }
 
 fn run(case: &Case) -> Result<Run, String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_multitrace"))
+    let bin = env!("CARGO_BIN_EXE_multitrace");
+    let mut command = match case.address_space_mb {
+        // prlimit sets the limit and executes the command in the same process.
+        Some(mb) => {
+            let mut c = Command::new("prlimit");
+            c.arg(format!("--as={}", mb << 20)).arg("--").arg(bin);
+            c
+        }
+        None => Command::new(bin),
+    };
+    let mut child = command
         .args(&case.args)
         .current_dir(cases_dir())
         .env_remove("RUST_BACKTRACE")
@@ -339,7 +380,7 @@ fn run(case: &Case) -> Result<Run, String> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot start multitrace: {e}"))?;
+        .map_err(|e| format!("cannot start multitrace (or prlimit, from util-linux): {e}"))?;
     // Read the pipes on their own threads so that a chatty child cannot block.
     let mut out_pipe = child.stdout.take().ok_or("no stdout")?;
     let mut err_pipe = child.stderr.take().ok_or("no stderr")?;

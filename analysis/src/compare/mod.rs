@@ -254,6 +254,7 @@ pub fn compare_sets(
     let budget = Budget {
         max_vertices: opts.max_vertices,
         timeout: None,
+        ..Budget::default()
     };
     let mut rows = Vec::with_capacity(sets.len());
     for set in sets {

@@ -45,6 +45,7 @@ impl Generator<'_> {
             budget: Budget {
                 max_vertices: self.opts.max_vertices,
                 timeout: None,
+                ..Budget::default()
             },
             ..CheckOptions::default()
         };

@@ -241,7 +241,7 @@ proptest! {
         };
         let engine = Engine::new(c);
         let (mut s1, mut s2) = (engine.scratch(), term_only.scratch());
-        let budget = Budget { max_vertices: Some(2_000_000), timeout: None };
+        let budget = Budget { max_vertices: Some(2_000_000), timeout: None, ..Budget::UNLIMITED };
         for mu in candidates(&a, &groups, seed) {
             let mt = multitrace(&groups, &mu);
             for mode in [Mode::Complete, Mode::Prefix] {
@@ -309,7 +309,7 @@ proptest! {
     fn ac_as_and_term_exploration_agree(a in arb_ast(), colocated in any::<bool>(), seed in 1..u64::MAX) {
         let (m, c) = compile(&a, colocated);
         let groups = groups_of(&c);
-        let budget = Budget { max_vertices: Some(2_000_000), timeout: None };
+        let budget = Budget { max_vertices: Some(2_000_000), timeout: None, ..Budget::UNLIMITED };
         let tables = c.automata().map(|aut| AcTables::new(&aut.nfa, &c.alphabet));
         let local = c.automata().and_then(|aut| LocalTables::new(aut, &c.alphabet));
         let mut scratch = AsScratch::default();

@@ -40,6 +40,7 @@ fn variants(mode: Mode) -> Vec<ExploreOptions> {
             budget: Budget {
                 max_vertices: Some(5_000_000),
                 timeout: None,
+                ..Budget::UNLIMITED
             },
             witness: false,
         });
@@ -380,6 +381,7 @@ fn lfrem_sample_verdicts_are_exact_and_stable() {
                     let small = Budget {
                         max_vertices: Some(200_000),
                         timeout: None,
+                        ..Budget::UNLIMITED
                     };
                     let base = ExploreOptions {
                         budget: small,

@@ -59,7 +59,7 @@ proptest! {
         let engine = Engine::new(c);
         let mut scratch = engine.scratch();
         let mut rng = Rng::new(seed);
-        let budget = Budget { max_vertices: Some(2_000_000), timeout: None };
+        let budget = Budget { max_vertices: Some(2_000_000), timeout: None, ..Budget::UNLIMITED };
         let procedures: &[Procedure] = if engine.model().automata().is_some() {
             &[Procedure::Ac, Procedure::As, Procedure::Term]
         } else {

@@ -115,7 +115,7 @@ impl Batch<'_> {
     /// [`Self::check_input`], with a panic (a bug) turned into an Error record.
     pub(super) fn check_guarded(&self, scratch: &mut Scratch, input: Input) -> Outcome {
         let name = match &input {
-            Input::File(p) => p.display().to_string(),
+            Input::File(p) => crate::record::path_text(p),
             Input::Memory(item) => item.trace.clone(),
             Input::Letters(l) => l.trace.clone(),
             Input::Error(name, _) => name.clone(),
@@ -167,7 +167,7 @@ impl Batch<'_> {
         let start = Instant::now();
         let (trace, id, outcome) = match input {
             Input::File(path) => (
-                path.display().to_string(),
+                crate::record::path_text(&path),
                 None,
                 self.check_path(scratch, &path),
             ),
@@ -214,7 +214,7 @@ impl Batch<'_> {
 
     fn check_path(&self, scratch: &mut Scratch, path: &Path) -> Result<Checked<'_>, ErrorRecord> {
         let text = super::source::read_input_text(path).map_err(|e| text_error(&e))?;
-        let file = path.display().to_string();
+        let file = crate::record::path_text(path);
         if super::source::content_extension(path) == Some("mtf") {
             let model = self.engine().model();
             let traces = parse_mtf_indexed(&file, &text, &model.alphabet, &self.tables.names)
@@ -394,7 +394,7 @@ pub fn text_error(e: &ModelError) -> ErrorRecord {
         ModelError::Parse(p) => p.into(),
         ModelError::Io { path, .. } => {
             let mut r = ErrorRecord::message(e.to_string());
-            r.file = Some(path.display().to_string());
+            r.file = Some(crate::record::path_text(path));
             r
         }
     }

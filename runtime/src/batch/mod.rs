@@ -500,7 +500,7 @@ impl<'a> Batch<'a> {
                 Input::Letters(_) => {}
                 Input::File(path) => {
                     let text = read_text(&path).map_err(|e| text_error(&e))?;
-                    let file = path.display().to_string();
+                    let file = crate::record::path_text(&path);
                     if path.extension().is_some_and(|e| e == "mtf") {
                         let traces = parse_mtf_indexed(&file, &text, alphabet, &self.tables.names)
                             .map_err(|e| ErrorRecord::from(&e))?;

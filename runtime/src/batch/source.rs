@@ -199,7 +199,7 @@ impl FileSource {
             let cutter = Cutter::new(Box::new(std::io::stdin()), true, self.max_line);
             ("<stdin>".to_string(), cutter)
         } else {
-            let name = path.display().to_string();
+            let name = crate::record::path_text(path);
             let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
             match open_input(path) {
                 Ok(f) => (name, Cutter::new(f, !regular, self.max_line)),

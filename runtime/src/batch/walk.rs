@@ -1,5 +1,6 @@
 //! Inputs named on the command line: files as given, directories searched for trace files.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -26,38 +27,44 @@ pub fn is_streamed(path: &Path) -> bool {
     path.as_os_str() == "-" || super::source::content_extension(path) == Some("jsonl")
 }
 
-/// Trace files: files as given (and `-`), directories searched recursively for `*.htf`,
-/// `*.mtf` and `*.jsonl` (in natural order, [`natural_cmp`]).
+/// Trace files: files as given (and `-`), directories searched recursively for regular files
+/// named `*.htf`, `*.mtf` and `*.jsonl` (in natural order, [`natural_cmp`]).
 ///
-/// Symbolic links to directories are followed, but a directory already searched (by its
-/// canonical path: a link back to an ancestor, a loop, or a second link to the same place) is
-/// skipped with a note, so a symbolic-link loop cannot make the walk endless. `note` receives
-/// such notes, one for a directory holding no trace file, and one naming the files of other
-/// extensions a directory held (count and the first few), which are not read. Hidden files
-/// and `gen`'s `manifest.tsv` are not named: they are never inputs.
+/// Symbolic links are followed, but a directory already searched (by device and inode: a link
+/// back to an ancestor, a loop, or a second link to the same place) is skipped with a note, so
+/// a symbolic-link loop cannot make the walk endless. A trace name that is not a regular file
+/// (a FIFO, a socket, a device, a dangling link) is skipped with a note: reading a FIFO would
+/// wait for a writer forever. A path named explicitly is read whatever it is (a FIFO given on
+/// the command line has a writer on purpose). `note` receives these notes (and one for a
+/// directory holding no trace file, and one naming the files of other extensions a directory
+/// held (count and the first few), which are not read; hidden files and `gen`'s
+/// `manifest.tsv` are not named: they are never inputs).
+///
+/// The walk is [`walkdir`]'s: each directory is opened once and entries are not
+/// canonicalized, so its cost is linear in the entries (plus the kernel's lookup of each
+/// path), not cubic in the depth.
 pub fn collect_traces(
     paths: &[PathBuf],
     note: &mut dyn FnMut(String),
 ) -> Result<Vec<PathBuf>, WalkError> {
     let mut files = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::new();
     for p in paths {
         if p.as_os_str() == "-" {
             files.push(p.clone());
         } else if p.is_dir() {
-            let mut found = Vec::new();
+            let before = files.len();
             let mut skipped = Vec::new();
-            walk(p, &mut found, &mut skipped, &mut seen, note)?;
+            walk(p, &mut files, &mut skipped, &mut seen, note)?;
             if let Some(s) = skipped_note(p, &skipped) {
                 note(s);
             }
-            if found.is_empty() {
+            if files.len() == before {
                 note(format!(
                     "{} holds no .htf, .mtf or .jsonl file",
                     p.display()
                 ));
             }
-            files.extend(found);
         } else if p.exists() {
             files.push(p.clone());
         } else {
@@ -99,49 +106,109 @@ fn skipped_note(dir: &Path, skipped: &[PathBuf]) -> Option<String> {
 /// as skipped.
 const GEN_MANIFEST: &str = "manifest.tsv";
 
+/// Identity of a directory: device and inode on Unix, the canonical path elsewhere.
+#[cfg(unix)]
+type DirId = (u64, u64);
+#[cfg(not(unix))]
+type DirId = PathBuf;
+
+#[cfg(unix)]
+fn dir_id(path: &Path, meta: &std::fs::Metadata) -> std::io::Result<DirId> {
+    use std::os::unix::fs::MetadataExt;
+    let _ = path;
+    Ok((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn dir_id(path: &Path, _: &std::fs::Metadata) -> std::io::Result<DirId> {
+    std::fs::canonicalize(path)
+}
+
+fn is_trace_name(path: &Path) -> bool {
+    matches!(
+        super::source::content_extension(path),
+        Some("htf" | "mtf" | "jsonl")
+    )
+}
+
 fn walk(
-    dir: &Path,
+    root: &Path,
     out: &mut Vec<PathBuf>,
     skipped: &mut Vec<PathBuf>,
-    seen: &mut std::collections::HashSet<PathBuf>,
+    seen: &mut HashSet<DirId>,
     note: &mut dyn FnMut(String),
 ) -> Result<(), WalkError> {
-    let error = |e: std::io::Error| WalkError {
-        path: dir.to_path_buf(),
+    let error = |path: &Path, e: &dyn fmt::Display| WalkError {
+        path: path.to_path_buf(),
         message: format!("cannot read directory: {e}"),
     };
-    let canonical = std::fs::canonicalize(dir).map_err(error)?;
-    if !seen.insert(canonical.clone()) {
-        note(format!(
-            "{}: already searched (it is {}); a symbolic link loop or a second link, not followed",
-            dir.display(),
-            canonical.display()
-        ));
-        return Ok(());
-    }
-    let mut entries = std::fs::read_dir(dir)
-        .and_then(|entries| {
-            entries
-                .map(|e| e.map(|e| e.path()))
-                .collect::<std::io::Result<Vec<_>>>()
-        })
-        .map_err(error)?;
     // Sorted naturally (`t9` before `t100`), so that the order is the one a person expects
     // and which of two links to one directory is searched does not vary.
-    entries.sort_by(|a, b| natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
-    for path in entries {
-        if path.is_dir() {
-            walk(&path, out, skipped, seen, note)?;
-        } else if matches!(
-            super::source::content_extension(&path),
-            Some("htf" | "mtf" | "jsonl")
-        ) {
-            out.push(path);
-        } else if path.file_name().is_some_and(|n| {
-            let n = n.to_string_lossy();
-            !n.starts_with('.') && n != GEN_MANIFEST
-        }) {
-            skipped.push(path);
+    let mut it = walkdir::WalkDir::new(root)
+        .follow_links(true)
+        .sort_by(|a, b| {
+            natural_cmp(
+                &a.file_name().to_string_lossy(),
+                &b.file_name().to_string_lossy(),
+            )
+            .then_with(|| a.file_name().cmp(b.file_name()))
+        })
+        .into_iter();
+    while let Some(entry) = it.next() {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                let path = e.path().unwrap_or(root).to_path_buf();
+                if let Some(ancestor) = e.loop_ancestor() {
+                    note(format!(
+                        "{}: already searched (it is {}); a symbolic link loop, not followed",
+                        path.display(),
+                        ancestor.display()
+                    ));
+                    continue;
+                }
+                let gone = e
+                    .io_error()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound);
+                if e.depth() > 0 && gone {
+                    // A dangling link, or an entry removed during the walk: not a trace.
+                    if is_trace_name(&path) {
+                        note(format!("{}: skipped: {e}", path.display()));
+                    }
+                    continue;
+                }
+                return Err(error(&path, &e));
+            }
+        };
+        let path = entry.path();
+        if entry.file_type().is_dir() {
+            let id = entry
+                .metadata()
+                .map_err(|e| error(path, &e))
+                .and_then(|m| dir_id(path, &m).map_err(|e| error(path, &e)))?;
+            if !seen.insert(id) {
+                note(format!(
+                    "{}: already searched; a symbolic link loop or a second link, not followed",
+                    path.display()
+                ));
+                it.skip_current_dir();
+            }
+        } else if is_trace_name(path) {
+            if entry.file_type().is_file() {
+                out.push(entry.into_path());
+            } else {
+                note(format!(
+                    "{}: skipped: not a regular file (a FIFO, socket or device is read only when named explicitly)",
+                    path.display()
+                ));
+            }
+        } else if entry.file_type().is_file()
+            && path.file_name().is_some_and(|n| {
+                let n = n.to_string_lossy();
+                !n.starts_with('.') && n != GEN_MANIFEST
+            })
+        {
+            skipped.push(entry.into_path());
         }
     }
     Ok(())
@@ -220,11 +287,38 @@ mod tests {
             ]
         );
         #[cfg(unix)]
-        assert_eq!(notes.len(), 2, "{notes:?}");
+        {
+            assert_eq!(notes.len(), 2, "{notes:?}");
+            assert!(notes.iter().all(|n| n.contains("already searched")));
+        }
         let e = collect_traces(&[d.join("nothing")], &mut |_| {}).unwrap_err();
         assert!(e
             .to_string()
             .ends_with("nothing: no such file or directory"));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_skipped_in_a_directory_and_read_when_named() {
+        let d = std::env::temp_dir().join(format!("multitrace-walk-fifo-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("a.htf"), "{}").unwrap();
+        let fifo = d.join("b.htf");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("no mkfifo: skipped");
+            return;
+        }
+        let mut notes = Vec::new();
+        let files = collect_traces(std::slice::from_ref(&d), &mut |n| notes.push(n)).unwrap();
+        assert_eq!(files, vec![d.join("a.htf")]);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("b.htf: skipped: not a regular file"));
+        // Named explicitly, it is an input like any other.
+        let files = collect_traces(std::slice::from_ref(&fifo), &mut |_| {}).unwrap();
+        assert_eq!(files, vec![fifo]);
         let _ = std::fs::remove_dir_all(&d);
     }
 }

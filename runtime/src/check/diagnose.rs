@@ -184,6 +184,7 @@ impl<O: Oracle + ?Sized> Queries<'_, O> {
                 .budget
                 .timeout
                 .map(|t| t.saturating_sub(self.started.elapsed())),
+            max_memory: self.budget.max_memory,
         };
         if left.max_vertices == Some(0) || left.timeout.is_some_and(|t| t.is_zero()) {
             self.exhausted = true;
@@ -597,7 +598,7 @@ mod tests {
             let lens = f.lens();
             let k = lens.len();
             let whole = f.brute(&lens, None);
-            let d = diagnose_with(&mut f, None, &Budget { max_vertices: None, timeout: None }, true);
+            let d = diagnose_with(&mut f, None, &Budget { max_vertices: None, timeout: None, ..Budget::UNLIMITED }, true);
             prop_assert!(!d.partial);
             let v = d.consumed.clone();
             let allowed = |f: &Finite, v: &[usize], i: usize| -> Vec<Sym> {
@@ -687,6 +688,7 @@ mod tests {
             &Budget {
                 max_vertices: Some(2),
                 timeout: None,
+                ..Budget::UNLIMITED
             },
             false,
         );
@@ -699,6 +701,7 @@ mod tests {
             &Budget {
                 max_vertices: None,
                 timeout: None,
+                ..Budget::UNLIMITED
             },
             false,
         );

@@ -25,6 +25,7 @@ use crate::verdict::{Diagnosis, Mode, Reason, Sym, Verdict, VerdictKind};
 use ac::AcTables;
 use explore::{explore, ExploreOptions};
 use std::fmt;
+use std::time::Instant;
 
 /// A check procedure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -248,9 +249,11 @@ impl Engine {
             }
         }
         let p = self.resolve(opts.choice)?;
+        let started = Instant::now();
         let mut v = self.run_letters(scratch, traces, opts, p)?;
         match (v.kind, opts.diagnosis) {
             (VerdictKind::Fail, Some(budget)) => {
+                let budget = time_left(&budget, opts, started);
                 self.diagnose_letters(scratch, traces, opts, &budget, &mut v)?;
             }
             (VerdictKind::WeakPass, Some(budget)) => {
@@ -469,12 +472,15 @@ impl Engine {
             Err(_)
                 if (opts.choice == Choice::Auto || p == Procedure::Term) && self.term.is_some() =>
             {
+                let started = Instant::now();
                 let mut v = self.explore(scratch, mt, opts);
                 match (v.kind, opts.diagnosis) {
                     (VerdictKind::Fail, Some(budget)) => {
+                        let budget = time_left(&budget, opts, started);
                         self.diagnose_term(scratch, mt, opts, &budget, &mut v)?;
                     }
                     (VerdictKind::WeakPass, Some(budget)) => {
+                        let budget = time_left(&budget, opts, started);
                         // As in check_letters: the complete-mode diagnosis says what is left.
                         let complete = CheckOptions {
                             mode: crate::verdict::Mode::Complete,
@@ -533,6 +539,23 @@ impl Engine {
                 })
                 .collect(),
         })
+    }
+}
+
+/// The diagnosis budget `budget` within what is left of the check's time limit: the check and
+/// its diagnosis together stay within `--timeout-ms` (the diagnosis of a Fail found late is
+/// then partial).
+fn time_left(budget: &Budget, opts: &CheckOptions, started: Instant) -> Budget {
+    let left = opts
+        .budget
+        .timeout
+        .map(|t| t.saturating_sub(started.elapsed()));
+    Budget {
+        timeout: match (budget.timeout, left) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        },
+        ..*budget
     }
 }
 

@@ -21,6 +21,8 @@ pub struct Settings {
     pub timeout_ms: u64,
     /// Search vertices per multitrace (0: none).
     pub max_vertices: u64,
+    /// Memory of the search structures of one check, in MiB (0: none); per worker.
+    pub max_memory_mb: u64,
     /// Diagnose a Fail.
     pub diagnosis: bool,
     /// Search vertices of a diagnosis, all its queries together (0: none).
@@ -44,6 +46,7 @@ impl Default for Settings {
             witness: false,
             timeout_ms: 0,
             max_vertices: vertices,
+            max_memory_mb: Budget::default().max_memory.map_or(0, |b| b >> 20),
             diagnosis: true,
             max_diagnosis_vertices: vertices,
             por: true,
@@ -60,6 +63,7 @@ impl Settings {
         let budget = Budget {
             max_vertices: bound(self.max_vertices),
             timeout: (self.timeout_ms > 0).then(|| Duration::from_millis(self.timeout_ms)),
+            max_memory: bound(self.max_memory_mb).map(|m| m.saturating_mul(1 << 20)),
         };
         CheckOptions {
             mode: self.mode,
@@ -77,6 +81,7 @@ impl Settings {
             diagnosis: self.diagnosis.then_some(Budget {
                 max_vertices: bound(self.max_diagnosis_vertices),
                 timeout: budget.timeout,
+                max_memory: budget.max_memory,
             }),
         }
     }

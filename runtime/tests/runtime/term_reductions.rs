@@ -21,7 +21,7 @@ proptest! {
         let groups = groups(colocated);
         let mut store = TermStore::new();
         let root = build(&mut store, &a);
-        let budget = Budget { max_vertices: Some(2_000_000), timeout: None };
+        let budget = Budget { max_vertices: Some(2_000_000), timeout: None, ..Budget::UNLIMITED };
         let reduced = ExploreOptions { budget, ..ExploreOptions::default() };
         let plain = ExploreOptions { por: false, loc: false, ..reduced };
         for mu in candidates(&a, &groups, seed) {

@@ -33,6 +33,7 @@
 // Index loops over locations keep positions, traces and strides visibly in step.
 #![allow(clippy::needless_range_loop)]
 
+mod reached;
 mod search;
 mod tables;
 #[cfg(test)]
@@ -40,6 +41,7 @@ mod tests;
 mod vectors;
 mod viability;
 
+use reached::Reached;
 use search::*;
 pub use tables::AcTables;
 use tables::*;
@@ -47,13 +49,12 @@ use vectors::*;
 use viability::*;
 
 use crate::bits;
-use crate::budget::Budget;
+use crate::budget::{Budget, Limit, Meter};
 use crate::model::Automata;
 use crate::nfa::{Alphabet, LetterId, Nfa, StateId};
 use crate::verdict::{Mode, Reason, Sym, Verdict, VerdictKind};
 use rustc_hash::FxHashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 
 /// The result of AC with its explanation.
 pub struct AcOutcome {
@@ -209,7 +210,7 @@ fn with_run<R>(
         mask,
         radix,
         budget,
-        started: budget.timeout.map(|_| Instant::now()),
+        meter: Meter::start(budget),
         vertices: 0,
         s: scratch,
     };

@@ -47,8 +47,8 @@ pub(super) struct Run<'a, 's> {
     pub(super) mask: Option<&'a [u64]>,
     pub(super) radix: &'a Radix,
     pub(super) budget: &'a Budget,
-    /// When the search started, if it has a time budget (reading the clock costs).
-    pub(super) started: Option<Instant>,
+    /// The clock of the search (its work since the clock was last read).
+    pub(super) meter: Meter,
     pub(super) vertices: u64,
     pub(super) s: &'s mut AcScratch,
 }
@@ -180,31 +180,25 @@ impl Run<'_, '_> {
                 filter(&s.q, &s.q_at, radix, key, &mut s.fresh, w);
             }
             // Keep only the states new at this vector.
-            let slot = s.reached.slot(key, w);
-            let known = &mut s.reached.sets[slot * w..(slot + 1) * w];
-            let mut any = 0u64;
-            for k in 0..w {
-                let f = s.fresh[k] & !known[k];
-                known[k] |= f;
-                s.fresh[k] = f;
-                any |= f;
-            }
-            if any == 0 {
+            let Some(e) = s.reached.entry(key, self.budget) else {
+                return Search::Exhausted(Limit::Memory.name());
+            };
+            if !s.reached.merge::<W>(e, &mut s.fresh) {
                 continue;
             }
             self.vertices += 1;
             expanded += 1;
             if self.budget.max_vertices.is_some_and(|m| self.vertices > m) {
-                return Search::Exhausted("vertices");
+                return Search::Exhausted(Limit::Vertices.name());
             }
-            if self.vertices.is_multiple_of(1024)
-                && self
-                    .budget
-                    .timeout
-                    .zip(self.started)
-                    .is_some_and(|(t, started)| started.elapsed() > t)
-            {
-                return Search::Exhausted("time");
+            // A vertex reads its set once per successor, and merges it.
+            if self.meter.spend((w * (n + 2)) as u64) {
+                return Search::Exhausted(Limit::Time.name());
+            }
+            // The stack may double while it is copied: count its capacity twice.
+            let stack = 2 * (s.sets.capacity() * 8 + s.keys.capacity() * 16) as u64;
+            if !self.budget.memory_allows(s.reached.bytes() + stack) {
+                return Search::Exhausted(Limit::Memory.name());
             }
             if key == end {
                 if (0..w).any(|k| s.fresh[k] & goal[k] != 0) {
@@ -264,14 +258,15 @@ impl Run<'_, '_> {
     /// Walks back from an accepting state at the end (complete-mode sets).
     pub(super) fn rebuild(&self) -> Vec<(usize, LetterId)> {
         let nfa = self.nfa;
-        let w = self.tables.words;
         let radix = self.radix;
         let n = self.traces.len();
         let end: u64 = (0..n).map(|j| radix.lens[j] * radix.strides[j]).sum();
         let reached = &self.s.reached;
         let mut key = end;
-        let slot = reached.find(key).expect("the end was reached");
-        let mut state = bits::iter(reached.set(slot, w))
+        let e = reached.find(key).expect("the end was reached");
+        let mut state = reached
+            .states(e)
+            .into_iter()
             .find(|&s| bits::get(&self.tables.accepting, s))
             .expect("an accepting state at the end");
         let mut out = Vec::new();
@@ -283,11 +278,11 @@ impl Run<'_, '_> {
                     continue;
                 }
                 let pkey = key - radix.strides[j];
-                let Some(pslot) = reached.find(pkey) else {
+                let Some(pe) = reached.find(pkey) else {
                     continue;
                 };
                 let a = self.traces[j][p - 1];
-                for s in bits::iter(reached.set(pslot, w)) {
+                for s in reached.states(pe) {
                     let (lo, hi) = self.tables.ranges[s * self.tables.letters + a.index()];
                     for i in lo as usize..hi as usize {
                         if nfa.transitions()[i].to.index() == state

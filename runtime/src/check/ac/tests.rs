@@ -248,25 +248,92 @@ fn witness_is_an_accepted_interleaving_under_pruning() {
 
 #[test]
 fn reached_table_finds_every_key_across_growth_and_reset() {
-    let mut r = Reached::default();
-    for round in 0..3 {
-        r.reset(2);
-        let keys: Vec<u64> = (0..5000u64).map(|i| i * 7919 + round).collect();
-        for &k in &keys {
-            let slot = r.slot(k, 2);
-            r.sets[slot * 2] |= k;
+    // Dense (2 words) and sparse (40 words) sets.
+    for w in [2usize, 40] {
+        let mut r = Reached::default();
+        let states = 64 * w;
+        for round in 0..3 {
+            r.reset(w);
+            let keys: Vec<u64> = (0..5000u64).map(|i| i * 7919 + round).collect();
+            for &k in &keys {
+                let e = r.entry(k, &Budget::UNLIMITED).expect("no limit");
+                let mut fresh = vec![0u64; w];
+                bits::set(&mut fresh, k as usize % states);
+                assert!(r.merge::<0>(e, &mut fresh));
+            }
+            assert_eq!(r.len(), keys.len());
+            for &k in &keys {
+                let e = r.find(k).expect("inserted");
+                assert_eq!(r.states(e), vec![k as usize % states]);
+                assert_eq!(r.entry(k, &Budget::UNLIMITED), Some(e));
+            }
+            assert_eq!(r.find(3), None);
         }
-        for &k in &keys {
-            let slot = r.find(k).expect("inserted");
-            assert_eq!(r.set(slot, 2)[0], k);
-            assert_eq!(r.slot(k, 2), slot);
-        }
-        assert_eq!(r.find(3), None);
+        r.reset(w);
+        assert_eq!(r.find(7919), None);
+        assert_eq!(r.len(), 0);
     }
-    r.reset(2);
-    assert_eq!(r.find(7919), None);
-    assert!(r.used.is_empty());
-    assert!(r.sets.iter().all(|&x| x == 0));
+}
+
+#[test]
+fn reached_sets_merge_like_a_set_of_states_in_either_representation() {
+    // Oracle: a BTreeSet per key. Sparse lists turn into bitsets past 2w states.
+    use std::collections::{BTreeMap, BTreeSet};
+    for w in [1usize, 3, 17, 40] {
+        let n = 64 * w;
+        let mut rng = Rng::new(w as u64);
+        let mut r = Reached::default();
+        r.reset(w);
+        let mut oracle: BTreeMap<u64, BTreeSet<usize>> = BTreeMap::new();
+        for _ in 0..3000 {
+            let key = rng.below(50) as u64;
+            let mut fresh = vec![0u64; w];
+            let mut want_new = BTreeSet::new();
+            let known = oracle.entry(key).or_default();
+            for _ in 0..1 + rng.below(6) {
+                let s = rng.below(n);
+                bits::set(&mut fresh, s);
+                if !known.contains(&s) {
+                    want_new.insert(s);
+                }
+            }
+            let e = r.entry(key, &Budget::UNLIMITED).unwrap();
+            let any = r.merge::<0>(e, &mut fresh);
+            assert_eq!(any, !want_new.is_empty());
+            assert_eq!(bits::iter(&fresh).collect::<BTreeSet<_>>(), want_new);
+            known.extend(want_new);
+            assert_eq!(r.states(e), known.iter().copied().collect::<Vec<_>>());
+        }
+    }
+}
+
+#[test]
+fn the_reached_table_stays_within_its_memory_budget() {
+    let budget = Budget {
+        max_memory: Some(1 << 20),
+        ..Budget::UNLIMITED
+    };
+    for w in [2usize, 40] {
+        let mut r = Reached::default();
+        r.reset(w);
+        let mut refused = false;
+        for k in 0..1_000_000u64 {
+            let Some(e) = r.entry(k, &budget) else {
+                refused = true;
+                break;
+            };
+            let mut fresh = vec![0u64; w];
+            bits::set(&mut fresh, (k % 64) as usize);
+            r.merge::<0>(e, &mut fresh);
+            // At most one set's growth past the limit between two checks.
+            assert!(
+                r.bytes() <= (1 << 20) + 16 * w as u64,
+                "{} bytes",
+                r.bytes()
+            );
+        }
+        assert!(refused, "a million vectors do not fit in 1 MiB");
+    }
 }
 
 #[test]
