@@ -31,6 +31,7 @@
 pub mod compare;
 pub mod compile;
 pub mod diagram;
+pub mod diagrams;
 pub mod generate;
 pub mod nfa;
 pub mod open;

@@ -58,6 +58,7 @@ pub mod budget;
 pub mod check;
 pub mod distributed;
 pub mod events;
+pub mod formats;
 pub mod manifest;
 pub mod model;
 pub mod multitrace;
