@@ -162,7 +162,7 @@ impl ModeArg {
 
 #[derive(Args)]
 struct CheckArgs {
-    /// The model: an interaction (.hif), a Timbuk automaton (.timbuk) or a compiled model (.mtm).
+    /// The model: an interaction (.hif), a sequence diagram (.mmd, .md, .puml), a Timbuk automaton (.timbuk) or a compiled model (.mtm).
     model: PathBuf,
     /// Multitrace files (.htf, .mtf, .jsonl) or directories searched recursively for them;
     /// `-` reads JSON Lines from standard input.
@@ -283,12 +283,12 @@ struct InspectArgs {
 
 #[derive(Args)]
 struct DrawArgs {
-    /// The model (.mtm, .hif or .timbuk).
+    /// The model (.mtm, .hif, .mmd, .md, .puml or .timbuk).
     model: PathBuf,
     #[command(flatten)]
     model_args: ModelArgs,
     /// Draw the NFA A.
-    #[arg(long, conflicts_with_all = ["dfa", "diagram", "pnml"], required_unless_present_any = ["dfa", "diagram", "pnml"])]
+    #[arg(long, conflicts_with_all = ["dfa", "diagram", "pnml", "mermaid", "plantuml"], required_unless_present_any = ["dfa", "diagram", "pnml", "mermaid", "plantuml"])]
     nfa: bool,
     /// Draw the local verifier Proj(A, Σi) of this location (its name, e.g. l1 or l1,l2).
     #[arg(long, value_name = "LOCATION", conflicts_with = "diagram")]
@@ -302,6 +302,14 @@ struct DrawArgs {
     /// process-mining tools such as pm4py.
     #[arg(long, conflicts_with = "dfa")]
     pnml: bool,
+    /// Write the interaction as a Mermaid sequenceDiagram (weak loops, alt, opt, par and
+    /// messages; other operators are refused with what to do instead).
+    #[arg(long, conflicts_with_all = ["dfa", "diagram", "pnml", "plantuml"])]
+    mermaid: bool,
+    /// Write the interaction as a PlantUML sequence diagram (as --mermaid, and messages to or
+    /// from the environment cross the border).
+    #[arg(long, conflicts_with_all = ["dfa", "diagram", "pnml"])]
+    plantuml: bool,
     /// Output file (.dot, or .svg with --diagram); `-` writes to standard output. Without
     /// --diagram, a .svg is written beside the .dot when a `dot` program is present.
     #[arg(short, long)]

@@ -5,7 +5,9 @@
 use crate::{CompileArgs, DrawArgs, InspectArgs, ModelArgs};
 use anyhow::{Context, Result};
 use multitrace_compiler::compile::AutomataPolicy;
-use multitrace_compiler::open::{compile_model, diagram_svg, open_for_viewing, open_model};
+use multitrace_compiler::open::{
+    compile_model, diagram_svg, diagram_text, open_for_viewing, open_model,
+};
 use multitrace_runtime::artifact::encode;
 use multitrace_runtime::model::CompiledModel;
 use std::io::Write as _;
@@ -61,6 +63,11 @@ pub fn draw(args: DrawArgs) -> Result<u8> {
     let opts = args.model_args.options();
     if args.diagram {
         write_output(&args.output, &diagram_svg(&args.model, &opts, &mut note)?)?;
+        return Ok(0);
+    }
+    if args.mermaid || args.plantuml {
+        let text = diagram_text(&args.model, &opts, args.plantuml, &mut note)?;
+        write_output(&args.output, &text)?;
         return Ok(0);
     }
     let m = open_for_viewing(&args.model, &opts, &mut note)?;

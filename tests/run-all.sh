@@ -8,7 +8,9 @@
 #      data-driven bad inputs, the fixtures through every procedure, proptests).
 #   2. Python: the `multitrace` package built with maturin and its pytest suite (python/test.sh),
 #      the Spark jobs included when pyspark is installed by it.
-#   3. Browser: the HTML report and the sequence diagram in headless Chromium
+#   3. Diagrams: what `draw --mermaid/--plantuml` writes, checked by Mermaid's parser (npm) and
+#      PlantUML (tests/diagrams/run.sh).
+#   4. Browser: the HTML report and the sequence diagram in headless Chromium
 #      (tests/browser/run.sh).
 #
 # Exits non-zero as soon as one part fails.
@@ -19,6 +21,9 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 echo "== Rust tests"
 cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked
+
+echo "== Diagram tools (Mermaid's parser, PlantUML) on the diagrams draw writes"
+bash tests/diagrams/run.sh
 
 echo "== Browser tests"
 bash tests/browser/run.sh

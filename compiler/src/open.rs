@@ -8,12 +8,16 @@
 
 use crate::compile::{AutomataPolicy, CompileOptions, LocationChoice};
 use crate::diagram::{interaction_svg, model_svg, DiagramError};
+use crate::diagrams::{write_mermaid, write_plantuml, DrawError};
 use crate::source::{
     check_recorded_source, check_source, compile_source, load_artifact, read_source, record_source,
     Freshness, Source, SourceError,
 };
 use crate::syntax::parse_locations_spec;
 use multitrace_runtime::model::CompiledModel;
+use multitrace_runtime::model::Origin;
+use multitrace_runtime::signature::Signature;
+use multitrace_runtime::term::{TermId, TermStore};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -69,6 +73,8 @@ pub enum OpenError {
     },
     /// The model cannot be drawn as a sequence diagram.
     Diagram(DiagramError),
+    /// The model cannot be written as a Mermaid or PlantUML diagram.
+    Text(DrawError),
 }
 
 impl fmt::Display for OpenError {
@@ -105,6 +111,7 @@ impl fmt::Display for OpenError {
                 "{option}: applies to commands that read a compiled model (.mtm), not to compile"
             ),
             OpenError::Diagram(e) => e.fmt(f),
+            OpenError::Text(e) => e.fmt(f),
         }
     }
 }
@@ -388,6 +395,39 @@ pub fn diagram_svg(
         }
     };
     svg.map_err(OpenError::Diagram)
+}
+
+/// The model `path` as a Mermaid or PlantUML sequence diagram (`plantuml` chooses): a source
+/// interaction as read, a compiled model from the interaction it keeps.
+pub fn diagram_text(
+    path: &Path,
+    opts: &ModelOptions,
+    plantuml: bool,
+    note: &mut dyn FnMut(String),
+) -> Result<String, OpenError> {
+    let write = |sig: &Signature, store: &TermStore, root: TermId| {
+        if plantuml {
+            write_plantuml(store, sig, root)
+        } else {
+            write_mermaid(store, sig, root)
+        }
+        .map_err(OpenError::Text)
+    };
+    if is_artifact(path) {
+        let model = open_model(path, opts, note)?;
+        let Origin::Interaction {
+            signature, term, ..
+        } = &model.origin
+        else {
+            return Err(OpenError::Diagram(DiagramError::NotAnInteraction));
+        };
+        let (store, root) = term.to_store();
+        return write(signature, &store, root);
+    }
+    match read_source(path, opts.signature.as_deref())? {
+        Source::Interaction(m) => write(&m.signature, &m.store, m.root),
+        Source::Automaton { .. } => Err(OpenError::Diagram(DiagramError::NotAnInteraction)),
+    }
 }
 
 #[cfg(test)]
