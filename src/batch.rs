@@ -105,7 +105,25 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         print_record(&mut out, &done.record, args.format, args.quiet, color)
     };
     // --events: event logs grouped by run (multitrace_runtime::events), one record per run.
-    let run = if args.events.is_empty() {
+    let run = if !args.xes.is_empty() {
+        use multitrace_runtime::formats::xes::{read_xes_runs, XesOptions, XesOrder};
+        // The --events field options name XES attributes, with XES's defaults.
+        let opts = XesOptions {
+            action_key: match args.action_field.as_str() {
+                "action" => "concept:name".to_string(),
+                k => k.to_string(),
+            },
+            lifeline_key: args.lifeline_field.clone(),
+            order: match args.order_field.as_str() {
+                "order" => XesOrder::Key("time:timestamp".into()),
+                "document" => XesOrder::Document,
+                k => XesOrder::Key(k.to_string()),
+            },
+            max_trace_events: args.max_buffered_events,
+        };
+        let runs = read_xes_runs(&batch.engine().model().alphabet, &args.xes, &opts);
+        multitrace_runtime::events::check_runs(&batch, runs, sink).map(|_| ())
+    } else if args.events.is_empty() {
         batch.run(files, sink)
     } else {
         use multitrace_runtime::events::{run_events, EventFormat, EventOptions};
@@ -139,7 +157,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         Err(e) => bail!("{e}"),
     }
     if tally.count() == 0 {
-        let inputs = args.traces.iter().chain(&args.events);
+        let inputs = args.traces.iter().chain(&args.events).chain(&args.xes);
         let inputs = inputs.map(|p| p.display().to_string()).collect();
         return Err(NothingChecked { inputs }.into());
     }

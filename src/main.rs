@@ -166,7 +166,7 @@ struct CheckArgs {
     model: PathBuf,
     /// Multitrace files (.htf, .mtf, .jsonl) or directories searched recursively for them;
     /// `-` reads JSON Lines from standard input.
-    #[arg(required_unless_present = "events")]
+    #[arg(required_unless_present_any = ["events", "xes"])]
     traces: Vec<PathBuf>,
     #[command(flatten)]
     model_args: ModelArgs,
@@ -236,6 +236,15 @@ struct CheckArgs {
     /// comes from the model); one record per run.
     #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with = "traces")]
     events: Vec<PathBuf>,
+    /// XES event logs (IEEE 1849, `.xes` or `.xes.gz`) instead of multitraces: a trace is a
+    /// run; the action is the event's concept:name (--action-field), the order its
+    /// time:timestamp (--order-field; `document`: the order in the trace).
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["traces", "events"])]
+    xes: Vec<PathBuf>,
+    /// --xes: the event attribute naming the lifeline of actions written `!m` or `?m` (e.g.
+    /// org:resource).
+    #[arg(long, value_name = "KEY")]
+    lifeline_field: Option<String>,
     /// --events: the field holding the run id.
     #[arg(long, value_name = "F", default_value = "run")]
     run_field: String,

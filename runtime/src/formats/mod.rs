@@ -4,3 +4,4 @@
 mod label;
 
 pub use label::label_name;
+pub mod xes;
