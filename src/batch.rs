@@ -105,7 +105,19 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         print_record(&mut out, &done.record, args.format, args.quiet, color)
     };
     // --events: event logs grouped by run (multitrace_runtime::events), one record per run.
-    let run = if !args.xes.is_empty() {
+    let run = if !args.otel.is_empty() {
+        use multitrace_runtime::formats::otel::{parse_otel_map, read_otel_runs, OtelMap};
+        let mut map = match &args.otel_map {
+            Some(p) => {
+                let text = multitrace_runtime::syntax::read_text(p)?;
+                parse_otel_map(&p.display().to_string(), &text)?
+            }
+            None => OtelMap::default(),
+        };
+        map.max_events = args.max_buffered_events;
+        let runs = read_otel_runs(&batch.engine().model().alphabet, &args.otel, &map);
+        multitrace_runtime::events::check_runs(&batch, runs.into_iter(), sink).map(|_| ())
+    } else if !args.xes.is_empty() {
         use multitrace_runtime::formats::xes::{read_xes_runs, XesOptions, XesOrder};
         // The --events field options name XES attributes, with XES's defaults.
         let opts = XesOptions {
@@ -158,6 +170,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     }
     if tally.count() == 0 {
         let inputs = args.traces.iter().chain(&args.events).chain(&args.xes);
+        let inputs = inputs.chain(&args.otel);
         let inputs = inputs.map(|p| p.display().to_string()).collect();
         return Err(NothingChecked { inputs }.into());
     }

@@ -166,7 +166,7 @@ struct CheckArgs {
     model: PathBuf,
     /// Multitrace files (.htf, .mtf, .jsonl) or directories searched recursively for them;
     /// `-` reads JSON Lines from standard input.
-    #[arg(required_unless_present_any = ["events", "xes"])]
+    #[arg(required_unless_present_any = ["events", "xes", "otel"])]
     traces: Vec<PathBuf>,
     #[command(flatten)]
     model_args: ModelArgs,
@@ -241,6 +241,15 @@ struct CheckArgs {
     /// time:timestamp (--order-field; `document`: the order in the trace).
     #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["traces", "events"])]
     xes: Vec<PathBuf>,
+    /// OpenTelemetry spans instead of multitraces: OTLP JSON (the Collector's file exporter,
+    /// one ExportTraceServiceRequest per line) or OTLP protobuf. service.name is the
+    /// lifeline, the span kind says emission or reception, the trace is the run.
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["traces", "events", "xes"])]
+    otel: Vec<PathBuf>,
+    /// --otel: a mapping file overriding the rules (`lifeline = ATTR`, `run = ATTR`,
+    /// `message = ATTR`, `reply_suffix = TEXT`).
+    #[arg(long, value_name = "FILE", requires = "otel")]
+    otel_map: Option<PathBuf>,
     /// --xes: the event attribute naming the lifeline of actions written `!m` or `?m` (e.g.
     /// org:resource).
     #[arg(long, value_name = "KEY")]

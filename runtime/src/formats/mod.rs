@@ -4,4 +4,5 @@
 mod label;
 
 pub use label::label_name;
+pub mod otel;
 pub mod xes;
