@@ -56,6 +56,9 @@ fi
 if ! "$venv/bin/python" -c 'import pm4py' 2>/dev/null; then
     "${pip[@]}" install 'pm4py>=2.7'
 fi
+if ! "$venv/bin/python" -c 'import opentelemetry.sdk, opentelemetry.exporter.otlp.proto.common' 2>/dev/null; then
+    "${pip[@]}" install 'opentelemetry-sdk>=1.20' 'opentelemetry-exporter-otlp-proto-common>=1.20'
+fi
 
 # The release binary, to compare the Python API's records with the command line's.
 cargo build --release --locked --bin multitrace
