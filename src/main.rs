@@ -28,8 +28,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check multitraces against a model (.hif, .timbuk or compiled .mtm).
-    Check(CheckArgs),
+    /// Check multitraces against a model (.hif, .mmd, .puml, .timbuk or compiled .mtm).
+    Check(Box<CheckArgs>),
     /// Compile a model (.hif or .timbuk) into a .mtm artifact.
     Compile(CompileArgs),
     /// Describe a model: kind, locations, automata sizes, compile time.
@@ -346,7 +346,7 @@ fn main() -> ExitCode {
     let worker = std::thread::Builder::new()
         .stack_size(multitrace_runtime::check::explore::CHECK_STACK_SIZE)
         .spawn(move || match cli.command {
-            Command::Check(args) => batch::check(args),
+            Command::Check(args) => batch::check(*args),
             Command::Compile(args) => model_cmd::compile(args),
             Command::Inspect(args) => model_cmd::inspect(args),
             Command::Draw(args) => model_cmd::draw(args),

@@ -14,6 +14,7 @@
 //! - [`shown`]: a check's options as a user would write them (the report's table);
 //! - [`view`]: the text of `inspect` and Graphviz drawings of the automata.
 //! - [`diagram`]: sequence diagrams of interactions (layout, then SVG).
+//! - [`diagrams`]: Mermaid and PlantUML sequence diagrams read as interactions, and written back.
 //! - [`report`]: the HTML report of a batch (counts, a filterable table, failures drawn
 //!   as lanes per location, the model's diagram).
 //! - [`generate`]: reproducible multitraces of a verdict category (seed 004 Sec. 5, seed 001

@@ -135,8 +135,8 @@ pub fn parse_plantuml(
         if !reading || s.is_empty() || s.starts_with('\'') {
             continue;
         }
-        if s.starts_with("/'") {
-            comment = !s[2..].contains("'/");
+        if let Some(rest) = s.strip_prefix("/'") {
+            comment = !rest.contains("'/");
             continue;
         }
         let (word, rest) = first_word(s);
@@ -280,7 +280,7 @@ fn arrow(s: &str) -> (&str, &str) {
             b'o' | b'x'
                 if i > 0
                     && b.get(i + 1)
-                        .map_or(true, |c| c.is_ascii_whitespace() || *c == b':') =>
+                        .is_none_or(|c| c.is_ascii_whitespace() || *c == b':') =>
             {
                 i += 1
             }

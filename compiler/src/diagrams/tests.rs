@@ -64,7 +64,7 @@ fn every_example_of_the_mermaid_documentation_reads_and_round_trips() {
         .collect();
     entries.sort();
     for path in entries {
-        if path.extension().map_or(true, |e| e != "mmd") {
+        if path.extension().is_none_or(|e| e != "mmd") {
             continue;
         }
         let model = read_diagram(&path, Dialect::Mermaid, None).unwrap_or_else(|e| panic!("{e}"));

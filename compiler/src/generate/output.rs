@@ -233,7 +233,9 @@ pub fn write_set(
     }
     let mut rows = Vec::with_capacity(generation.items.len());
     let mut jsonl = String::new();
-    let mut xes_runs: Vec<(String, Vec<(String, Vec<String>)>)> = Vec::new();
+    // (run id, (location, actions) per location) per multitrace.
+    type Run = (String, Vec<(String, Vec<String>)>);
+    let mut xes_runs: Vec<Run> = Vec::new();
     for (i, item) in generation.items.iter().enumerate() {
         let name = item_name(kind, i);
         let file = match format {

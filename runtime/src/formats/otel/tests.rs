@@ -67,7 +67,10 @@ fn lines() -> String {
     format!("{l1}\n\n{l2}\n")
 }
 
-fn items(runs: &[RunOut]) -> Vec<(Option<String>, Vec<(String, Vec<String>)>)> {
+/// A run's id and its (location, actions) pairs.
+type Run = (Option<String>, Vec<(String, Vec<String>)>);
+
+fn items(runs: &[RunOut]) -> Vec<Run> {
     runs.iter()
         .filter_map(|r| match r {
             RunOut::Item(i) => Some((i.id.clone(), i.traces.clone())),
@@ -96,7 +99,7 @@ fn spans_become_the_actions_of_their_rules() {
     let dir = scratch("json");
     let p = dir.join("spans.jsonl");
     std::fs::write(&p, lines()).unwrap();
-    let runs = read_otel_runs(&m.alphabet, &[p.clone()], &OtelMap::default());
+    let runs = read_otel_runs(&m.alphabet, std::slice::from_ref(&p), &OtelMap::default());
     assert_eq!(runs.len(), 2);
     let got = items(&runs);
     let loc = |name: &str| got[0].1.iter().find(|(l, _)| l == name).unwrap().1.clone();

@@ -39,6 +39,9 @@ fn error(r: &RunOut) -> String {
     }
 }
 
+/// A run id and its (location, actions) pairs, as written.
+type Written = (String, Vec<(String, Vec<String>)>);
+
 const LOG: &str = r#"<?xml version="1.0" encoding="UTF-8" ?>
 <log xes.version="1.0" xmlns="http://www.xes-standard.org/">
   <extension name="Concept" prefix="concept" uri="http://www.xes-standard.org/concept.xesext"/>
@@ -206,7 +209,7 @@ proptest! {
         let m = model();
         let names = m.alphabet.location_names().to_vec();
         let letters: Vec<String> = m.alphabet.names().to_vec();
-        let runs_in: Vec<(String, Vec<(String, Vec<String>)>)> = picks.iter().enumerate().map(|(k, p)| {
+        let runs_in: Vec<Written> = picks.iter().enumerate().map(|(k, p)| {
             let mut per: Vec<(String, Vec<String>)> = names.iter().map(|n| (n.clone(), Vec::new())).collect();
             for &i in p {
                 let l = crate::nfa::LetterId((i % letters.len()) as u32);
