@@ -8,7 +8,7 @@
 //!   lifeline (`!m`, `?m`) gets the value of that attribute in front (`clt1` and `!begin` give
 //!   `clt1!begin`);
 //! - the order key is the event's `time:timestamp` (or the attribute
-//!   [`XesOptions::order_key`]); [`XesOrder::Document`] uses the order of the events in the
+//!   [`XesOptions::order`]); [`XesOrder::Document`] uses the order of the events in the
 //!   trace instead. Only the order within each location counts, so clocks need not agree.
 //!
 //! The XML is streamed (quick-xml): memory holds one trace; `.gz` files (or any file starting
