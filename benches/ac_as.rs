@@ -16,8 +16,8 @@
 mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use multitrace_analysis::generate::{generate, GenOptions, Kind};
 use multitrace_compiler::compile::{CompileOptions, LocationChoice};
-use multitrace_compiler::generate::{generate, GenOptions, Kind};
 use multitrace_compiler::source::load_model;
 use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
 use std::path::{Path, PathBuf};

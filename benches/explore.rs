@@ -13,11 +13,11 @@
 
 use criterion::BatchSize;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use multitrace_compiler::generate::sat::{Cnf, SatInstance};
+use multitrace_analysis::generate::sat::{Cnf, SatInstance};
 use multitrace_compiler::syntax::{read_interaction, read_text, InteractionModel};
 use multitrace_runtime::check::explore::{explore, ExploreOptions};
+use multitrace_runtime::formats::parse_htf;
 use multitrace_runtime::multitrace::Multitrace;
-use multitrace_runtime::syntax::parse_htf;
 use multitrace_runtime::term::TermStore;
 use std::path::{Path, PathBuf};
 

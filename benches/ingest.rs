@@ -14,20 +14,25 @@
 //! - `ingest/mtf/parse`: [`parse_mtf_indexed`] on every `.mtf` text, one thread;
 //! - `ingest/mqtt/htf/parse`: [`parse_htf`] on [`SET`] `.htf` texts of seed 004's MQTT model
 //!   (`fixtures/seed004-mqtt`, `pass` multitraces of 200-250 actions, as `multitrace gen`
-//!   writes them), one thread.
+//!   writes them), one thread;
+//! - `ingest/mqtt/htf/parse_exact`: the same texts behind a `/* */` comment, which the fast
+//!   path leaves to the token-by-token reader (the HIBOU lexer), one thread;
+//! - `ingest/mqtt/hif/parse`: [`parse_interaction`] on the MQTT model's `.hif` text, [`SET`]
+//!   times, one thread.
 
 #[path = "common.rs"]
 mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use multitrace_analysis::generate::{generate, render_htf, GenOptions, Kind};
 use multitrace_compiler::compile::{CompileOptions, LocationChoice};
-use multitrace_compiler::generate::{generate, render_htf, GenOptions, Kind};
 use multitrace_compiler::source::load_model;
+use multitrace_compiler::syntax::parse_interaction;
 use multitrace_runtime::batch::{
     lines_of, split_chunk, Batch, BatchOptions, Cut, Cutter, DEFAULT_MAX_LINE_BYTES,
 };
 use multitrace_runtime::check::{CheckOptions, Engine};
-use multitrace_runtime::syntax::{
+use multitrace_runtime::formats::{
     parse_htf, parse_jsonl_line, parse_mtf_indexed, write_jsonl_line, write_mtf, NameIndex,
 };
 use multitrace_runtime::verdict::Mode;
@@ -160,7 +165,7 @@ fn bench(c: &mut Criterion) {
     bench_htf(c, root);
 }
 
-/// `ingest/mqtt/htf/parse`.
+/// `ingest/mqtt/htf/parse`, `ingest/mqtt/htf/parse_exact` and `ingest/mqtt/hif/parse`.
 fn bench_htf(c: &mut Criterion, root: &Path) {
     let path = root.join("fixtures/seed004-mqtt/model.hif");
     let engine = Engine::new(load_model(&path, None, &CompileOptions::default()).expect("MQTT"));
@@ -184,6 +189,35 @@ fn bench_htf(c: &mut Criterion, root: &Path) {
         b.iter(|| {
             for text in &htf {
                 std::hint::black_box(parse_htf("bench.htf", text, sig).expect("valid"));
+            }
+        })
+    });
+    let commented: Vec<String> = htf.iter().map(|t| format!("/* */{t}")).collect();
+    group.bench_function("parse_exact", |b| {
+        b.iter(|| {
+            for text in &commented {
+                std::hint::black_box(parse_htf("bench.htf", text, sig).expect("valid"));
+            }
+        })
+    });
+    group.finish();
+
+    let hif = std::fs::read_to_string(&path).expect("the MQTT model");
+    let mut group = c.benchmark_group("ingest/mqtt/hif");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3))
+        .throughput(Throughput::Bytes((hif.len() * SET) as u64));
+    group.bench_function("parse", |b| {
+        b.iter(|| {
+            for _ in 0..SET {
+                let mut sig = sig.clone();
+                let mut store = multitrace_runtime::term::TermStore::new();
+                std::hint::black_box(
+                    parse_interaction("bench.hif", &hif, &mut sig, false, &mut store)
+                        .expect("valid"),
+                );
             }
         })
     });

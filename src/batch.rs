@@ -7,13 +7,14 @@
 
 use crate::{CheckArgs, ColorArg, FormatArg, ProcedureArg};
 use anyhow::{bail, Result};
+use multitrace_analysis::expect::ExpectCheck;
 use multitrace_runtime::batch::{
     collect_traces, Batch, BatchOptions, Outcome, RunError, DEFAULT_WINDOW_PER_JOB,
 };
 use multitrace_runtime::check::settings::Settings;
 use multitrace_runtime::check::{Choice, Engine, Procedure};
 use multitrace_runtime::record::Record;
-use multitrace_runtime::tally::{fallback_note, ExpectCheck, NothingChecked, ProgressLine, Tally};
+use multitrace_runtime::tally::{fallback_note, NothingChecked, ProgressLine, Tally};
 use multitrace_runtime::verdict::VerdictKind;
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;

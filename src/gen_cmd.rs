@@ -1,11 +1,11 @@
 //! `gen` and `compare`: argument parsing, printing and exit statuses.
 //!
-//! `gen` writes checked multitraces of one category (`multitrace_compiler::generate`: the
+//! `gen` writes checked multitraces of one category (`multitrace_analysis::generate`: the
 //! generation, the files and the `manifest.tsv` rows, merged with the rows of other
 //! categories) and says what it wrote. `--seed` seeds both the generation and
 //! `--random-locations`.
 //!
-//! `compare` runs the harness (`multitrace_compiler::compare`) on generated sets and prints
+//! `compare` runs the harness (`multitrace_analysis::compare`) on generated sets and prints
 //! its disagreements and mismatches on standard error, then a table shaped like seed 004's
 //! Table 1 (or JSON rows); the exit status is 1 for a disagreement or a mismatch, 3 when a
 //! check was Inconclusive, else 0.
@@ -14,8 +14,8 @@ use crate::{ModeArg, ModelArgs};
 use anyhow::Result;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
-use multitrace_compiler::compare::{compare as run_compare, CompareOptions};
-use multitrace_compiler::generate::{
+use multitrace_analysis::compare::{compare as run_compare, CompareOptions};
+use multitrace_analysis::generate::{
     generate, parse_length_range, write_set, GenError, GenOptions, Kind, SetFormat,
 };
 use multitrace_runtime::check::Engine;

@@ -5,9 +5,8 @@
 use crate::{CompileArgs, DrawArgs, InspectArgs, ModelArgs};
 use anyhow::{Context, Result};
 use multitrace_compiler::compile::AutomataPolicy;
-use multitrace_compiler::open::{
-    compile_model, diagram_svg, diagram_text, open_for_viewing, open_model,
-};
+use multitrace_compiler::open::{compile_model, diagram_text, open_for_viewing, open_model};
+use multitrace_report::diagram::diagram_svg;
 use multitrace_runtime::artifact::encode;
 use multitrace_runtime::model::CompiledModel;
 use std::io::Write as _;
@@ -41,7 +40,7 @@ pub fn compile(args: CompileArgs) -> Result<u8> {
 
 pub fn inspect(args: InspectArgs) -> Result<u8> {
     let model = open_for_viewing(&args.model, &args.model_args.options(), &mut note)?;
-    print!("{}", multitrace_compiler::view::describe(&model));
+    print!("{}", multitrace_report::view::describe(&model));
     Ok(0)
 }
 
@@ -72,11 +71,10 @@ pub fn draw(args: DrawArgs) -> Result<u8> {
     }
     let m = open_for_viewing(&args.model, &opts, &mut note)?;
     if args.pnml {
-        write_output(&args.output, &multitrace_compiler::pnml::pnml(&m)?)?;
+        write_output(&args.output, &multitrace_report::pnml::pnml(&m)?)?;
         return Ok(0);
     }
-    let dot =
-        multitrace_compiler::view::dot(&m, if args.nfa { None } else { args.dfa.as_deref() })?;
+    let dot = multitrace_report::view::dot(&m, if args.nfa { None } else { args.dfa.as_deref() })?;
     // Standard output: the Graphviz text only (no .svg).
     if !write_output(&args.output, &dot)? {
         return Ok(0);

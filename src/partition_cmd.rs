@@ -1,6 +1,6 @@
 //! `partition`: which participants must be monitored together (seed 002).
 //!
-//! The analysis is the library's ([`multitrace_compiler::partition::run`]): this command maps
+//! The analysis is the library's ([`multitrace_analysis::partition::run`]): this command maps
 //! its arguments to the library's options, prints the report (text or JSON) and exits with the
 //! report's outcome: 0 faithful (question (a), or (b) with `--question b`), 1 counterexample, 3
 //! undecided within the bounds, 2 usage or input errors. With `--check-local`, the status of
@@ -9,11 +9,12 @@
 use crate::ModeArg;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
+use multitrace_analysis::partition::central::CentralLimits;
+use multitrace_analysis::partition::inclusion::InclusionLimits;
+use multitrace_analysis::partition::options::{Question, RunOptions};
+use multitrace_analysis::partition::run;
+use multitrace_analysis::partition::search::SearchLimits;
 use multitrace_compiler::compile::CompileOptions;
-use multitrace_compiler::partition::central::CentralLimits;
-use multitrace_compiler::partition::inclusion::InclusionLimits;
-use multitrace_compiler::partition::run::{self, Question, RunOptions};
-use multitrace_compiler::partition::search::SearchLimits;
 use multitrace_compiler::source::Source;
 use multitrace_runtime::verdict::Mode;
 use std::path::PathBuf;

@@ -1,11 +1,11 @@
 //! `check --report FILE.html`: the HTML report of the batch
-//! ([`multitrace_compiler::report`]): opened before the batch runs, fed every record in input
+//! ([`multitrace_report::html`]): opened before the batch runs, fed every record in input
 //! order, finished (failures drawn in full, file renamed into place) after it.
 
 use crate::CheckArgs;
 use anyhow::Result;
-use multitrace_compiler::report::{ReRead, ReportOptions, ReportSetup, ReportWriter};
-use multitrace_compiler::shown::shown_options;
+use multitrace_report::html::{ReRead, ReportOptions, ReportSetup, ReportWriter};
+use multitrace_report::shown::shown_options;
 use multitrace_runtime::batch::Batch;
 
 /// Starts the report when `--report` was given.

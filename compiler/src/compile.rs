@@ -278,7 +278,10 @@ pub fn compile_interaction(
             ) {
                 Err(cap) => term_only(
                     &mut stats,
-                    format!("the NFA exceeds the state cap of {} states", cap.cap),
+                    format!(
+                        "the NFA exceeds the state cap of {}",
+                        multitrace_runtime::tally::plural(cap.cap, "state", "states")
+                    ),
                 )?,
                 Ok(synth) => {
                     match project_all(&synth.nfa, &alphabet, opts.dfa_cap, opts.area_cap) {
@@ -303,8 +306,8 @@ fn cap_reason(alphabet: &Alphabet, cap: DfaCapReached) -> String {
     let at = alphabet.location_name(cap.location);
     match cap.what {
         CapKind::States => format!(
-            "the local verifier of location {at} exceeds the cap of {} states",
-            cap.cap
+            "the local verifier of location {at} exceeds the cap of {}",
+            multitrace_runtime::tally::plural(cap.cap, "state", "states")
         ),
         CapKind::AreaBytes => format!(
             "the areas of the local verifiers exceed the cap of {} MiB (reached at location {at})",

@@ -1,6 +1,20 @@
 //! # multitrace-compiler
 //!
-//! Turns models into what the runtime checks:
+//! Turns models into what the runtime checks, and nothing else: it reads models and synthesizes
+//! the compiled model ([`multitrace_runtime::model::CompiledModel`]), up to the artifact.
+//!
+//! Invariants of the crate:
+//!
+//! - it depends on the runtime only; generation, comparison and the partition analysis live in
+//!   `multitrace-analysis`, every drawing and report in `multitrace-report`, and both depend on
+//!   this crate, never the reverse;
+//! - a model is never approximated silently: a model that is not regular, or whose automata
+//!   exceed a cap, falls back to term exploration with a note, or is refused;
+//! - like the runtime's readers, the front ends never panic on bad input: they return a
+//!   [`syntax::ParseError`] with file, line and column, or a [`syntax::ModelError`] when a file
+//!   cannot be read.
+//!
+//! Its modules, in the order a model goes through them:
 //!
 //! - [`syntax`]: front ends for signatures (`.hsf`) and interactions (`.hif`) in HIBOU syntax,
 //!   and raw automata (Timbuk);
@@ -11,37 +25,17 @@
 //! - [`compile`]: the pipeline producing a [`multitrace_runtime::model::CompiledModel`];
 //! - [`source`]: models named by path (`.hif`, `.timbuk`, `.mtm`), read and compiled as needed;
 //! - [`open`]: models named by a user, with their options, refusals and notes (every front end);
-//! - [`shown`]: a check's options as a user would write them (the report's table);
-//! - [`view`]: the text of `inspect` and Graphviz drawings of the automata.
-//! - [`diagram`]: sequence diagrams of interactions (layout, then SVG).
 //! - [`diagrams`]: Mermaid and PlantUML sequence diagrams read as interactions, and written back.
-//! - [`report`]: the HTML report of a batch (counts, a filterable table, failures drawn
-//!   as lanes per location, the model's diagram).
-//! - [`generate`]: reproducible multitraces of a verdict category (seed 004 Sec. 5, seed 001
-//!   Sec. 6), each checked before it is labelled, and the files and manifest of a set;
-//! - [`compare`]: the comparison harness (AC, AS and term exploration timed on such sets).
-//!
-//! Like the runtime's readers, the front ends never panic on bad input: they return a
-//! [`syntax::ParseError`] with file, line and column, or a [`syntax::ModelError`] when a file
-//! cannot be read.
 //!
 //! Papers are cited as "seed NNN": see `docs/papers.md` for the table of the papers.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod compare;
 pub mod compile;
-pub mod diagram;
 pub mod diagrams;
-pub mod generate;
 pub mod nfa;
 pub mod open;
-pub mod partition;
-pub mod pnml;
 pub mod project;
-pub mod report;
 pub mod rewrite;
-pub mod shown;
 pub mod source;
 pub mod syntax;
-pub mod view;

@@ -7,7 +7,6 @@
 //! Notes are handed to a callback, one sentence each, for the front end to print.
 
 use crate::compile::{AutomataPolicy, CompileOptions, LocationChoice};
-use crate::diagram::{interaction_svg, model_svg, DiagramError};
 use crate::diagrams::{write_mermaid, write_plantuml, DrawError};
 use crate::source::{
     check_recorded_source, check_source, compile_source, load_artifact, read_source, record_source,
@@ -71,8 +70,6 @@ pub enum OpenError {
         /// The option.
         option: String,
     },
-    /// The model cannot be drawn as a sequence diagram.
-    Diagram(DiagramError),
     /// The model cannot be written as a Mermaid or PlantUML diagram.
     Text(DrawError),
 }
@@ -110,7 +107,6 @@ impl fmt::Display for OpenError {
                 f,
                 "{option}: applies to commands that read a compiled model (.mtm), not to compile"
             ),
-            OpenError::Diagram(e) => e.fmt(f),
             OpenError::Text(e) => e.fmt(f),
         }
     }
@@ -378,25 +374,6 @@ pub fn open_for_viewing(
     )?)
 }
 
-/// The sequence diagram (SVG) of the model `path`: a source interaction drawn as read (not
-/// compiled), a compiled model from the interaction it keeps.
-pub fn diagram_svg(
-    path: &Path,
-    opts: &ModelOptions,
-    note: &mut dyn FnMut(String),
-) -> Result<String, OpenError> {
-    let title = path.display().to_string();
-    let svg = if is_artifact(path) {
-        model_svg(&open_model(path, opts, note)?, &title)
-    } else {
-        match read_source(path, opts.signature.as_deref())? {
-            Source::Interaction(m) => interaction_svg(&m.signature, &m.store, m.root, &title),
-            Source::Automaton { .. } => Err(DiagramError::NotAnInteraction),
-        }
-    };
-    svg.map_err(OpenError::Diagram)
-}
-
 /// The model `path` as a Mermaid or PlantUML sequence diagram (`plantuml` chooses): a source
 /// interaction as read, a compiled model from the interaction it keeps.
 pub fn diagram_text(
@@ -419,14 +396,14 @@ pub fn diagram_text(
             signature, term, ..
         } = &model.origin
         else {
-            return Err(OpenError::Diagram(DiagramError::NotAnInteraction));
+            return Err(OpenError::Text(DrawError::NotAnInteraction));
         };
         let (store, root) = term.to_store();
         return write(signature, &store, root);
     }
     match read_source(path, opts.signature.as_deref())? {
         Source::Interaction(m) => write(&m.signature, &m.store, m.root),
-        Source::Automaton { .. } => Err(OpenError::Diagram(DiagramError::NotAnInteraction)),
+        Source::Automaton { .. } => Err(OpenError::Text(DrawError::NotAnInteraction)),
     }
 }
 

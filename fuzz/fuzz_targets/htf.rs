@@ -7,7 +7,7 @@ mod common;
 
 use libfuzzer_sys::fuzz_target;
 use multitrace_runtime::signature::{LifelineSet, Signature};
-use multitrace_runtime::syntax::parse_htf;
+use multitrace_runtime::formats::parse_htf;
 
 fuzz_target!(|data: &[u8]| {
     let text = common::text(data);

@@ -12,11 +12,11 @@
 use libfuzzer_sys::fuzz_target;
 use multitrace_runtime::artifact::decode;
 use multitrace_runtime::check::explore::Budget;
-use multitrace_runtime::check::semi::central_check;
+use multitrace_runtime::check::semi::{central_check, local_summary};
 use multitrace_runtime::check::Engine;
 use multitrace_runtime::nfa::LocationId;
 use multitrace_runtime::summary::{
-    local_summary, read_summary, write_summary, LocalResult, LocalSummary, Summary, SummarySet,
+    read_summary, write_summary, LocalResult, LocalSummary, Summary, SummarySet,
 };
 use multitrace_runtime::verdict::Mode;
 use std::sync::OnceLock;

@@ -110,7 +110,8 @@ def generate(
 
     ``length`` is the total number of actions: an int or an inclusive ``(min, max)``. Each
     dict has ``trace``, ``id``, ``traces``, the ``verdict`` and ``reason`` it was checked to
-    have, the ``mode`` it was checked in, and its ``length``.
+    have (``reason`` is None for Pass and WeakPass, as in a :class:`Result`, else the ``gen``
+    label such as ``LocalError(brok)``), the ``mode`` it was checked in, and its ``length``.
 
     Raises:
         GenerateError: the category cannot be generated for this model (or fewer than

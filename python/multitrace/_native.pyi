@@ -49,7 +49,10 @@ class Result:
         """The record as one line of JSON, as ``multitrace check --format jsonl`` writes it."""
 
 class ResultIterator(Iterator[Result]):
-    """Results of :meth:`Model.check_many` and :meth:`Model.check_files`, in input order."""
+    """Results of :meth:`Model.check_many` and :meth:`Model.check_files`, in input order.
+
+    Results stream as they are checked (memory does not grow with the input), so they cannot
+    be indexed: take ``list(...)`` to index them (indexing raises a TypeError saying so)."""
 
     def __iter__(self) -> "ResultIterator": ...
     def __next__(self) -> Result: ...
@@ -68,7 +71,11 @@ class Model:
     def kind(self) -> str:
         """``"automata"`` or ``"term-only"``."""
     @property
-    def digest(self) -> int: ...
+    def digest(self) -> int:
+        """The digest as an int: ``int(model.digest_hex, 16)``."""
+    @property
+    def digest_hex(self) -> str:
+        """The digest as ``multitrace inspect`` prints it: 16 lowercase hexadecimal digits."""
     @property
     def source(self) -> str: ...
     @property

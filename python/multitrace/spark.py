@@ -10,6 +10,11 @@
   compact summary (bytes); only the summaries are shuffled by run; the central step per run
   intersects the areas and runs AC on ``Inter`` (the verdict of ``check --procedure as``).
 
+The executors' Python must have this package: before the first job of a Spark context (and
+of a worker Python), one task checks that the workers can import it, and
+:class:`multitrace.MultitraceError` says to set ``PYSPARK_PYTHON`` (or
+``spark.pyspark.python``) when they cannot.
+
 The model travels as its ``.mtm`` bytes in a Spark broadcast and is loaded once per Python
 worker process (a module-level cache keyed by the bytes' SHA-256); no driver-local path is
 needed on executors.
@@ -28,7 +33,8 @@ with a null ``run``.
 """
 
 import hashlib
-from typing import Any, Dict, Iterator, Optional
+import sys
+from typing import Any, Dict, Iterator, Optional, Set, Tuple
 
 from . import _native
 
@@ -45,6 +51,47 @@ _SUMMARY_SCHEMA = "run string, loc long, summary binary"
 # Models loaded in this process, by the SHA-256 of their bytes.
 _MODELS: Dict[str, Any] = {}
 
+# (Spark application, workers' Python) whose workers were seen to import the package.
+_WORKERS_OK: Set[Tuple[str, str]] = set()
+
+
+def _probe(_: Any) -> Tuple[str, Optional[str]]:
+    """On a worker: its Python, and why it cannot import the package (None when it can)."""
+    import sys
+
+    try:
+        import multitrace._native  # noqa: F401
+
+        return sys.executable, None
+    except Exception as e:  # noqa: BLE001 (any failure to import is the answer)
+        return sys.executable, f"{type(e).__name__}: {e}"
+
+
+# Not importable by this name, so Spark's cloudpickle sends the function by value: the probe
+# runs even where `multitrace` (hence `multitrace.spark`) cannot be imported.
+_probe.__module__ = "_multitrace_probe"
+
+
+def _check_workers(spark: Any) -> None:
+    """Raises MultitraceError, saying what to set, when the workers' Python cannot import the
+    package (else every task would fail with a long ModuleNotFoundError from the worker)."""
+    sc = spark.sparkContext
+    key = (sc.applicationId, str(sc.pythonExec))
+    if key in _WORKERS_OK:
+        return
+    ((exe, why),) = sc.parallelize([0], 1).map(_probe).collect()
+    if why is not None:
+        from . import MultitraceError
+
+        raise MultitraceError(
+            f"the Spark workers' Python ({exe}) cannot import multitrace ({why}): set "
+            f"PYSPARK_PYTHON (or spark.pyspark.python) to a Python that has the multitrace "
+            f"package installed before the SparkSession is created, e.g. "
+            f"PYSPARK_PYTHON={sys.executable} for a local session; on a cluster, install the "
+            f"wheel in that Python on every node or ship it with --archives (README, Spark)"
+        )
+    _WORKERS_OK.add(key)
+
 
 def _model_of(key: str, broadcast: Any) -> Any:
     m = _MODELS.get(key)
@@ -57,7 +104,9 @@ def _model_of(key: str, broadcast: Any) -> Any:
 
 
 def _share(spark: Any, model: Any):
-    """The model's bytes as a broadcast, and their digest (the cache key on executors)."""
+    """The model's bytes as a broadcast, and their digest (the cache key on executors), once
+    the workers are known to have the package."""
+    _check_workers(spark)
     blob = model.to_bytes() if hasattr(model, "to_bytes") else bytes(model)
     return hashlib.sha256(blob).hexdigest(), spark.sparkContext.broadcast(blob)
 
@@ -141,7 +190,7 @@ def check_events(
         if cols is None:
             return
         m = _model_of(key, bc)
-        rows = _native._events_check(m, cols[0], cols[1], cols[2], _native_mode, procedure, "events", diagnosis)
+        rows = _native._events_check(m, cols, "events", mode=_native_mode, procedure=procedure, diagnosis=diagnosis)
         yield _rows_batch(rows)
 
     return sel.mapInArrow(check, OUTPUT_SCHEMA)
@@ -189,7 +238,7 @@ def local_summaries(
         if cols is None:
             return
         mm = _model_of(key, bc)
-        rows = _native._events_local(mm, cols[0], cols[1], cols[2], mode, "events")
+        rows = _native._events_local(mm, cols, mode, "events")
         import pyarrow as pa
 
         r, k, s = zip(*rows) if rows else ((), (), ())

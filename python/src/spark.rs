@@ -15,10 +15,13 @@
 //!
 //! The letters are the location's trace: the central step needs it for AC on `Inter`.
 
-use super::{detached, parse_mode, Model, Settings};
+use crate::model::Model;
+use crate::options::{parse_mode, Options, Signature};
+use crate::threads::detached;
 use multitrace_runtime::batch::BatchOptions;
 use multitrace_runtime::check::explore::Budget;
-use multitrace_runtime::check::semi::central_check;
+use multitrace_runtime::check::semi::{central_check, local_summary};
+use multitrace_runtime::check::settings::Settings;
 use multitrace_runtime::check::{CheckOptions, Procedure};
 use multitrace_runtime::events::{
     check_runs, EventError, Field, Grouper, OrderKey, OrderKeyError, RawEvent, RunOut,
@@ -26,11 +29,11 @@ use multitrace_runtime::events::{
 use multitrace_runtime::model::CompiledModel;
 use multitrace_runtime::nfa::{LetterId, LocationId};
 use multitrace_runtime::record::{ErrorRecord, Names, Record};
-use multitrace_runtime::summary::{local_summary, LocalSummary, Summary, SummarySet};
+use multitrace_runtime::summary::{LocalSummary, Summary, SummarySet};
 use multitrace_runtime::verdict::{Mode, Sym};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use std::time::{Duration, Instant};
 
 /// One output row: run, verdict, reason, explanation, local_error and diagnosis (JSON, or
@@ -91,13 +94,15 @@ fn order_keys(orders: &Bound<'_, PyList>) -> Vec<Result<OrderKey, EventError>> {
         .collect()
 }
 
+/// A partition's events as three columns `(runs, actions, orders)` (what `_columns` of
+/// `multitrace/spark.py` gives).
+#[derive(FromPyObject)]
+struct Columns<'py>(Vec<Option<String>>, Vec<Option<String>>, Bound<'py, PyList>);
+
 /// Events from columns; `source` names them in messages (`SOURCE:ROW`, rows from 1).
-fn events(
-    source: &str,
-    runs: Vec<Option<String>>,
-    actions: Vec<Option<String>>,
-    orders: Vec<Result<OrderKey, EventError>>,
-) -> PyResult<Vec<RawEvent>> {
+fn events(source: &str, columns: Columns<'_>) -> PyResult<Vec<RawEvent>> {
+    let Columns(runs, actions, orders) = columns;
+    let orders = order_keys(&orders);
     if runs.len() != actions.len() || runs.len() != orders.len() {
         return Err(PyValueError::new_err(format!(
             "columns of different lengths: {} runs, {} actions, {} order keys",
@@ -125,25 +130,32 @@ fn events(
         .collect())
 }
 
+/// `_events_check(model, columns, source="events", <check options>)`: the check
+/// options by keyword, with the runtime's defaults (no time limit: a Spark task is bounded by
+/// Spark).
+const EVENTS_CHECK: Signature = Signature {
+    name: "_events_check",
+    before: &[],
+    after: &[],
+};
+
 /// Checks the events of whole runs (all events of each run are in these columns): one row
 /// per run, in the order of each run's first event.
 #[pyfunction]
-#[pyo3(signature = (model, runs, actions, orders, mode="prefix", procedure="auto", source="events", diagnosis=true))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (model, columns, source="events", **options))]
 fn _events_check(
     py: Python<'_>,
     model: &Bound<'_, Model>,
-    runs: Vec<Option<String>>,
-    actions: Vec<Option<String>>,
-    orders: &Bound<'_, PyList>,
-    mode: &str,
-    procedure: &str,
+    columns: Columns<'_>,
     source: &str,
-    diagnosis: bool,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Vec<Row>> {
     let model = model.get();
-    let check = Settings::runtime_defaults(mode, procedure, diagnosis).check_options()?;
-    let evs = events(source, runs, actions, order_keys(orders))?;
+    let none = PyTuple::empty(py);
+    let check = Options::bind(&EVENTS_CHECK, &none, options)?
+        .settings(Settings::default())?
+        .check_options();
+    let evs = events(source, columns)?;
     let batch = model.batch.reconfigure(
         check,
         BatchOptions {
@@ -309,19 +321,17 @@ fn decode(model: &CompiledModel, bytes: &[u8]) -> Option<Decoded> {
 /// event here gives `(run, -1, error bytes)`. Events of one (run, location) must all be in
 /// these columns.
 #[pyfunction]
-#[pyo3(signature = (model, runs, actions, orders, mode="prefix", source="events"))]
+#[pyo3(signature = (model, columns, mode="prefix", source="events"))]
 fn _events_local(
     py: Python<'_>,
     model: &Bound<'_, Model>,
-    runs: Vec<Option<String>>,
-    actions: Vec<Option<String>>,
-    orders: &Bound<'_, PyList>,
+    columns: Columns<'_>,
     mode: &str,
     source: &str,
 ) -> PyResult<Vec<SummaryRow>> {
     let model = model.get();
     let mode = parse_mode(mode)?;
-    let evs = events(source, runs, actions, order_keys(orders))?;
+    let evs = events(source, columns)?;
     let engine = model.engine();
     let m = engine.model();
     if m.automata().is_none() {

@@ -205,3 +205,30 @@ def test_an_event_without_a_run_gets_the_same_error_row_in_both(spark, fixtures)
     assert plain[None].explanation == semi[None].explanation
     assert json.loads(semi[None].record)["verdict"] == "Error"
     assert (plain["r1"].verdict, semi["r1"].verdict) == ("WeakPass", "WeakPass")
+
+
+def test_workers_that_cannot_import_the_package_get_an_error_saying_what_to_set(
+        spark, fixtures, monkeypatch):
+    """The README's snippet run with workers on a Python without the package (PYSPARK_PYTHON
+    unset on a machine whose `python3` is not the package's): one error naming the variable,
+    before any task of the job, for each of the three functions."""
+    import subprocess
+
+    bare = os.path.realpath(sys.executable)  # the venv's interpreter without the venv
+    probe = subprocess.run([bare, "-c", "import multitrace"], capture_output=True)
+    if probe.returncode == 0:
+        pytest.skip(f"{bare} has the package: no Python without it to run workers on")
+    m = multitrace.compile(str(fixtures / "seed004-mqtt" / "model.hif"))
+    df = spark.createDataFrame([("r1", "clt1!begin", 1)], "run string, action string, order long")
+    # The workers' Python of the jobs started from now on (as PYSPARK_PYTHON sets it).
+    monkeypatch.setattr(spark.sparkContext, "pythonExec", bare)
+    for fn in (mts.check_events, mts.check_events_semi, mts.local_summaries):
+        with pytest.raises(multitrace.MultitraceError) as e:
+            fn(df, m)
+        msg = str(e.value)
+        assert "PYSPARK_PYTHON" in msg and sys.executable in msg, msg
+        assert f"workers' Python ({bare}) cannot import multitrace" in msg, msg
+        assert "No module named 'multitrace'" in msg, msg
+    # Back on this Python, the same call works.
+    monkeypatch.undo()
+    assert [r.verdict for r in mts.check_events(df, m).collect()] == ["WeakPass"]

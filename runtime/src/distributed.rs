@@ -9,15 +9,14 @@
 //! was read.
 
 use crate::check::explore::Budget;
-use crate::check::semi::central_check;
+use crate::check::semi::{central_check, local_summary};
 use crate::check::{CheckError, CheckOptions, Engine, Procedure};
+use crate::formats::{parse_htf, parse_mtf};
 use crate::model::{CompiledModel, TraceMismatch};
 use crate::nfa::{LetterId, LocationId};
 use crate::record::{Names, Record};
-use crate::summary::{
-    local_summary, mode_name, read_summary, LocalSummary, Summary, SummaryError, SummarySet,
-};
-use crate::syntax::{parse_htf, parse_mtf, read_text, ModelError, ParseError};
+use crate::summary::{mode_name, read_summary, LocalSummary, Summary, SummaryError, SummarySet};
+use crate::syntax::{read_text, ModelError, ParseError};
 use crate::tally::Tally;
 use crate::verdict::{Mode, Sym, Verdict};
 use std::fmt;

@@ -1,7 +1,8 @@
 //! # multitrace-runtime
 //!
 //! Everything a checking process needs: lifelines, actions and locations ([`signature`]),
-//! multitraces ([`multitrace`]) and their readers ([`syntax`]), interaction terms and their
+//! multitraces ([`multitrace`]) and their readers ([`formats`]) over the lexical layer
+//! ([`syntax`]), interaction terms and their
 //! operational semantics ([`term`]), automata ([`nfa`]) and local verifiers ([`project`]),
 //! the compiled model ([`model`]) and its file format ([`artifact`]), the check procedures
 //! ([`check`]) and their results ([`verdict`]), and the record every front end writes for one
@@ -12,7 +13,7 @@
 //! ```
 //! use multitrace_runtime::artifact::decode;
 //! use multitrace_runtime::check::{CheckOptions, Engine, Procedure};
-//! use multitrace_runtime::syntax::parse_htf;
+//! use multitrace_runtime::formats::parse_htf;
 //! use multitrace_runtime::verdict::{Mode, Reason, VerdictKind};
 //!
 //! // A model compiled once by `multitrace compile` (seed 004's MQTT-like protocol).
@@ -59,7 +60,6 @@ pub mod check;
 pub mod distributed;
 pub mod events;
 pub mod formats;
-pub mod manifest;
 pub mod model;
 pub mod multitrace;
 pub mod nfa;

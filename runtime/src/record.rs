@@ -302,10 +302,12 @@ fn explain(v: &Verdict, names: &Names<'_>) -> Option<String> {
     }
 }
 
-/// `brok action 2 'brok?pub'`, or `brok's trace end (after action 3)`.
+/// `brok action 2 'brok?pub'`, `the end of brok's trace (after action 3)`, or `the end of
+/// brok's empty trace`.
 fn what(b: &BlockedRecord) -> String {
     match &b.found {
         Some(a) => format!("{} action {} '{a}'", b.location, b.position),
+        None if b.position <= 1 => format!("the end of {}'s empty trace", b.location),
         None => format!(
             "the end of {}'s trace (after action {})",
             b.location,
@@ -328,6 +330,12 @@ fn explain_diagnosis(d: &Diagnosis, names: &Names<'_>) -> String {
             Some(_) => format!(
                 "{} is not allowed by {}'s local verifier, which allows {} there",
                 what(&b),
+                b.location,
+                list(&b.allowed)
+            ),
+            None if b.position <= 1 => format!(
+                "{}'s trace is empty and cannot end empty: {} must start with {}",
+                b.location,
                 b.location,
                 list(&b.allowed)
             ),

@@ -3,6 +3,8 @@
 //! default `../shared/data` beside the workspace root. The data are never copied into the
 //! project; a test that needs them and does not find them says so on standard error
 //! (`skipped: ...`) instead of passing silently.
+//!
+//! [`scratch_dir`] gives a test its own empty directory for the files it writes.
 
 use std::path::PathBuf;
 
@@ -27,4 +29,14 @@ pub fn data(sub: &str, what: &str) -> Option<PathBuf> {
         );
         None
     }
+}
+
+/// A fresh, empty directory `multitrace-TAG-PID-NAME` under the system's temporary directory,
+/// for the files one test writes: the process id keeps concurrent runs apart, and a directory
+/// a previous run left behind is removed first. Panics when it cannot be made (tests only).
+pub fn scratch_dir(tag: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("multitrace-{tag}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch directory under the temporary directory");
+    dir
 }

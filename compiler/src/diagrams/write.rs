@@ -42,6 +42,8 @@ pub enum DrawError {
     },
     /// Nesting deeper than [`MAX_WRITE_DEPTH`].
     TooDeep,
+    /// The model is a raw automaton: it has no interaction to write.
+    NotAnInteraction,
 }
 
 impl fmt::Display for DrawError {
@@ -69,6 +71,9 @@ impl fmt::Display for DrawError {
             DrawError::Name { what, name, dialect } => write!(
                 f,
                 "{what} `{name}` cannot be written in {dialect} as it is (a keyword, or not a name of letters, digits and `_`): rename it in the model"
+            ),
+            DrawError::NotAnInteraction => f.write_str(
+                "this model is a raw automaton, not an interaction: it has no sequence diagram",
             ),
             DrawError::TooDeep => write!(
                 f,

@@ -13,7 +13,21 @@
 //! [`MAX_LIFELINES`]: multitrace_runtime::signature::MAX_LIFELINES
 
 use multitrace_runtime::signature::Signature;
+use multitrace_runtime::syntax::hibou::{self, Dialect, Tok, Token};
 use multitrace_runtime::syntax::{Cursor, ParseError};
+
+/// `.hsf`'s HIBOU tokens: `@name` besides the shared ones.
+struct Hsf;
+
+impl Dialect for Hsf {
+    const SECTION: bool = true;
+
+    /// What is at the token, as the [`Cursor`] describes it (a run of identifier characters
+    /// whole, shortened after 40).
+    fn expected(c: &Cursor<'_>, tok: &Token<'_>, what: &str) -> ParseError {
+        c.expected(tok.start, what)
+    }
+}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Section {
@@ -35,52 +49,49 @@ impl Section {
 /// `file` names the input in errors. Never panics; every error carries the line and column of
 /// the offending text.
 pub fn parse_signature(file: &str, text: &str) -> Result<Signature, ParseError> {
-    let mut c = Cursor::new(file, text);
+    let mut lx = hibou::Lexer::<Hsf>::new(file, text);
     let mut sig = Signature::new();
     // Byte offset of each declaration, indexed by id, to point back at the first one.
     let mut lifeline_at: Vec<usize> = Vec::new();
     let mut message_at: Vec<usize> = Vec::new();
     loop {
-        c.skip_trivia()?;
-        if c.at_end() {
-            return Ok(sig);
-        }
-        let at = c.pos();
-        if !c.eat_byte(b'@') {
-            return Err(c.expected(at, "a section `@lifeline{` or `@message{`"));
-        }
-        let section = match c.ident() {
-            Some((_, "lifeline")) => Section::Lifeline,
-            Some((_, "message")) => Section::Message,
-            Some((_, other)) => {
-                return Err(c.error(
-                    at,
+        let head = lx.next()?;
+        let section = match (head.kind, head.text) {
+            (Tok::Eof, _) => return Ok(sig),
+            (Tok::Section, "@lifeline") => Section::Lifeline,
+            (Tok::Section, "@message") => Section::Message,
+            (Tok::Section, other) => {
+                return Err(lx.error(
+                    head.start,
                     format!(
-                        "unsupported section `@{other}`: a signature only has `@lifeline{{...}}` \
+                        "unsupported section `{other}`: a signature only has `@lifeline{{...}}` \
                          and `@message{{...}}`"
                     ),
                 ))
             }
-            None => return Err(c.expected(c.pos(), "a section name after `@`")),
+            // `@` and no name right after it.
+            (Tok::Other('@'), _) => {
+                return Err(lx
+                    .cursor()
+                    .expected(head.start + 1, "a section name after `@`"))
+            }
+            _ => return Err(lx.expected(&head, "a section `@lifeline{` or `@message{`")),
         };
-        c.skip_trivia()?;
-        if !c.eat_byte(b'{') {
-            return Err(c.expected(c.pos(), &format!("`{{` after `@{}`", section.noun())));
-        }
+        lx.expect(Tok::LBrace, &format!("`{{` after `@{}`", section.noun()))?;
         // Names separated by `;`, an optional trailing `;`, then `}`.
         loop {
-            c.skip_trivia()?;
-            if c.eat_byte(b'}') {
-                break;
-            }
-            let Some((name_at, name)) = c.ident() else {
-                return Err(c.expected(c.pos(), &format!("a {} name or `}}`", section.noun())));
+            let tok = lx.next()?;
+            let (name_at, name) = match tok.kind {
+                Tok::RBrace => break,
+                Tok::Ident => (tok.start, tok.text),
+                _ => return Err(lx.expected(&tok, &format!("a {} name or `}}`", section.noun()))),
             };
+            let c = lx.cursor();
             match section {
                 Section::Lifeline => {
                     if let Some(id) = sig.lifeline(name) {
                         return Err(duplicate(
-                            &c,
+                            c,
                             name_at,
                             "lifeline",
                             name,
@@ -95,7 +106,7 @@ pub fn parse_signature(file: &str, text: &str) -> Result<Signature, ParseError> 
                 Section::Message => {
                     if let Some(id) = sig.message(name) {
                         return Err(duplicate(
-                            &c,
+                            c,
                             name_at,
                             "message",
                             name,
@@ -107,12 +118,11 @@ pub fn parse_signature(file: &str, text: &str) -> Result<Signature, ParseError> 
                     message_at.push(name_at);
                 }
             }
-            c.skip_trivia()?;
-            if c.eat_byte(b'}') {
-                break;
-            }
-            if !c.eat_byte(b';') {
-                return Err(c.expected(c.pos(), "`;` or `}`"));
+            let sep = lx.next()?;
+            match sep.kind {
+                Tok::RBrace => break,
+                Tok::Semi => {}
+                _ => return Err(lx.expected(&sep, "`;` or `}`")),
             }
         }
     }

@@ -6,8 +6,8 @@ use multitrace_compiler::compile::{compile_interaction, CompileOptions};
 use multitrace_compiler::syntax::{read_interaction, read_text, InteractionModel};
 use multitrace_runtime::check::explore::{explore, Budget, ExploreOptions};
 use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
+use multitrace_runtime::formats::parse_htf;
 use multitrace_runtime::multitrace::Multitrace;
-use multitrace_runtime::syntax::parse_htf;
 use multitrace_runtime::verdict::{Mode, Reason, VerdictKind};
 use std::path::{Path, PathBuf};
 
@@ -103,7 +103,7 @@ fn automaton_fixtures_give_expected_verdicts_with_ac_and_as() {
         let mut scratch = engine.scratch();
         for (path, complete, prefix) in expected_verdicts(&dir) {
             let text = read_text(&path).unwrap();
-            let traces = multitrace_runtime::syntax::parse_mtf(
+            let traces = multitrace_runtime::formats::parse_mtf(
                 &path.display().to_string(),
                 &text,
                 &engine.model().alphabet,
@@ -185,7 +185,7 @@ fn fixture_failures_are_explained_the_same_by_every_procedure() {
                                 Err(_) => continue,
                             }
                         } else {
-                            let traces = multitrace_runtime::syntax::parse_mtf(
+                            let traces = multitrace_runtime::formats::parse_mtf(
                                 &file,
                                 &text,
                                 &model.alphabet,

@@ -1,20 +1,16 @@
 //! Integration tests of the compiler crate, one binary: the fixture suite, seed 004's running
-//! example, synthesis against the oracle, artifacts, many locations, the partition analysis,
-//! sequence diagrams and the HTML report.
+//! example, synthesis against the oracle, artifacts and many locations.
 //!
 //! `cargo test -p multitrace-compiler --test compiler MODULE::` runs one module's tests.
 
 use std::path::{Path, PathBuf};
 
 mod artifacts;
-mod diagram;
 mod differential;
 mod fixtures;
 mod many_locations;
 #[path = "../../../runtime/tests/oracle/mod.rs"]
 mod oracle;
-mod partition_analysis;
-mod report;
 mod running_example;
 
 /// The repository's `fixtures/` directory.

@@ -6,12 +6,10 @@ use super::order::Done;
 use super::source::{Chunk, Input, Task};
 use super::{Batch, Item, Outcome};
 use crate::check::{CheckError, Choice, Procedure, Scratch};
+use crate::formats::{parse_htf, parse_jsonl_line, parse_mtf_indexed};
 use crate::nfa::LetterId;
 use crate::record::{ErrorRecord, Names, Record};
-use crate::syntax::{
-    is_ident_continue, parse_htf, parse_jsonl_line, parse_mtf_indexed, read_text, ModelError,
-    ParseError,
-};
+use crate::syntax::{is_ident_continue, read_text, ModelError, ParseError};
 use crate::verdict::{Sym, Verdict};
 use std::borrow::Cow;
 use std::path::Path;

@@ -67,10 +67,11 @@ pub use lines::{
 pub use walk::{collect_traces, is_streamed, natural_cmp, WalkError};
 
 use crate::check::{CheckError, CheckOptions, Engine, Scratch};
+use crate::formats::{parse_htf, parse_jsonl_line, parse_mtf_indexed, NameIndex};
 use crate::model::CompiledModel;
 use crate::nfa::LetterId;
 use crate::record::{ErrorRecord, Record};
-use crate::syntax::{parse_htf, parse_jsonl_line, parse_mtf_indexed, read_text, NameIndex};
+use crate::syntax::read_text;
 
 use rustc_hash::FxHashMap;
 use source::{EntrySource, FileSource, Input, ItemSource, Source, Task};

@@ -14,9 +14,13 @@ use crate::bits;
 use crate::budget::Budget;
 use crate::check::ac::{check_ac, check_ac_in, AcScratch, AcTables};
 use crate::model::Automata;
+use crate::model::CompiledModel;
 use crate::nfa::{Alphabet, LetterId, LocationId, StateId};
 use crate::project::{AreaId, ProjDfa, NO_STATE};
-use crate::summary::{LocalResult, SummaryError, SummaryErrorKind, SummarySet};
+use crate::summary::{
+    mode_name, LocalResult, LocalSummary, SummaryError, SummaryErrorKind, SummarySet, FORMAT,
+    VERSION,
+};
 use crate::verdict::{Mode, Reason, Sym, Verdict, VerdictKind};
 
 /// The result of a local check.
@@ -441,6 +445,65 @@ fn single_location(
     v
 }
 
+/// The local step of distributed AS: checks `trace` (letters of location `k`) on `k`'s local
+/// verifier and returns the summary to send to the central verifier.
+pub fn local_summary(
+    model: &CompiledModel,
+    k: LocationId,
+    trace: &[LetterId],
+    mode: Mode,
+) -> Result<LocalSummary, SummaryError> {
+    let automata = model
+        .automata()
+        .ok_or_else(|| SummaryError::new(SummaryErrorKind::TermOnly))?;
+    let alphabet = &model.alphabet;
+    let dfa = automata.projections.get(k.index()).ok_or_else(|| {
+        SummaryError::new(SummaryErrorKind::LocationOutOfRange {
+            index: k.index(),
+            locations: alphabet.locations(),
+        })
+    })?;
+    if let Some((index, &l)) = trace
+        .iter()
+        .enumerate()
+        .find(|(_, &l)| l.index() >= alphabet.len() || alphabet.location(l) != k)
+    {
+        return Err(SummaryError::new(SummaryErrorKind::LetterOutOfLocation {
+            index,
+            letter: l.index(),
+        }));
+    }
+    let mut area = vec![0u64; automata.areas.words()];
+    let mut seen = Vec::new();
+    let outcome = local_check(automata, dfa, alphabet, trace, mode, &mut area, &mut seen);
+    let names = |ls: &[LetterId]| -> Vec<String> {
+        ls.iter().map(|&l| alphabet.name(l).to_string()).collect()
+    };
+    let mut s = LocalSummary {
+        format: FORMAT.into(),
+        version: VERSION,
+        digest: format!("{:016x}", model.digest),
+        location: alphabet.location_name(k).to_string(),
+        mode: mode_name(mode).into(),
+        trace: names(trace),
+        verdict: "Pass".into(),
+        position: None,
+        expected: Vec::new(),
+        area: None,
+    };
+    match outcome {
+        LocalOutcome::Pass { .. } => {
+            s.area = Some(area.iter().map(|w| format!("{w:016x}")).collect());
+        }
+        LocalOutcome::Error { position, expected } => {
+            s.verdict = "LocalError".into();
+            s.position = Some(position);
+            s.expected = names(&expected);
+        }
+    }
+    Ok(s)
+}
+
 /// The verdict LocalError(k) at `position`, where `expected` letters were readable.
 fn local_error(k: usize, position: usize, expected: Vec<LetterId>) -> Verdict {
     let mut v = Verdict::new(VerdictKind::Fail);
@@ -457,7 +520,7 @@ fn local_error(k: usize, position: usize, expected: Vec<LetterId>) -> Verdict {
 /// The first LocalError in location order is the verdict when a local verifier reported one.
 /// Errors (not verdicts) when the set does not fit `model`.
 pub fn central_check(
-    model: &crate::model::CompiledModel,
+    model: &CompiledModel,
     tables: &AcTables,
     summaries: &SummarySet,
     budget: &Budget,

@@ -1,8 +1,31 @@
-//! Readers of formats other tools write: names made from free text ([`label_name`]), XES event
-//! logs and OpenTelemetry spans, turned into the events that `check --events` groups.
+//! The readers (and writers) of runs: every format a multitrace or a local trace arrives in,
+//! and the formats of other tools turned into events: XES logs ([`xes`]) and OpenTelemetry
+//! spans ([`otel`]), with [`label_name`], the one rule making names of free text.
+//!
+//! | reader | format | what it gives |
+//! | --- | --- | --- |
+//! | [`parse_htf`] | `.htf`, HIBOU multitraces: `{ [l1] l1!m1.l1?m2; [l2,l3] ... }` | a [`Multitrace`](crate::multitrace::Multitrace) over a [`Signature`](crate::signature::Signature), one local trace per group of lifelines |
+//! | [`parse_mtf`], [`parse_mtf_indexed`] | `.mtf` (seed 004): one line per location, `[l1] a1.a2.a0` | one local trace per location of an [`Alphabet`](crate::nfa::Alphabet) |
+//! | [`parse_jsonl_line`] | JSON Lines: one multitrace per line, `{"id": "...", "traces": {"l1": ["l1!m1"], "l2": []}}` | the same, with the line's `id` |
+//!
+//! [`write_mtf`] and [`write_jsonl_line`] write the last two back.
+//!
+//! Invariants: every reader takes the whole text of one input (the batch cuts files into
+//! lines, [`crate::syntax::read_text`] reads and checks files), refuses a name the model does
+//! not declare, returns a [`ParseError`](crate::syntax::ParseError) with file, line and column
+//! on bad input and never panics. The lexical layer they share ([`crate::syntax`]) knows no
+//! format; the readers depend on it, never the other way.
+
+mod htf;
+mod jsonl;
+mod mtf;
+
+pub use htf::parse_htf;
+pub use jsonl::{parse_jsonl_line, write_jsonl_line, NameIndex};
+pub use mtf::{parse_mtf, parse_mtf_indexed, write_mtf};
 
 mod label;
-
-pub use label::label_name;
 pub mod otel;
 pub mod xes;
+
+pub use label::label_name;

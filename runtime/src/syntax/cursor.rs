@@ -1,8 +1,8 @@
 //! The one lexer cursor behind every text reader: `.hsf`, `.hif` and Timbuk (in the compiler),
-//! `.htf` and `.mtf` (here).
+//! `.htf` and `.mtf` (in [`crate::formats`]).
 //!
-//! A [`Cursor`] walks a text by byte offsets. Each reader keeps its own small token set on top
-//! of it; the low-level operations live here once: skipping whitespace and `/* */` comments,
+//! A [`Cursor`] walks a text by byte offsets. The HIBOU readers take their tokens from
+//! [`super::hibou`] on top of it, the others keep their own small token sets; the low-level operations live here once: skipping whitespace and `/* */` comments,
 //! identifiers and other runs of characters, punctuation, splitting into lines, turning an
 //! offset into a [`ParseError`] (`file:line:column`) and describing what was found. The
 //! invariants are on [`Cursor`].
@@ -31,56 +31,6 @@ pub struct Cursor<'a> {
     scan: &'a [u8],
     /// Byte offset in `text`; a char boundary, `<= scan.len()`.
     pos: usize,
-}
-
-/// One token of lookahead over a [`Cursor`], for readers whose tokens are `Copy`: the token
-/// [`Lookahead::peek`] read is kept with the cursor after it, so the next
-/// [`Lookahead::next`] does not scan it again.
-#[derive(Clone, Copy, Debug)]
-pub struct Lookahead<'a, T> {
-    /// The cursor, before the peeked token if there is one.
-    pub c: Cursor<'a>,
-    peeked: Option<(T, Cursor<'a>)>,
-}
-
-impl<'a, T: Copy> Lookahead<'a, T> {
-    /// Lookahead at the start of `text`; `file` names the input in errors.
-    pub fn new(file: &'a str, text: &'a str) -> Self {
-        Lookahead {
-            c: Cursor::new(file, text),
-            peeked: None,
-        }
-    }
-
-    /// The next token (the peeked one, or one `scan` reads).
-    #[inline(always)]
-    pub fn next(
-        &mut self,
-        scan: impl FnOnce(&mut Cursor<'a>) -> Result<T, ParseError>,
-    ) -> Result<T, ParseError> {
-        match self.peeked.take() {
-            Some((tok, after)) => {
-                self.c = after;
-                Ok(tok)
-            }
-            None => scan(&mut self.c),
-        }
-    }
-
-    /// The next token, without consuming it.
-    #[inline(always)]
-    pub fn peek(
-        &mut self,
-        scan: impl FnOnce(&mut Cursor<'a>) -> Result<T, ParseError>,
-    ) -> Result<T, ParseError> {
-        if let Some((tok, _)) = self.peeked {
-            return Ok(tok);
-        }
-        let mut after = self.c;
-        let tok = scan(&mut after)?;
-        self.peeked = Some((tok, after));
-        Ok(tok)
-    }
 }
 
 /// Whether the ASCII byte `b` is whitespace for [`char::is_whitespace`] (the fast path).
@@ -398,11 +348,11 @@ impl<'a> Cursor<'a> {
 /// Random edits of valid texts, for the readers' proptests that their fast and exact paths
 /// agree on inputs near the common case.
 #[cfg(test)]
-pub(super) mod mutation {
+pub(crate) mod mutation {
     /// `text` after each `(position, operation, token)` edit: operation 0 inserts `token` at
     /// the position (taken modulo the length, moved back to a char boundary), 1 deletes the
     /// character there, 2 replaces it with `token`.
-    pub(in crate::syntax) fn mutate(text: &str, edits: &[(usize, u8, &str)]) -> String {
+    pub(crate) fn mutate(text: &str, edits: &[(usize, u8, &str)]) -> String {
         let mut out = text.to_string();
         for &(at, op, token) in edits {
             let mut at = at % (out.len() + 1);

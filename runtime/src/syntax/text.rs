@@ -158,15 +158,8 @@ fn first_control(text: &str) -> Option<(usize, char)> {
 mod tests {
     use super::*;
 
-    /// A fresh scratch directory under the system temp dir.
     fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "multitrace-runtime-text-{}-{name}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+        crate::testdata::scratch_dir("runtime-text", name)
     }
 
     #[test]

@@ -1,0 +1,56 @@
+//! The generator's state ([`Generator`]), shared by the stages: each stage (`walk`, `mutate`,
+//! `feasible`) adds its methods in its own module; and the projection of a word of `A` on the
+//! locations ([`project_word`]).
+
+use super::spec::GenOptions;
+use super::table::RunTable;
+use multitrace_runtime::check::explore::Budget;
+use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure, Scratch};
+use multitrace_runtime::model::CompiledModel;
+use multitrace_runtime::nfa::{LetterId, Nfa};
+use multitrace_runtime::rng::Rng;
+use multitrace_runtime::verdict::{Mode, Verdict};
+
+/// Projects a word of `A` on the locations.
+pub fn project_word(model: &CompiledModel, word: &[LetterId]) -> Vec<Vec<LetterId>> {
+    let mut traces = vec![Vec::new(); model.alphabet.locations()];
+    for &l in word {
+        traces[model.alphabet.location(l).index()].push(l);
+    }
+    traces
+}
+
+/// The generator's state, shared by the stages (each stage adds its methods in its module).
+pub(super) struct Generator<'a> {
+    pub(super) engine: &'a Engine,
+    pub(super) model: &'a CompiledModel,
+    pub(super) nfa: &'a Nfa,
+    pub(super) table: RunTable,
+    pub(super) rng: Rng,
+    pub(super) scratch: Scratch,
+    pub(super) opts: &'a GenOptions,
+}
+
+impl Generator<'_> {
+    pub(super) fn in_range(&self, traces: &[Vec<LetterId>]) -> bool {
+        let n: usize = traces.iter().map(Vec::len).sum();
+        (self.opts.min_len..=self.opts.max_len).contains(&n)
+    }
+
+    /// The verdict of AS in `mode`, within the vertex budget.
+    pub(super) fn check(&mut self, traces: &[Vec<LetterId>], mode: Mode) -> Verdict {
+        let opts = CheckOptions {
+            mode,
+            choice: Choice::Force(Procedure::As),
+            budget: Budget {
+                max_vertices: self.opts.max_vertices,
+                timeout: None,
+            },
+            ..CheckOptions::default()
+        };
+        self.engine
+            .check_letters(&mut self.scratch, traces, &opts)
+            .map(|(v, _)| v)
+            .expect("AS runs on a model with automata")
+    }
+}
