@@ -51,6 +51,15 @@ if ! "$venv/bin/python" -c 'import pyspark, pyarrow, pandas' 2>/dev/null; then
     "${pip[@]}" install 'pyspark>=3.5,<4.1' 'pyarrow>=12' 'pandas>=1.5'
 fi
 
+# An independent XES reader and writer (tests/test_xes_pm4py.py); the OpenTelemetry SDK for the
+# worked example (tests/test_otel_example.py).
+if ! "$venv/bin/python" -c 'import pm4py' 2>/dev/null; then
+    "${pip[@]}" install 'pm4py>=2.7'
+fi
+if ! "$venv/bin/python" -c 'import opentelemetry.sdk, opentelemetry.exporter.otlp.proto.common' 2>/dev/null; then
+    "${pip[@]}" install 'opentelemetry-sdk>=1.20' 'opentelemetry-exporter-otlp-proto-common>=1.20'
+fi
+
 # The release binary, to compare the Python API's records with the command line's.
 cargo build --release --locked --bin multitrace
 

@@ -140,7 +140,37 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         })
     };
     // --events: event logs grouped by run (multitrace_runtime::events), one record per run.
-    let run = if args.events.is_empty() {
+    let run = if !args.otel.is_empty() {
+        use multitrace_runtime::formats::otel::{parse_otel_map, read_otel_runs, OtelMap};
+        let mut map = match &args.otel_map {
+            Some(p) => {
+                let text = multitrace_runtime::syntax::read_text(p)?;
+                parse_otel_map(&p.display().to_string(), &text)?
+            }
+            None => OtelMap::default(),
+        };
+        map.max_events = args.max_buffered_events;
+        let runs = read_otel_runs(&batch.engine().model().alphabet, &args.otel, &map);
+        multitrace_runtime::events::check_runs(&batch, runs.into_iter(), sink).map(|_| ())
+    } else if !args.xes.is_empty() {
+        use multitrace_runtime::formats::xes::{read_xes_runs, XesOptions, XesOrder};
+        // The --events field options name XES attributes, with XES's defaults.
+        let opts = XesOptions {
+            action_key: match args.action_field.as_str() {
+                "action" => "concept:name".to_string(),
+                k => k.to_string(),
+            },
+            lifeline_key: args.lifeline_field.clone(),
+            order: match args.order_field.as_str() {
+                "order" => XesOrder::Key("time:timestamp".into()),
+                "document" => XesOrder::Document,
+                k => XesOrder::Key(k.to_string()),
+            },
+            max_trace_events: args.max_buffered_events,
+        };
+        let runs = read_xes_runs(&batch.engine().model().alphabet, &args.xes, &opts);
+        multitrace_runtime::events::check_runs(&batch, runs, sink).map(|_| ())
+    } else if args.events.is_empty() {
         batch.run(files, sink)
     } else {
         use multitrace_runtime::events::{run_events, EventFormat, EventOptions};
@@ -169,7 +199,8 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         Err(e) => bail!("{e}"),
     }
     if tally.count() == 0 {
-        let inputs = args.traces.iter().chain(&args.events);
+        let inputs = args.traces.iter().chain(&args.events).chain(&args.xes);
+        let inputs = inputs.chain(&args.otel);
         let inputs = inputs.map(|p| p.display().to_string()).collect();
         return Err(NothingChecked { inputs }.into());
     }

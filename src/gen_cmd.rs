@@ -40,7 +40,7 @@ fn format_parser() -> impl clap::builder::TypedValueParser<Value = SetFormat> {
     after_help = "--seed S seeds the generation as well as --random-locations. The same model, options and seed give byte-identical files."
 )]
 pub struct GenArgs {
-    /// The model: an interaction (.hif), a Timbuk automaton (.timbuk) or a compiled model (.mtm).
+    /// The model: an interaction (.hif), a sequence diagram (.mmd, .md, .puml), a Timbuk automaton (.timbuk) or a compiled model (.mtm).
     model: PathBuf,
     #[command(flatten)]
     model_args: ModelArgs,

@@ -30,8 +30,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Check multitraces against a model (.hif, .timbuk or compiled .mtm).
-    Check(CheckArgs),
+    /// Check multitraces against a model (.hif, .mmd, .puml, .timbuk or compiled .mtm).
+    Check(Box<CheckArgs>),
     /// Compile a model (.hif or .timbuk) into a .mtm artifact.
     Compile(CompileArgs),
     /// Describe a model: kind, locations, automata sizes, compile time.
@@ -174,11 +174,11 @@ impl ModeArg {
 
 #[derive(Args)]
 struct CheckArgs {
-    /// The model: an interaction (.hif), a Timbuk automaton (.timbuk) or a compiled model (.mtm).
+    /// The model: an interaction (.hif), a sequence diagram (.mmd, .md, .puml), a Timbuk automaton (.timbuk) or a compiled model (.mtm).
     model: PathBuf,
     /// Multitrace files (.htf, .mtf, .jsonl) or directories searched for them; `-` reads JSON
     /// Lines from standard input.
-    #[arg(required_unless_present = "events")]
+    #[arg(required_unless_present_any = ["events", "xes", "otel"])]
     traces: Vec<PathBuf>,
     /// Event logs instead of multitraces (JSON Lines or CSV, `-`: standard input).
     ///
@@ -186,6 +186,24 @@ struct CheckArgs {
     /// an action comes from the model); one record per run.
     #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with = "traces", help_heading = "Input")]
     events: Vec<PathBuf>,
+    /// XES event logs (IEEE 1849, `.xes` or `.xes.gz`) instead of multitraces: a trace is a
+    /// run; the action is the event's concept:name (--action-field), the order its
+    /// time:timestamp (--order-field; `document`: the order in the trace).
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["traces", "events"])]
+    xes: Vec<PathBuf>,
+    /// OpenTelemetry spans instead of multitraces: OTLP JSON (the Collector's file exporter,
+    /// one ExportTraceServiceRequest per line) or OTLP protobuf. service.name is the
+    /// lifeline, the span kind says emission or reception, the trace is the run.
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["traces", "events", "xes"])]
+    otel: Vec<PathBuf>,
+    /// --otel: a mapping file overriding the rules (`lifeline = ATTR`, `run = ATTR`,
+    /// `message = ATTR`, `reply_suffix = TEXT`).
+    #[arg(long, value_name = "FILE", requires = "otel")]
+    otel_map: Option<PathBuf>,
+    /// --xes: the event attribute naming the lifeline of actions written `!m` or `?m` (e.g.
+    /// org:resource).
+    #[arg(long, value_name = "KEY")]
+    lifeline_field: Option<String>,
     /// --events: the field holding the run id.
     #[arg(long, value_name = "F", default_value = "run", help_heading = "Input")]
     run_field: String,
@@ -361,12 +379,12 @@ struct InspectArgs {
 
 #[derive(Args)]
 struct DrawArgs {
-    /// The model (.mtm, .hif or .timbuk).
+    /// The model (.mtm, .hif, .mmd, .md, .puml or .timbuk).
     model: PathBuf,
     #[command(flatten)]
     model_args: ModelArgs,
     /// Draw the NFA A.
-    #[arg(long, conflicts_with_all = ["dfa", "diagram", "pnml"], required_unless_present_any = ["dfa", "diagram", "pnml"])]
+    #[arg(long, conflicts_with_all = ["dfa", "diagram", "pnml", "mermaid", "plantuml"], required_unless_present_any = ["dfa", "diagram", "pnml", "mermaid", "plantuml"])]
     nfa: bool,
     /// Draw the local verifier Proj(A, Σi) of this location (its name, e.g. l1 or l1,l2).
     #[arg(long, value_name = "LOCATION", conflicts_with = "diagram")]
@@ -380,6 +398,14 @@ struct DrawArgs {
     /// process-mining tools such as pm4py.
     #[arg(long, conflicts_with = "dfa")]
     pnml: bool,
+    /// Write the interaction as a Mermaid sequenceDiagram (weak loops, alt, opt, par and
+    /// messages; other operators are refused with what to do instead).
+    #[arg(long, conflicts_with_all = ["dfa", "diagram", "pnml", "plantuml"])]
+    mermaid: bool,
+    /// Write the interaction as a PlantUML sequence diagram (as --mermaid, and messages to or
+    /// from the environment cross the border).
+    #[arg(long, conflicts_with_all = ["dfa", "diagram", "pnml"])]
+    plantuml: bool,
     /// Output file (.dot, or .svg with --diagram); `-` writes to standard output. Without
     /// --diagram, a .svg is written beside the .dot when a `dot` program is present.
     #[arg(short, long)]
@@ -398,7 +424,7 @@ fn main() -> ExitCode {
     let worker = std::thread::Builder::new()
         .stack_size(multitrace_runtime::check::explore::CHECK_STACK_SIZE)
         .spawn(move || match cli.command {
-            Command::Check(args) => batch::check(args),
+            Command::Check(args) => batch::check(*args),
             Command::Compile(args) => model_cmd::compile(args),
             Command::Inspect(args) => model_cmd::inspect(args),
             Command::Verify(args) => model_cmd::verify(args),

@@ -5,7 +5,7 @@
 use crate::{CompileArgs, DrawArgs, InspectArgs, ModelArgs, VerifyArgs};
 use anyhow::{Context, Result};
 use multitrace_compiler::compile::AutomataPolicy;
-use multitrace_compiler::open::{compile_model, open_for_viewing, open_model};
+use multitrace_compiler::open::{compile_model, diagram_text, open_for_viewing, open_model};
 use multitrace_report::diagram::diagram_svg;
 use multitrace_runtime::artifact::encode;
 use multitrace_runtime::model::CompiledModel;
@@ -93,6 +93,11 @@ pub fn draw(args: DrawArgs) -> Result<u8> {
     let opts = args.model_args.options();
     if args.diagram {
         write_output(&args.output, &diagram_svg(&args.model, &opts, &mut note)?)?;
+        return Ok(0);
+    }
+    if args.mermaid || args.plantuml {
+        let text = diagram_text(&args.model, &opts, args.plantuml, &mut note)?;
+        write_output(&args.output, &text)?;
         return Ok(0);
     }
     let m = open_for_viewing(&args.model, &opts, &mut note)?;

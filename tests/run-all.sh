@@ -8,7 +8,9 @@
 #      data-driven bad inputs, the fixtures through every procedure, proptests).
 #   2. Python: the `multitrace` package built with maturin and its pytest suite (python/test.sh),
 #      the Spark jobs included when pyspark is installed by it.
-#   3. Browser: the HTML report and the sequence diagram in headless Chromium
+#   3. Diagrams: what `draw --mermaid/--plantuml` writes, checked by Mermaid's parser (npm) and
+#      PlantUML (tests/diagrams/run.sh).
+#   4. Browser: the HTML report and the sequence diagram in headless Chromium
 #      (tests/browser/run.sh).
 #   4. The user guide: `mdbook build docs` (mdBook, pinned, installed under target/tools/ with
 #      `cargo install` when missing); its examples run in the Rust tests (tests/cli/guide.rs).
@@ -30,6 +32,9 @@ if ! "$MDBOOK" --version 2>/dev/null | grep -q "v$MDBOOK_VERSION"; then
         --features search --root target/tools
 fi
 "$MDBOOK" build docs
+
+echo "== Diagram tools (Mermaid's parser, PlantUML) on the diagrams draw writes"
+bash tests/diagrams/run.sh
 
 echo "== Browser tests"
 bash tests/browser/run.sh

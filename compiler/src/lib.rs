@@ -24,13 +24,15 @@
 //! - [`project`]: the local verifiers `Proj(A, Σi)` with their areas;
 //! - [`compile`]: the pipeline producing a [`multitrace_runtime::model::CompiledModel`];
 //! - [`source`]: models named by path (`.hif`, `.timbuk`, `.mtm`), read and compiled as needed;
-//! - [`open`]: models named by a user, with their options, refusals and notes (every front end).
+//! - [`open`]: models named by a user, with their options, refusals and notes (every front end);
+//! - [`diagrams`]: Mermaid and PlantUML sequence diagrams read as interactions, and written back.
 //!
 //! Papers are cited as "seed NNN": see `docs/papers.md` for the table of the papers.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 pub mod compile;
+pub mod diagrams;
 pub mod nfa;
 pub mod open;
 pub mod project;

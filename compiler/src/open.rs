@@ -7,12 +7,16 @@
 //! Notes are handed to a callback, one sentence each, for the front end to print.
 
 use crate::compile::{AutomataPolicy, CompileOptions, LocationChoice};
+use crate::diagrams::{write_mermaid, write_plantuml, DrawError};
 use crate::source::{
     check_recorded_source, check_source, compile_source, load_artifact, read_source, record_source,
     Freshness, Source, SourceError,
 };
 use crate::syntax::parse_locations_spec;
 use multitrace_runtime::model::CompiledModel;
+use multitrace_runtime::model::Origin;
+use multitrace_runtime::signature::Signature;
+use multitrace_runtime::term::{TermId, TermStore};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -66,6 +70,8 @@ pub enum OpenError {
         /// The option.
         option: String,
     },
+    /// The model cannot be written as a Mermaid or PlantUML diagram.
+    Text(DrawError),
 }
 
 impl fmt::Display for OpenError {
@@ -101,6 +107,7 @@ impl fmt::Display for OpenError {
                 f,
                 "{option}: applies to commands that read a compiled model (.mtm), not to compile"
             ),
+            OpenError::Text(e) => e.fmt(f),
         }
     }
 }
@@ -411,6 +418,39 @@ pub fn open_for_viewing(
         &read_source(path, opts.signature.as_deref())?,
         &compile,
     )?)
+}
+
+/// The model `path` as a Mermaid or PlantUML sequence diagram (`plantuml` chooses): a source
+/// interaction as read, a compiled model from the interaction it keeps.
+pub fn diagram_text(
+    path: &Path,
+    opts: &ModelOptions,
+    plantuml: bool,
+    note: &mut dyn FnMut(String),
+) -> Result<String, OpenError> {
+    let write = |sig: &Signature, store: &TermStore, root: TermId| {
+        if plantuml {
+            write_plantuml(store, sig, root)
+        } else {
+            write_mermaid(store, sig, root)
+        }
+        .map_err(OpenError::Text)
+    };
+    if is_artifact(path) {
+        let model = open_model(path, opts, note)?;
+        let Origin::Interaction {
+            signature, term, ..
+        } = &model.origin
+        else {
+            return Err(OpenError::Text(DrawError::NotAnInteraction));
+        };
+        let (store, root) = term.to_store();
+        return write(signature, &store, root);
+    }
+    match read_source(path, opts.signature.as_deref())? {
+        Source::Interaction(m) => write(&m.signature, &m.store, m.root),
+        Source::Automaton { .. } => Err(OpenError::Text(DrawError::NotAnInteraction)),
+    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use crate::compile::{
     automaton_digest, compile_automaton, compile_interaction, interaction_digest, CompileError,
     CompileOptions, TERM_ONLY_BY_OPTION,
 };
+use crate::diagrams::{read_diagram, Dialect};
 use crate::syntax::{
     find_signature, interaction_text_digest, parse_timbuk, read_interaction, read_text,
     InteractionModel, ModelError, TimbukAutomaton,
@@ -97,11 +98,11 @@ impl fmt::Display for SourceError {
             SourceError::Compile(e) => e.fmt(f),
             SourceError::UnknownKind(p) => write!(
                 f,
-                "{p}: unknown model kind; expected an interaction (.hif), a Timbuk automaton (.timbuk) or a compiled model (.mtm)"
+                "{p}: unknown model kind; expected an interaction (.hif), a sequence diagram (Mermaid .mmd or .md, PlantUML .puml), a Timbuk automaton (.timbuk) or a compiled model (.mtm)"
             ),
             SourceError::UnknownSourceKind(p) => write!(
                 f,
-                "{p}: unknown kind of source model (--source); expected the interaction (.hif) or Timbuk automaton (.timbuk) the compiled model was compiled from"
+                "{p}: unknown kind of source model (--source); expected the interaction (.hif), sequence diagram (.mmd, .md, .puml) or Timbuk automaton (.timbuk) the compiled model was compiled from"
             ),
             SourceError::SourceMismatch(m) => {
                 let Mismatch {
@@ -164,6 +165,12 @@ pub fn read_source(path: &Path, signature: Option<&Path>) -> Result<Source, Sour
         "hif" => Ok(Source::Interaction(Box::new(read_interaction(
             path, signature,
         )?))),
+        _ if Dialect::of_path(path).is_some() => {
+            let dialect = Dialect::of_path(path).expect("a diagram");
+            Ok(Source::Interaction(Box::new(read_diagram(
+                path, dialect, signature,
+            )?)))
+        }
         "timbuk" | "tbk" => {
             let text = read_text(path)?;
             let file = path.display().to_string();
@@ -324,6 +331,26 @@ fn source_digest(
                     &model.alphabet,
                 ),
                 signature: signature_file.map(|p| p.display().to_string()),
+                recompile,
+            })
+        }
+        _ if Dialect::of_path(source).is_some() => {
+            // A diagram reads only the signature it is given (never one found beside it).
+            let sig_text = match signature {
+                Some(p) => read_text(p)?,
+                None => String::new(),
+            };
+            let text = read_text(source)?;
+            if let Some(s) = signature {
+                recompile += &format!(" --signature {}", shell_quote(&s.display().to_string()));
+            }
+            recompile += &location_options(model, None);
+            Ok(SourceDigest {
+                digest: interaction_digest(
+                    interaction_text_digest(&text, &sig_text),
+                    &model.alphabet,
+                ),
+                signature: signature.map(|p| p.display().to_string()),
                 recompile,
             })
         }

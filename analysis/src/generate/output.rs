@@ -86,11 +86,18 @@ pub enum SetFormat {
     Mtf,
     /// One `KIND.jsonl` file, one multitrace per line.
     Jsonl,
+    /// One `KIND.xes` event log (IEEE 1849), one trace per multitrace.
+    Xes,
 }
 
 impl SetFormat {
     /// Every format, in the order the command line lists them.
-    pub const ALL: [SetFormat; 3] = [SetFormat::Htf, SetFormat::Mtf, SetFormat::Jsonl];
+    pub const ALL: [SetFormat; 4] = [
+        SetFormat::Htf,
+        SetFormat::Mtf,
+        SetFormat::Jsonl,
+        SetFormat::Xes,
+    ];
 
     /// The name on the command line (`--format`).
     pub fn name(self) -> &'static str {
@@ -98,6 +105,7 @@ impl SetFormat {
             SetFormat::Htf => "htf",
             SetFormat::Mtf => "mtf",
             SetFormat::Jsonl => "jsonl",
+            SetFormat::Xes => "xes",
         }
     }
 
@@ -107,6 +115,7 @@ impl SetFormat {
             SetFormat::Htf => "HIBOU `.htf`, one component per location (interaction models only)",
             SetFormat::Mtf => "Seed 004's `.mtf`, one line per location",
             SetFormat::Jsonl => "One `KIND.jsonl` file, one multitrace per line",
+            SetFormat::Xes => "One `KIND.xes` event log, one trace per multitrace (for pm4py)",
         }
     }
 
@@ -185,7 +194,7 @@ pub fn item_name(kind: Kind, i: usize) -> String {
 
 /// Whether `name` is a file [`write_set`] writes for `kind` (`KIND-0001.htf`, `KIND.jsonl`).
 pub fn is_generated_file(name: &str, kind: Kind) -> bool {
-    if name == format!("{kind}.jsonl") {
+    if name == format!("{kind}.jsonl") || name == format!("{kind}.xes") {
         return true;
     }
     let Some(rest) = name.strip_prefix(&format!("{kind}-")) else {
@@ -226,6 +235,9 @@ pub fn write_set(
     }
     let mut rows = Vec::with_capacity(generation.items.len());
     let mut jsonl = String::new();
+    // (run id, (location, actions) per location) per multitrace.
+    type Run = (String, Vec<(String, Vec<String>)>);
+    let mut xes_runs: Vec<Run> = Vec::new();
     for (i, item) in generation.items.iter().enumerate() {
         let name = item_name(kind, i);
         let file = match format {
@@ -247,6 +259,17 @@ pub fn write_set(
                 jsonl.push('\n');
                 format!("{kind}.jsonl#{name}")
             }
+            SetFormat::Xes => {
+                let a = &model.alphabet;
+                let traces = (item.traces.iter().enumerate())
+                    .map(|(k, t)| {
+                        let names = t.iter().map(|&l| a.name(l).to_string()).collect();
+                        (a.location_names()[k].clone(), names)
+                    })
+                    .collect();
+                xes_runs.push((name.clone(), traces));
+                format!("{kind}.xes#{name}")
+            }
         };
         rows.push(ManifestRow {
             file,
@@ -264,6 +287,16 @@ pub fn write_set(
     if format == SetFormat::Jsonl {
         let path = dir.join(format!("{kind}.jsonl"));
         std::fs::write(&path, jsonl).map_err(io(&path, "write"))?;
+    }
+    if format == SetFormat::Xes {
+        let path = dir.join(format!("{kind}.xes"));
+        let mut out = Vec::new();
+        multitrace_runtime::formats::xes::write_xes(
+            &mut out,
+            xes_runs.iter().map(|(id, t)| (id.clone(), t.as_slice())),
+        )
+        .map_err(io(&path, "write"))?;
+        std::fs::write(&path, out).map_err(io(&path, "write"))?;
     }
     manifest.replace_kind(kind.name(), rows);
     std::fs::write(&manifest_path, manifest.to_text()).map_err(io(&manifest_path, "write"))?;

@@ -1,4 +1,6 @@
-//! The readers (and writers) of runs: every format a multitrace or a local trace arrives in.
+//! The readers (and writers) of runs: every format a multitrace or a local trace arrives in,
+//! and the formats of other tools turned into events: XES logs ([`xes`]) and OpenTelemetry
+//! spans ([`otel`]), with [`label_name`], the one rule making names of free text.
 //!
 //! | reader | format | what it gives |
 //! | --- | --- | --- |
@@ -23,3 +25,9 @@ mod mtf;
 pub use htf::parse_htf;
 pub use jsonl::{parse_jsonl_line, write_jsonl_line, NameIndex};
 pub use mtf::{parse_mtf, parse_mtf_indexed, write_mtf};
+
+mod label;
+pub mod otel;
+pub mod xes;
+
+pub use label::label_name;

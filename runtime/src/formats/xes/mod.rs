@@ -1,0 +1,500 @@
+//! XES event logs (IEEE 1849) in and out.
+//!
+//! Reading maps a log to the events that `check --events` groups ([`RawEvent`]), one run per
+//! `<trace>`:
+//! - the run id is the trace's `concept:name` (`trace N`, from 1, when it has none);
+//! - the action is the event's `concept:name` (or the attribute [`XesOptions::action_key`]);
+//!   with [`XesOptions::lifeline_key`] (e.g. `org:resource`), an action written without its
+//!   lifeline (`!m`, `?m`) gets the value of that attribute in front (`clt1` and `!begin` give
+//!   `clt1!begin`);
+//! - the order key is the event's `time:timestamp` (or the attribute
+//!   [`XesOptions::order`]); [`XesOrder::Document`] uses the order of the events in the
+//!   trace instead. Only the order within each location counts, so clocks need not agree.
+//!
+//! The XML is streamed (quick-xml): memory holds one trace; `.gz` files (or any file starting
+//! with the gzip magic bytes) are decompressed on the fly. An event without its action or
+//! order attribute makes its run an `Error` record naming `FILE:LINE`; XML that does not parse
+//! ends the file with an `Error` record naming the line (the traces before it still count).
+//!
+//! Writing ([`write_xes`]) gives one `<trace>` per multitrace, its events location by
+//! location, each with `concept:name` (the action), `org:resource` (the location) and a
+//! `time:timestamp` that is only the document order (milliseconds from the epoch): readers
+//! that sort by timestamp keep each location's order.
+
+use crate::batch::Item;
+use crate::events::{EventError, Field, Grouper, OrderKey, RawEvent, RunOut};
+use crate::nfa::Alphabet;
+use crate::record::{ErrorRecord, Record};
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::XmlVersion;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Where the order of a trace's events comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum XesOrder {
+    /// The value of this attribute (a date, or a number).
+    Key(String),
+    /// The order of the events in the trace.
+    Document,
+}
+
+/// How XES events become actions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct XesOptions {
+    /// The event attribute holding the action (default `concept:name`).
+    pub action_key: String,
+    /// The event attribute naming the lifeline of actions written as `!m` or `?m`.
+    pub lifeline_key: Option<String>,
+    /// The order key (default: the attribute `time:timestamp`).
+    pub order: XesOrder,
+    /// Most events in one trace.
+    pub max_trace_events: usize,
+}
+
+impl Default for XesOptions {
+    fn default() -> Self {
+        XesOptions {
+            action_key: "concept:name".into(),
+            lifeline_key: None,
+            order: XesOrder::Key("time:timestamp".into()),
+            max_trace_events: crate::events::DEFAULT_MAX_BUFFERED_EVENTS,
+        }
+    }
+}
+
+/// Counts the lines of what the XML reader consumed, so that events are located.
+struct Lines<R> {
+    inner: R,
+    newlines: u32,
+}
+
+impl<R: BufRead> Read for Lines<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.newlines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u32;
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Lines<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, amt: usize) {
+        if let Ok(buf) = self.inner.fill_buf() {
+            let end = amt.min(buf.len());
+            self.newlines += buf[..end].iter().filter(|&&b| b == b'\n').count() as u32;
+        }
+        self.inner.consume(amt);
+    }
+}
+
+/// Opens `path`, decompressing gzip (by extension or magic bytes).
+fn open(path: &Path) -> std::io::Result<Box<dyn BufRead + Send>> {
+    let mut file = BufReader::new(std::fs::File::open(path)?);
+    let gz = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
+        || file.fill_buf()?.starts_with(&[0x1f, 0x8b]);
+    Ok(if gz {
+        Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(file)))
+    } else {
+        Box::new(file)
+    })
+}
+
+/// One event's attributes of interest, as read.
+#[derive(Default)]
+struct Pending {
+    line: u32,
+    action: Option<String>,
+    lifeline: Option<String>,
+    order: Option<String>,
+}
+
+/// The runs of one XES file: an iterator of [`RunOut`], one per trace, then one `Error`
+/// record if the file cannot be read to its end.
+pub struct XesRuns<'a> {
+    grouper: Grouper<'a>,
+    file: String,
+    opts: XesOptions,
+    reader: Option<quick_xml::Reader<Lines<Box<dyn BufRead + Send>>>>,
+    buf: Vec<u8>,
+    traces: u32,
+    seen_log: bool,
+}
+
+impl<'a> XesRuns<'a> {
+    /// Reads `path` over the model's `alphabet`.
+    pub fn open(alphabet: &'a Alphabet, path: &Path, opts: &XesOptions) -> Result<Self, RunOut> {
+        let file = path.display().to_string();
+        let inner =
+            open(path).map_err(|e| error_record(&file, None, format!("cannot read: {e}")))?;
+        let reader = quick_xml::Reader::from_reader(Lines { inner, newlines: 0 });
+        Ok(XesRuns {
+            grouper: Grouper::new(alphabet),
+            file,
+            opts: opts.clone(),
+            reader: Some(reader),
+            buf: Vec::new(),
+            traces: 0,
+            seen_log: false,
+        })
+    }
+
+    fn line(&self) -> u32 {
+        self.reader.as_ref().map_or(0, |r| r.get_ref().newlines + 1)
+    }
+
+    /// The attribute `key`'s `value` of an XES attribute element.
+    fn key_value(&self, e: &BytesStart<'_>) -> Result<(String, String), String> {
+        let mut key = None;
+        let mut value = None;
+        for a in e.attributes() {
+            let a = a.map_err(|e| format!("bad attribute: {e}"))?;
+            let v = a
+                .normalized_value(XmlVersion::Implicit1_0)
+                .map_err(|e| format!("bad attribute value: {e}"))?
+                .into_owned();
+            match a.key.as_ref() {
+                "key" => key = Some(v),
+                "value" => value = Some(v),
+                _ => {}
+            }
+        }
+        match (key, value) {
+            (Some(k), Some(v)) => Ok((k, v)),
+            (Some(k), None) if matches!(e.name().as_ref(), "list" | "container") => {
+                Ok((k, String::new()))
+            }
+            _ => Err(format!(
+                "<{}> needs `key` and `value` attributes",
+                e.name().as_ref()
+            )),
+        }
+    }
+
+    /// Reads the next trace (or the end); `Err` is the file's fatal error.
+    fn next_trace(&mut self) -> Result<Option<RunOut>, String> {
+        // Depth of elements inside the current trace: 1 = trace attribute or event, 2 = event
+        // attribute; deeper ones (nested attributes) are skipped.
+        let mut in_trace = false;
+        let mut depth = 0u32;
+        let mut trace_name: Option<String> = None;
+        let mut events: Vec<Pending> = Vec::new();
+        let mut current: Option<Pending> = None;
+        let mut trace_line = 0;
+        loop {
+            let line = self.line();
+            let reader = self.reader.as_mut().expect("an open reader");
+            self.buf.clear();
+            let ev = reader
+                .read_event_into(&mut self.buf)
+                .map_err(|e| format!("{}:{line}: not well-formed XML: {e}", self.file))?;
+            let line = reader.get_ref().newlines + 1;
+            let (start, empty) = match &ev {
+                Event::Start(s) => (Some(s.clone().into_owned()), false),
+                Event::Empty(s) => (Some(s.clone().into_owned()), true),
+                _ => (None, false),
+            };
+            if let Some(s) = start {
+                let name = s.name().as_ref().to_string();
+                if !self.seen_log {
+                    if name != "log" {
+                        return Err(format!(
+                            "{}:{line}: not an XES log: the root element is <{}>, not <log>",
+                            self.file, name
+                        ));
+                    }
+                    self.seen_log = true;
+                    continue;
+                }
+                if !in_trace {
+                    if name == "trace" && !empty {
+                        in_trace = true;
+                        depth = 0;
+                        trace_line = line;
+                    }
+                    // Log-level elements (extensions, globals, classifiers, attributes) and
+                    // their children are not needed.
+                    continue;
+                }
+                depth += 1;
+                match (depth, name.as_str()) {
+                    (1, "event") => {
+                        if events.len() >= self.opts.max_trace_events {
+                            return Err(format!(
+                                "{}:{line}: a trace with more than {} events",
+                                self.file, self.opts.max_trace_events
+                            ));
+                        }
+                        current = Some(Pending {
+                            line,
+                            ..Pending::default()
+                        });
+                    }
+                    (1, _) => {
+                        let (k, v) = self
+                            .key_value(&s)
+                            .map_err(|m| format!("{}:{line}: {m}", self.file))?;
+                        if k == "concept:name" {
+                            trace_name = Some(v);
+                        }
+                    }
+                    (2, _) => {
+                        if let Some(p) = &mut current {
+                            let (k, v) = self
+                                .key_value(&s)
+                                .map_err(|m| format!("{}:{line}: {m}", self.file))?;
+                            if k == self.opts.action_key {
+                                p.action = Some(v.clone());
+                            }
+                            if self.opts.lifeline_key.as_deref() == Some(k.as_str()) {
+                                p.lifeline = Some(v.clone());
+                            }
+                            if let XesOrder::Key(o) = &self.opts.order {
+                                if *o == k {
+                                    p.order = Some(v);
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                if empty {
+                    if depth == 1 {
+                        if let Some(p) = current.take() {
+                            events.push(p);
+                        }
+                    }
+                    depth -= 1;
+                }
+                continue;
+            }
+            match ev {
+                Event::End(e) if in_trace => {
+                    if depth == 0 && e.name().as_ref() == "trace" {
+                        self.traces += 1;
+                        let id = trace_name.unwrap_or_else(|| format!("trace {}", self.traces));
+                        let _ = trace_line;
+                        return Ok(Some(self.run(id, events)));
+                    }
+                    if depth == 1 {
+                        if let Some(p) = current.take() {
+                            events.push(p);
+                        }
+                    }
+                    depth = depth.saturating_sub(1);
+                }
+                Event::Eof => {
+                    if in_trace {
+                        return Err(format!(
+                            "{}:{line}: the file ends inside the <trace> opened at line {trace_line}",
+                            self.file
+                        ));
+                    }
+                    if !self.seen_log {
+                        return Err(format!(
+                            "{}:{line}: not an XES log: no <log> element",
+                            self.file
+                        ));
+                    }
+                    return Ok(None);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The run of a trace's events.
+    fn run(&self, id: String, events: Vec<Pending>) -> RunOut {
+        let raw = events.into_iter().enumerate().map(|(i, p)| {
+            let body = (|| {
+                let action = p.action.ok_or_else(|| EventError::Missing {
+                    field: self.opts.action_key.clone(),
+                    role: Field::Action,
+                })?;
+                let action = match (&p.lifeline, action.starts_with(['!', '?'])) {
+                    (Some(l), true) => format!("{l}{action}"),
+                    _ => action,
+                };
+                let key = match &self.opts.order {
+                    XesOrder::Document => OrderKey::Int(i as i128),
+                    XesOrder::Key(k) => {
+                        let text = p.order.ok_or_else(|| EventError::Missing {
+                            field: k.clone(),
+                            role: Field::Order,
+                        })?;
+                        OrderKey::parse(&text).map_err(|error| EventError::OrderKey {
+                            field: Some(k.clone()),
+                            error,
+                        })?
+                    }
+                };
+                Ok((action, key))
+            })();
+            RawEvent {
+                at: format!("{}:{}", self.file, p.line),
+                file: self.file.clone(),
+                line: p.line,
+                run: Some(id.clone()),
+                body,
+            }
+        });
+        let mut out = self.grouper.group(raw);
+        match out.pop() {
+            Some(r) if out.is_empty() => r,
+            // A trace without events: an empty multitrace.
+            _ => RunOut::Item(Item {
+                trace: format!("{}:trace {}", self.file, self.traces),
+                id: Some(id),
+                traces: Vec::new(),
+            }),
+        }
+    }
+}
+
+impl Iterator for XesRuns<'_> {
+    type Item = RunOut;
+
+    fn next(&mut self) -> Option<RunOut> {
+        self.reader.as_ref()?;
+        match self.next_trace() {
+            Ok(Some(r)) => Some(r),
+            Ok(None) => {
+                self.reader = None;
+                None
+            }
+            Err(m) => {
+                self.reader = None;
+                Some(error_record(&self.file, None, m))
+            }
+        }
+    }
+}
+
+fn error_record(file: &str, line: Option<u32>, message: String) -> RunOut {
+    let message = if message.starts_with(file) {
+        message
+    } else {
+        format!("{file}: {message}")
+    };
+    RunOut::Error(Box::new(Record::error(
+        file.to_string(),
+        None,
+        ErrorRecord {
+            message,
+            file: Some(file.to_string()),
+            line,
+            column: None,
+        },
+        Duration::ZERO,
+    )))
+}
+
+/// The runs of XES files, in order: one per trace, and an `Error` record for a file that
+/// cannot be read (to its end).
+pub fn read_xes_runs<'a>(
+    alphabet: &'a Alphabet,
+    files: &'a [PathBuf],
+    opts: &'a XesOptions,
+) -> impl Iterator<Item = RunOut> + Send + 'a {
+    files
+        .iter()
+        .flat_map(move |f| -> Box<dyn Iterator<Item = RunOut> + Send + 'a> {
+            match XesRuns::open(alphabet, f, opts) {
+                Ok(runs) => Box::new(runs),
+                Err(e) => Box::new(std::iter::once(e)),
+            }
+        })
+}
+
+/// Escapes text for an XML attribute value.
+fn escape(s: &str) -> String {
+    quick_xml::escape::escape(s).into_owned()
+}
+
+/// Writes multitraces as an XES log: `(run id, [(location, actions)])` per trace.
+pub fn write_xes<'t>(
+    out: &mut dyn std::io::Write,
+    runs: impl IntoIterator<Item = (String, &'t [(String, Vec<String>)])>,
+) -> std::io::Result<()> {
+    writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
+    writeln!(
+        out,
+        r#"<log xes.version="1849-2016" xes.features="" xmlns="http://www.xes-standard.org/">"#
+    )?;
+    writeln!(
+        out,
+        r#"  <extension name="Concept" prefix="concept" uri="http://www.xes-standard.org/concept.xesext"/>"#
+    )?;
+    writeln!(
+        out,
+        r#"  <extension name="Organizational" prefix="org" uri="http://www.xes-standard.org/org.xesext"/>"#
+    )?;
+    writeln!(
+        out,
+        r#"  <extension name="Time" prefix="time" uri="http://www.xes-standard.org/time.xesext"/>"#
+    )?;
+    let mut ms: i64 = 0;
+    for (id, traces) in runs {
+        writeln!(out, "  <trace>")?;
+        writeln!(
+            out,
+            r#"    <string key="concept:name" value="{}"/>"#,
+            escape(&id)
+        )?;
+        for (location, actions) in traces {
+            for a in actions {
+                writeln!(out, "    <event>")?;
+                writeln!(
+                    out,
+                    r#"      <string key="concept:name" value="{}"/>"#,
+                    escape(a)
+                )?;
+                writeln!(
+                    out,
+                    r#"      <string key="org:resource" value="{}"/>"#,
+                    escape(location)
+                )?;
+                writeln!(
+                    out,
+                    r#"      <date key="time:timestamp" value="{}"/>"#,
+                    epoch_millis(ms)
+                )?;
+                writeln!(out, "    </event>")?;
+                ms += 1;
+            }
+        }
+        writeln!(out, "  </trace>")?;
+    }
+    writeln!(out, "</log>")
+}
+
+/// `1970-01-01T00:00:00.000+00:00` plus `ms` milliseconds (RFC 3339).
+fn epoch_millis(ms: i64) -> String {
+    let (secs, milli) = (ms.div_euclid(1000), ms.rem_euclid(1000));
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{milli:03}+00:00",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests;
