@@ -70,7 +70,7 @@ fn local_notes_an_empty_trace() {
         stderr(&o)
     );
     let o = local("fixtures/tour/traces/ok.htf");
-    assert!(!stderr(&o).contains("note:"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("holds no action"), "{}", stderr(&o));
 }
 
 /// A WeakPass says which locations look cut short and what each could still do, the same for
