@@ -385,8 +385,9 @@ fn a_hundred_thousand_multitraces_give_a_compact_page() {
     assert_eq!(page.matches("<article class=\"failure\"").count(), 100);
     assert_eq!(rows(&page).len(), n);
     assert!(page.contains("data-count=\"100000\">100,000 multitraces</span>"));
-    // Compact: well under 100 bytes per multitrace on average here (names share prefixes).
-    assert!(stats.bytes < 100 * n as u64, "{} bytes", stats.bytes);
+    // Compact: under 200 bytes per multitrace on average here (names share prefixes; since
+    // WeakPass records explain what is left, about 150: a follow-up should share those texts).
+    assert!(stats.bytes < 200 * n as u64, "{} bytes", stats.bytes);
     eprintln!(
         "100,000 multitraces: report of {} bytes, checked and written in {elapsed:?}",
         stats.bytes

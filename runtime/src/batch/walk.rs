@@ -288,8 +288,22 @@ mod tests {
         );
         #[cfg(unix)]
         {
-            assert_eq!(notes.len(), 2, "{notes:?}");
-            assert!(notes.iter().all(|n| n.contains("already searched")));
+            // Two links searched once, and the file of another extension named as skipped.
+            assert_eq!(notes.len(), 3, "{notes:?}");
+            assert_eq!(
+                notes
+                    .iter()
+                    .filter(|n| n.contains("already searched"))
+                    .count(),
+                2,
+                "{notes:?}"
+            );
+            assert!(
+                notes
+                    .iter()
+                    .any(|n| n.contains("1 file skipped (b/ignored.txt)")),
+                "{notes:?}"
+            );
         }
         let e = collect_traces(&[d.join("nothing")], &mut |_| {}).unwrap_err();
         assert!(e
