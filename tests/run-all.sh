@@ -14,6 +14,8 @@
 #      (tests/browser/run.sh).
 #   4. The user guide: `mdbook build docs` (mdBook, pinned, installed under target/tools/ with
 #      `cargo install` when missing); its examples run in the Rust tests (tests/cli/guide.rs).
+#   6. pm4py (PyPI, installed into target/py-venv): its exact alignments agree with `check` on
+#      generated runs (benches/peers/test.sh).
 #
 # Exits non-zero as soon as one part fails.
 set -euo pipefail
@@ -41,3 +43,6 @@ bash tests/browser/run.sh
 
 echo "== Python tests"
 bash python/test.sh
+
+echo "== pm4py: the same verdicts on 20 runs per model (draw --pnml, gen --format xes)"
+bash benches/peers/test.sh

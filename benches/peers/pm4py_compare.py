@@ -11,7 +11,8 @@ NFA12 as one location when ../shared/data is present) and each log size, the scr
 3. checks the whole log with `multitrace check MODEL.mtm --xes pass.xes local-error.xes --mode
    complete --jobs 1` (one core), timed as a process from start to exit: reading the XES,
    checking, the diagnosis of every Fail and writing the records included (least wall time of
-   `--repeat` runs);
+   `--repeat` runs); and the same runs as JSON Lines (`gen --format jsonl`, same seed; the
+   script checks that the actions and the verdicts are the same), multitrace's own format;
 4. gives pm4py the same runs, read from the same XES files, and times its alignment-based
    conformance, exact, with two of its variants (its default, A* with the state equation, which
    `pm4py.conformance_diagnostics_alignments` uses, and Dijkstra with less memory, as exact and
@@ -93,27 +94,30 @@ def run(cmd, **kw):
     return p
 
 
-def generate(binary, model, locs, n, seed, out):
-    """`n` runs, half pass and half local-error, as XES; returns the files."""
+def generate(binary, model, locs, n, seed, out, fmt):
+    """`n` runs, half pass and half local-error, as XES or JSON Lines (the same runs: `gen`'s
+    runs depend on the seed, not on the format; checked by the caller); returns the files."""
     files = []
     for kind, count in (("pass", (n + 1) // 2), ("local-error", n // 2)):
         if count == 0:
             continue
-        d = out / f"{kind}-{n}"
-        f = d / f"{kind}.xes"
+        d = out / f"{kind}-{n}-{fmt}"
+        f = d / f"{kind}.{fmt}"
         if not f.exists():
             run([binary, "gen", model, *locs, "--kind", kind, "--count", count,
-                 "--length", "20..250", "--seed", seed, "-o", d, "--format", "xes"])
+                 "--length", "20..250", "--seed", seed, "-o", d, "--format", fmt])
         files.append(f)
     return files
 
 
 def check(binary, mtm, files, repeat):
-    """Verdicts of `multitrace check` (complete mode, one job) and the least wall time."""
+    """Verdicts of `multitrace check` (complete mode, one job) and the least wall time; `files`
+    are XES logs or JSON Lines files."""
     best = None
+    xes = ["--xes"] if str(files[0]).endswith(".xes") else []
     for _ in range(repeat):
         t = time.perf_counter()
-        p = subprocess.run([str(binary), "check", str(mtm), "--xes", *map(str, files),
+        p = subprocess.run([str(binary), "check", str(mtm), *xes, *map(str, files),
                             "--mode", "complete", "--jobs", "1", "--format", "json"],
                            capture_output=True, text=True)
         wall = time.perf_counter() - t
@@ -224,23 +228,38 @@ def main():
         run([args.binary, "draw", model, *locs, "--pnml", "-o", pnml])
         net, im, fm = pm4py.read_pnml(str(pnml))
         for n in sizes:
-            files = generate(args.binary, model, locs, n, args.seed, work / tag)
+            files = generate(args.binary, model, locs, n, args.seed, work / tag, "xes")
             verdicts, mt_wall = check(args.binary, mtm, files, args.repeat)
             if len(verdicts) != n:
                 raise SystemExit(f"{name} {n}: {len(verdicts)} records for {n} runs")
+            # The same runs as JSON Lines, multitrace's own input format: same verdicts.
+            jfiles = generate(args.binary, model, locs, n, args.seed, work / tag, "jsonl")
+            jverdicts, jsonl_wall = check(args.binary, mtm, jfiles, args.repeat)
+            if jverdicts != verdicts:
+                raise SystemExit(f"{name} {n}: the JSON Lines and XES runs differ")
+            jruns = {}
+            for f in jfiles:
+                for line in open(f):
+                    obj = json.loads(line)
+                    ((_, acts),) = obj["traces"].items()
+                    jruns[obj["id"]] = acts
             row = {"model": name, "runs": n, "compile_s": compile_s,
-                   "multitrace_s": mt_wall, "fails": sum(v != "Pass" for v in verdicts.values()),
+                   "multitrace_s": mt_wall, "multitrace_jsonl_s": jsonl_wall, "fails": sum(v != "Pass" for v in verdicts.values()),
                    "load_before": os.getloadavg()[0]}
             # pm4py reads at most --sample runs of the same files (the first of each).
             t = time.perf_counter()
             logs = [pm4py.read_xes(str(head_xes(f, args.sample // len(files),
                                                 work / f"sample-{f.name}")),
-                                   return_legacy_log_object=True) for f in files]
+                                   return_legacy_log_object=True, show_progress_bar=False)
+                    for f in files]
             row["pm4py_read_s"] = time.perf_counter() - t
             traces = {}
             for log in logs:
                 for tr in log:
-                    traces[tr.attributes["concept:name"]] = tr
+                    c = tr.attributes["concept:name"]
+                    traces[c] = tr
+                    if [e["concept:name"] for e in tr] != jruns[c]:
+                        raise SystemExit(f"{name} {n}: run {c} differs between XES and JSON Lines")
             row["actions_per_run"] = sum(len(tr) for tr in traces.values()) / len(traces)
             order = interleave(*[[tr.attributes["concept:name"] for tr in log] for log in logs])
 
@@ -269,7 +288,8 @@ def main():
                 row["methods"][key] = {
                     "label": label, "done": len(res), "s": spent,
                     "fails": sum(not f for f in fits.values()), "disagreements": len(bad),
-                    "ratio": (spent / len(res)) / mt_run}
+                    "ratio": (spent / len(res)) / mt_run,
+                    "ratio_jsonl": (spent / len(res)) / (jsonl_wall / n)}
                 if variant is not None:
                     disagreements += len(bad)
                     if bad:
@@ -300,15 +320,16 @@ def table(rows, version, loads, args):
             f"pass.xes local-error.xes --mode complete --jobs 1`, the whole process (least wall "
             f"of {args.repeat}) over every run of the log; pm4py: its computation alone over the "
             f"runs it did (in brackets) within {args.cap:g} s per method (chunks of "
-            f"{args.chunk}, pass and fail alternating). Ratio: pm4py's time per run over "
-            f"multitrace's.\n\n")
+            f"{args.chunk}, pass and fail alternating); JSON Lines: the same runs written by `gen "
+            f"--format jsonl` with the same seed, checked to give the same verdicts. Ratio: pm4py's time per run over "
+            f"multitrace's (XES; JSON Lines of the same runs).\n\n")
     keys = [k for k, _, _ in METHODS]
     labels = {k: l for k, l, _ in METHODS}
     lines = [head,
-             "| model | runs (half Fail) | actions per run | multitrace per run | "
-             + " | ".join(f"{labels[k]} per run | ratio" for k in keys)
+             "| model | runs (half Fail) | actions per run | multitrace per run: XES "
+             "| JSON Lines | " + " | ".join(f"pm4py {labels[k]} per run | ratio" for k in keys)
              + " | verdicts (alignments against check) | replay `trace_is_fit` disagreements |\n",
-             "|---|---:|---:|---:|" + "---:|---:|" * len(keys) + "---|---:|\n"]
+             "|---|---:|---:|---:|---:|" + "---:|---:|" * len(keys) + "---|---:|\n"]
     for r in rows:
         m = r["methods"]
         cells = []
@@ -317,7 +338,7 @@ def table(rows, version, loads, args):
                 cells.append("not run |")
                 continue
             cells.append(f"{us(m[k]['s'] / m[k]['done'])} ({m[k]['done']:,}) "
-                         f"| {m[k]['ratio']:,.0f}x")
+                         f"| {m[k]['ratio']:,.0f}x; {m[k]['ratio_jsonl']:,.0f}x")
         aligned = [m[k] for k, _, v in METHODS if v is not None and k in m]
         bad = sum(x["disagreements"] for x in aligned)
         done = sum(x["done"] for x in aligned)
@@ -325,7 +346,8 @@ def table(rows, version, loads, args):
         agree = ("identical" if bad == 0 else f"**{bad} differ**")
         lines.append(
             f"| {r['model']} | {r['runs']:,} | {r['actions_per_run']:.0f} "
-            f"| {us(r['multitrace_s'] / r['runs'])} | " + " | ".join(cells)
+            f"| {us(r['multitrace_s'] / r['runs'])} "
+            f"| {us(r['multitrace_jsonl_s'] / r['runs'])} | " + " | ".join(cells)
             + f" | {agree} on {done:,} alignments ({fails:,} with cost > 0) "
             f"| {m['replay']['disagreements']:,} of {m['replay']['done']:,} |\n")
     return "".join(lines)
@@ -347,7 +369,9 @@ def plot(rows, path):
         c = styles.get(name)
         x = [r["runs"] for r in rs]
         ax.plot(x, [r["runs"] / r["multitrace_s"] for r in rs], "o-", color=c,
-                label=f"multitrace check, {name}")
+                label=f"multitrace check (XES), {name}")
+        ax.plot(x, [r["runs"] / r["multitrace_jsonl_s"] for r in rs], "*-", color=c,
+                label=f"multitrace check (JSON Lines), {name}")
         for (key, label, _), mark in zip(METHODS, ("s--", "D-.", "^:")):
             pts = [(r["runs"], r["methods"][key]) for r in rs if key in r["methods"]]
             ax.plot([p for p, _ in pts], [m["done"] / m["s"] for _, m in pts], mark,

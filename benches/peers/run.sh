@@ -26,5 +26,6 @@ fi
 "$venv/bin/pip" install -q "pm4py==${PM4PY_VERSION:-2.7.23.11}" matplotlib pytest
 
 export MULTITRACE_BIN="$root/target/release/multitrace"
-"$venv/bin/python" -m pytest -q benches/peers/test_pm4py_verdicts.py
+"$venv/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning \
+    -W ignore::PendingDeprecationWarning -W ignore::UserWarning benches/peers/test_pm4py_verdicts.py
 "$venv/bin/python" benches/peers/pm4py_compare.py --binary "$MULTITRACE_BIN" "$@"

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Start-up as a ratio: a one-multitrace `check` of a compiled model against a Rust hello world,
+# measured side by side in one run (hyperfine, alternating commands; a Python timing loop when
+# hyperfine is absent and cannot be installed with apt-get).
+#
+#     bash benches/scaling/startup.sh [RUNS]      # default 400 runs per command
+#
+# Commands: a hello world (rustc -O), the same with a thread of the checking stack's size
+# (what the command's checking-stack thread costs), `multitrace --version` (process, loading,
+# clap), and `multitrace check mqtt.mtm example1.htf` (the MQTT fixture, compiled first; the
+# staleness check of the .mtm against its source included). Prints min and median wall times,
+# the ratios to the hello world, CPU time (perf stat task-clock, when perf is present) and
+# the load average.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+runs="${1:-400}"
+out="$root/target/startup"
+mkdir -p "$out"
+cargo build --release --locked --bin multitrace
+b="$root/target/release/multitrace"
+stack=$(grep -o 'CHECK_STACK_SIZE: usize = [^;]*' runtime/src/check/explore.rs | sed 's/.*= //')
+printf 'fn main() { println!("Hello, world!"); }\n' > "$out/hello.rs"
+cat > "$out/hello_thread.rs" <<RS
+fn main() {
+    let t = std::thread::Builder::new().stack_size($stack);
+    t.spawn(|| println!("Hello, world!")).unwrap().join().unwrap();
+}
+RS
+rustc -O "$out/hello.rs" -o "$out/hello"
+rustc -O "$out/hello_thread.rs" -o "$out/hello_thread"
+"$b" compile fixtures/seed004-mqtt/model.hif -o "$out/mqtt.mtm" 2>/dev/null
+trace=fixtures/seed004-mqtt/traces/example1.htf
+cmds=("$out/hello" "$out/hello_thread" "$b --version" "$b check $out/mqtt.mtm $trace")
+
+if ! command -v hyperfine >/dev/null && command -v apt-get >/dev/null; then
+    sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get install -y hyperfine >/dev/null 2>&1 || true
+fi
+echo "load average before: $(cat /proc/loadavg)"
+if command -v hyperfine >/dev/null; then
+    hyperfine -N --warmup 30 --runs "$runs" --export-json "$out/startup.json" "${cmds[@]}" >/dev/null
+else
+    python3 - "$out/startup.json" "$runs" "${cmds[@]}" <<'PY'
+import json, subprocess, sys, time
+path, runs, cmds = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+times = {c: [] for c in cmds}
+for _ in range(runs):  # alternate the commands, so that load changes hit them all
+    for c in cmds:
+        t = time.perf_counter()
+        subprocess.run(c.split(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times[c].append(time.perf_counter() - t)
+json.dump({"results": [{"command": c, "times": t} for c, t in times.items()]}, open(path, "w"))
+PY
+fi
+echo "load average after: $(cat /proc/loadavg)"
+python3 - "$out/startup.json" <<'PY'
+import json, statistics, sys
+rs = json.load(open(sys.argv[1]))["results"]
+h = rs[0]["times"]
+print("| command | min wall | median wall | min / hello min | median / hello median |")
+print("|---|---:|---:|---:|---:|")
+for r in rs:
+    t = r["times"]
+    name = r["command"].split("/")[-1]
+    print(f"| `{name}` | {min(t) * 1e3:.2f} ms | {statistics.median(t) * 1e3:.2f} ms "
+          f"| {min(t) / min(h):.2f} | {statistics.median(t) / statistics.median(h):.2f} |")
+PY
+if command -v perf >/dev/null; then
+    for c in "${cmds[@]}"; do
+        printf '%s: ' "${c##*/}"
+        perf stat -r 200 -e task-clock,page-faults $c 2>&1 >/dev/null |
+            awk '/task-clock/ {printf "%s ms CPU, ", $1} /page-faults/ {printf "%s page faults\n", $1}'
+    done
+fi
