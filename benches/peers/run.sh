@@ -9,7 +9,7 @@
 # benches/peers/pm4py_compare.py, which prints the table and writes target/peers/pm4py.{md,json,svg}.
 # Needs python3 (3.9 or later) with its venv module, and network access to PyPI the first time.
 # Environment: MULTITRACE_DATA (default ../shared/data) for the AutomatArk NFA12 (skipped when
-# absent); PM4PY_VERSION to pin another pm4py (default: the one measured in docs/performance.md).
+# absent); PM4PY_VERSION to pin pm4py (docs/performance.md names the version it measured).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -23,7 +23,7 @@ if [ ! -x "$venv/bin/python" ]; then
     mkdir -p "$(dirname "$venv")"
     "$python" -m venv "$venv"
 fi
-"$venv/bin/pip" install -q "pm4py==${PM4PY_VERSION:-2.7.23.11}" matplotlib pytest
+"$venv/bin/pip" install -q "pm4py${PM4PY_VERSION:+==$PM4PY_VERSION}" matplotlib pytest
 
 export MULTITRACE_BIN="$root/target/release/multitrace"
 "$venv/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning \
