@@ -347,8 +347,13 @@ def plots(rows, out):
         a2.plot(x, [r["check_rss_mb"] for r in md], "^:", label="check peak RSS, MiB")
         a2.set(xscale="log", yscale="log", xlabel="NFA states", title="space")
         a2.legend(fontsize=7)
+        refused = [r["states"] for r in rows if r["curve"] == "model" and "refused" in r]
         for a in (a1, a2):
             a.grid(True, which="both", alpha=0.3)
+            if refused:
+                a.axvspan(min(refused), max(refused), color="0.85")
+                a.text(min(refused), a.get_ylim()[1], " refused (area cap)", fontsize=7,
+                       va="top")
         save(fig, "scaling-model.svg")
     rn = [r for r in ok if r["curve"] == "runs"]
     if rn:
@@ -444,9 +449,15 @@ def main():
     ap.add_argument("--runs", default="1,10,100,1000,10000",
                     help="runs of the event logs (about 135 events each)")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per command")
+    ap.add_argument("--replot", metavar="JSON",
+                    help="draw the plots again from a scaling.json, measuring nothing")
     args = ap.parse_args()
-    b = Path(args.binary)
     out = Path(args.output)
+    if args.replot:
+        out.mkdir(parents=True, exist_ok=True)
+        plots(json.load(open(args.replot)), out)
+        return
+    b = Path(args.binary)
     work = out / "work"
     work.mkdir(parents=True, exist_ok=True)
     ints = lambda s: [int(x) for x in s.split(",")]  # noqa: E731
