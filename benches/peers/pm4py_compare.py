@@ -362,7 +362,7 @@ def plot(rows, path):
         print("note: matplotlib is absent: no plot", file=sys.stderr)
         return
     matplotlib.rcParams["svg.hashsalt"] = "multitrace"  # stable ids: diffs show real changes
-    fig, ax = plt.subplots(figsize=(7, 4.2))
+    fig, ax = plt.subplots(figsize=(10, 4.5))
     styles = {"MQTT": "C0", "AutomatArk NFA12": "C1"}
     for name in dict.fromkeys(r["model"] for r in rows):
         rs = [r for r in rows if r["model"] == name]
@@ -380,7 +380,7 @@ def plot(rows, path):
     ax.set_yscale("log")
     ax.set_xlabel("runs in the log (pm4py: a timed sample of them)")
     ax.set_ylabel("runs checked per second, one core")
-    ax.legend(fontsize=7, loc="center right")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, metadata={"Date": None})
