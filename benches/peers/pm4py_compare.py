@@ -20,7 +20,8 @@ NFA12 as one location when ../shared/data is present) and each log size, the scr
    threads 1, no multiprocessing). pm4py is slow, so it gets a sample: the
    runs in file order, pass and local-error alternating, in chunks of `--chunk` until
    `--cap` seconds are spent (per method, model and size) or the log is done; its time per
-   run is over the runs it did. multitrace always checks the whole log. Only pm4py's
+   run is over the runs it did (the default variant, minutes per NFA12 run, only at the sizes
+   of `--astar-sizes`: the first one unless told). multitrace always checks the whole log. Only pm4py's
    computation is timed (not its reading of the XES, reported apart), while multitrace's time
    includes everything: the comparison leans in pm4py's favour;
 5. compares the verdicts on every run pm4py aligned: a run is Pass exactly when its optimal
@@ -43,7 +44,6 @@ import os
 import platform
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -101,7 +101,7 @@ def generate(binary, model, locs, n, seed, out, fmt):
     for kind, count in (("pass", (n + 1) // 2), ("local-error", n // 2)):
         if count == 0:
             continue
-        d = out / f"{kind}-{n}-{fmt}"
+        d = out / f"{kind}-{n}-seed{seed}-{fmt}"  # kept for the next run of the script
         f = d / f"{kind}.{fmt}"
         if not f.exists():
             run([binary, "gen", model, *locs, "--kind", kind, "--count", count,
