@@ -1,5 +1,5 @@
-//! Batches: many multitraces checked against one model, in parallel, one [`Record`] each,
-//! handed out in input order with bounded memory.
+//! Batches: many multitraces checked against one model, in parallel, one
+//! [`Record`](crate::record::Record) each, handed out in input order with bounded memory.
 //!
 //! Every front end checks through a [`Batch`]: the command line's `check` (files, directories,
 //! JSON Lines, standard input) and the Python package (multitraces held in memory).
@@ -12,10 +12,10 @@
 //!   task, and each chunk is validated (UTF-8), parsed and checked by one worker, so parsing
 //!   runs in parallel; in-memory multitraces ([`Item`]) are pulled from an iterator as
 //!   workers need them.
-//! - [`BatchOptions::jobs`] workers, each with its own [`Scratch`], take the next task (an
-//!   input, or a chunk of lines) from the shared source, but never run more than
-//!   [`BatchOptions::window_per_job`] tasks per worker ahead of the sink: memory does not grow
-//!   with the number of multitraces. When the first task is the only one (one file, one small
+//! - [`BatchOptions::jobs`] workers, each with its own [`Scratch`](crate::check::Scratch),
+//!   take the next task (an input, or a chunk of lines) from the shared source, but never run
+//!   more than [`BatchOptions::window_per_job`] tasks per worker ahead of the sink: memory does
+//!   not grow with the number of multitraces. When the first task is the only one (one file, one small
 //!   JSON Lines file), one worker is started, whatever `jobs` says.
 //! - The sink receives one [`Outcome`] per input, in input order. An input that cannot be read
 //!   or checked gives an `Error` record in its place (never a stopped batch); a sink error

@@ -19,7 +19,8 @@ pub fn default_jobs() -> usize {
     *JOBS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
-/// How a batch runs (what each multitrace is asked is [`CheckOptions`]).
+/// How a batch runs (what each multitrace is asked is
+/// [`CheckOptions`](crate::check::CheckOptions)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BatchOptions {
     /// Worker threads (at least 1, at most [`MAX_JOBS`]).
@@ -30,7 +31,8 @@ pub struct BatchOptions {
     /// Tasks each worker may run ahead of the sink (at least 1): at most `jobs *
     /// window_per_job` tasks wait for the sink at any time, a task being one input, up to 32
     /// trace files next to each other (when there are many), or a chunk of JSON lines (at
-    /// most [`CHUNK_LINES`] records and [`CHUNK_BYTES`] bytes of input, or one longer line).
+    /// most [`CHUNK_LINES`](super::CHUNK_LINES) records and
+    /// [`CHUNK_BYTES`](super::CHUNK_BYTES) bytes of input, or one longer line).
     pub window_per_job: usize,
 }
 

@@ -64,7 +64,7 @@ impl Tables {
     }
 }
 
-/// Checks many multitraces against one model: see the [module documentation](self).
+/// Checks many multitraces against one model: see the [module documentation](crate::batch).
 pub struct Batch<'a> {
     pub(super) engine: EngineRef<'a>,
     pub(super) check: CheckOptions,
@@ -169,7 +169,8 @@ impl<'a> Batch<'a> {
     }
 
     /// Checks trace files, JSON Lines files and `-` (JSON Lines on standard input), as listed
-    /// by [`collect_traces`], and hands the records to `sink` in input order.
+    /// by [`collect_traces`](super::collect_traces), and hands the records to `sink` in input
+    /// order.
     pub fn run<E>(
         &self,
         files: Vec<PathBuf>,

@@ -50,8 +50,8 @@ pub struct CheckOptions {
     pub budget: Budget,
     /// Rebuild one accepted interleaving for a Pass.
     pub witness: bool,
-    /// Diagnose every Fail ([`diagnose`]) within this budget (all its queries together);
-    /// `None`: no diagnosis (the reason is then the procedure's own).
+    /// Diagnose every Fail ([`diagnose`](super::diagnose)) within this budget (all its queries
+    /// together); `None`: no diagnosis (the reason is then the procedure's own).
     pub diagnosis: Option<Budget>,
 }
 
