@@ -13,7 +13,12 @@
 #
 # Options (environment): SETS=100 generated sets (default 100), KEEP=1 keeps the scratch
 # directory (printed) to look at a difference, SELF=1 runs the BEFORE binary twice (checks
-# that the masking covers every nondeterministic field).
+# that the masking covers every nondeterministic field), KNOWN=1 forgives the known, explained
+# changes of other issues listed at `mask_known` (each case that needs them is listed).
+#
+# Figures (issue 19, the crate layout alone: b10bf1e before, f5ca598 after, SETS=100, fixtures
+# of f5ca598): 1,856 cases; 109 differ, all only by the known changes of issue 23 point 25
+# (100 by the empty-trace explanation, 9 by gen's shortfall hints), so `KNOWN=1` exits 0.
 #
 # What runs, each command once per binary in the same scratch directory (so paths in messages
 # are equal), its output directory then set aside and compared:
@@ -57,8 +62,11 @@ RUN="$W/run"          # every command runs here, for both binaries
 mkdir -p "$W/before" "$W/after" "$W/data"
 CASES=0
 DIFFS=()
+EXPLAINED=()
 
-# Timings differ from run to run: mask them.
+# Timings differ from run to run: mask them. Durations with a unit are masked before bare
+# decimals, so that `1.2 ms` and `12 ms` both become `T` (masking the decimal first left `D ms`
+# in one build and `T` in the other: an uneven mask, not a difference).
 mask() {
     sed -E \
         -e 's/"([a-z_]*_(us|ns|ms))": ?[0-9.]+/"\1":N/g' \
@@ -66,9 +74,30 @@ mask() {
         -e 's/(failures in full, )[0-9]+ bytes/\1N bytes/' \
         -e 's/\((automata|term-only), [0-9]+ bytes\)/(\1, N bytes)/' \
         -e 's/"([a-z_]*_s|as_over_ac|[a-z_]*_ratio)": ?[0-9.e+-]+/"\1":N/g' \
-        -e 's/[0-9]+\.[0-9]+(e-?[0-9]+)?/D/g' \
+        -e 's/[0-9]+(\.[0-9]+)?(k|M)? multitraces\/s/N multitraces\/s/g' \
         -e 's/[0-9]+(\.[0-9]+)? ?(ns|µs|us|ms|s)\b/T/g' \
-        -e 's/[0-9]+(\.[0-9]+)?(k|M)? multitraces\/s/N multitraces\/s/g'
+        -e 's/[0-9]+\.[0-9]+(e-?[0-9]+)?/D/g'
+}
+
+# Known, explained differences (KNOWN=1): deliberate changes of behaviour that other issues
+# made between the two builds being compared. Each is a rewrite of the old output into the new
+# one, applied to both sides after `mask`, so that a case differing only by these changes is
+# counted as explained (and listed), while any other difference in the same case still makes
+# it differ. Add a rule only with the commit and issue that made the change, and only for a
+# change a comparison really meets; never to hide a difference that is not understood.
+#
+#   Issue 23 point 25 (commit 6167f12, in f5ca598 but not b10bf1e): the explanation of a
+#   location whose trace is empty and cannot end empty. Was "l's trace cannot end after action
+#   0: l must go on with ..." (a Fail's reason and diagnosis, in text, JSON Lines and the HTML
+#   report, where the apostrophe is `&apos;`), now "l's trace is empty and cannot end empty: l
+#   must start with ...".
+#   Issue 23 point 25 (same commit): the hints of `gen`'s shortfall note for `inter-error` and
+#   `central-error-mixed` say what Inter(A, μ) means in plain words.
+mask_known() {
+    mask | sed -E \
+        -e "s/([^ >\"]+)('|&apos;)s trace cannot end after action 0: ([^ ]+) must go on with /\1\2s trace is empty and cannot end empty: \3 must start with /g" \
+        -e 's/mixed local traces keep an accepting path in Inter\(A, μ\) here/mixed local traces can still be interleaved into a run the model accepts here/g' \
+        -e 's/mixed local traces are accepted or caught by the local or Inter checks here/mixed local traces are accepted here, or already caught by a local check or by the check that some interleaving of them is accepted/g'
 }
 
 # run NAME ARGS...: runs `multitrace ARGS...` with each binary in a fresh, empty $RUN, and
@@ -91,33 +120,41 @@ run() {
     compare_case "$name"
 }
 
-compare_case() {
-    local name="$1" a="$W/before/$1" b="$W/after/$1" bad=0 f
+# differs NAME FILTER: whether the two sides of case NAME differ once FILTER (`mask`, or
+# `mask_known`) is applied to their standard output, standard error, status and text files.
+differs() {
+    local a="$W/before/$1" b="$W/after/$1" filter="$2" f
     for f in stdout stderr status; do
-        cmp -s <(mask <"$a/$f") <(mask <"$b/$f") || bad=1
+        cmp -s <($filter <"$a/$f") <($filter <"$b/$f") || return 0
     done
     # Written files: the same names, the same bytes (text files masked).
     if [ "$(cd "$a/files" && find . | sort)" != "$(cd "$b/files" && find . | sort)" ]; then
-        bad=1
-    else
-        while IFS= read -r f; do
-            if cmp -s "$a/files/$f" "$b/files/$f"; then continue; fi
-            if [[ "$f" == *.mtm ]]; then
-                # A compiled model records how long it took to compile (a variable-length
-                # integer): the same description (digest, sizes, notes) apart from that time.
-                cmp -s <("$BEFORE" inspect "$a/files/$f" 2>&1 | mask) \
-                    <("$BEFORE" inspect "$b/files/$f" 2>&1 | mask) || bad=1
-            elif grep -Iq . "$a/files/$f" 2>/dev/null; then
-                cmp -s <(mask <"$a/files/$f") <(mask <"$b/files/$f") || bad=1
-            else
-                bad=1
-            fi
-        done < <(cd "$a/files" && find . -type f | sort)
+        return 0
     fi
-    if [ "$bad" = 1 ]; then
-        DIFFS+=("$name")
+    while IFS= read -r f; do
+        if cmp -s "$a/files/$f" "$b/files/$f"; then continue; fi
+        if [[ "$f" == *.mtm ]]; then
+            # A compiled model records how long it took to compile (a variable-length
+            # integer): the same description (digest, sizes, notes) apart from that time.
+            cmp -s <("$BEFORE" inspect "$a/files/$f" 2>&1 | $filter) \
+                <("$BEFORE" inspect "$b/files/$f" 2>&1 | $filter) || return 0
+        elif grep -Iq . "$a/files/$f" 2>/dev/null; then
+            cmp -s <($filter <"$a/files/$f") <($filter <"$b/files/$f") || return 0
+        else
+            return 0
+        fi
+    done < <(cd "$a/files" && find . -type f | sort)
+    return 1
+}
+
+compare_case() {
+    local name="$1"
+    if ! differs "$name" mask; then
+        rm -rf "$W/before/$name" "$W/after/$name"
+    elif [ "${KNOWN:-0}" = 1 ] && ! differs "$name" mask_known; then
+        EXPLAINED+=("$name")
     else
-        rm -rf "$a" "$b"
+        DIFFS+=("$name")
     fi
 }
 
@@ -276,8 +313,13 @@ for i in $(seq 1 "$SETS"); do
         --max-vertices 100000
 done
 
-echo "same-output: $CASES cases, ${#DIFFS[@]} differ"
+echo "same-output: $CASES cases, ${#DIFFS[@]} differ, ${#EXPLAINED[@]} differ only by known changes"
+if [ "${#EXPLAINED[@]}" -gt 0 ]; then
+    echo "explained (KNOWN=1):"
+    printf '  %s\n' "${EXPLAINED[@]}"
+fi
 if [ "${#DIFFS[@]}" -gt 0 ]; then
+    echo "differ:"
     printf '  %s\n' "${DIFFS[@]}"
     for name in "${DIFFS[@]:0:3}"; do
         echo "--- $name"

@@ -102,6 +102,17 @@ impl ManifestRow {
     }
 }
 
+/// The error of a TSV row at `line` of the file `name` (column 1: a row is wrong as a whole),
+/// once its message is known.
+fn at_line(name: &str, line: usize) -> impl Fn(String) -> ParseError + '_ {
+    move |message| ParseError {
+        file: name.to_string(),
+        line: line as u32,
+        column: 1,
+        message,
+    }
+}
+
 /// A `gen` manifest: the rows of one directory of generated multitraces.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Manifest {
@@ -113,15 +124,7 @@ impl Manifest {
     /// Parses `text`, the contents of `file`, which must start with [`MANIFEST_HEADER`].
     pub fn parse(file: &Path, text: &str) -> Result<Self, ParseError> {
         let name = file.display().to_string();
-        let at = |line: usize| {
-            let name = &name;
-            move |message: String| ParseError {
-                file: name.clone(),
-                line: line as u32,
-                column: 1,
-                message,
-            }
-        };
+        let at = |line: usize| at_line(&name, line);
         let mut lines = text.lines().enumerate();
         if lines.next().map(|(_, l)| l.trim_end_matches('\r')) != Some(MANIFEST_HEADER) {
             return Err(at(1)(format!(
@@ -227,15 +230,7 @@ impl Expectations {
     /// when it starts with [`MANIFEST_HEADER`], else a plain TSV.
     pub fn parse(file: &Path, text: &str) -> Result<Self, ParseError> {
         let name = file.display().to_string();
-        let at = |line: usize| {
-            let name = &name;
-            move |message: String| ParseError {
-                file: name.clone(),
-                line: line as u32,
-                column: 1,
-                message,
-            }
-        };
+        let at = |line: usize| at_line(&name, line);
         let mut lines = text.lines().enumerate().peekable();
         let manifest = lines
             .peek()

@@ -26,6 +26,8 @@
 //! - [`source`]: models named by path (`.hif`, `.timbuk`, `.mtm`), read and compiled as needed;
 //! - [`open`]: models named by a user, with their options, refusals and notes (every front end);
 //! - [`diagrams`]: Mermaid and PlantUML sequence diagrams read as interactions, and written back.
+//! - [`verify`]: whether a compiled model is exactly what its source compiles to
+//!   (`multitrace verify`).
 //!
 //! Papers are cited as "seed NNN": see `docs/papers.md` for the table of the papers.
 #![deny(missing_docs)]

@@ -312,10 +312,14 @@ fn source_digest(
         shell_quote(&source.display().to_string())
     );
     match extension(source).as_str() {
-        "hif" => {
-            let signature_file = signature
-                .map(Path::to_path_buf)
-                .or_else(|| find_signature(source));
+        ext if ext == "hif" || Dialect::of_path(source).is_some() => {
+            // A `.hif` reads the signature it is given or the one found beside it; a diagram
+            // reads only the signature it is given (never one found beside it).
+            let signature_file = match signature {
+                Some(p) => Some(p.to_path_buf()),
+                None if ext == "hif" => find_signature(source),
+                None => None,
+            };
             let sig_text = match &signature_file {
                 Some(p) => read_text(p)?,
                 None => String::new(),
@@ -331,26 +335,6 @@ fn source_digest(
                     &model.alphabet,
                 ),
                 signature: signature_file.map(|p| p.display().to_string()),
-                recompile,
-            })
-        }
-        _ if Dialect::of_path(source).is_some() => {
-            // A diagram reads only the signature it is given (never one found beside it).
-            let sig_text = match signature {
-                Some(p) => read_text(p)?,
-                None => String::new(),
-            };
-            let text = read_text(source)?;
-            if let Some(s) = signature {
-                recompile += &format!(" --signature {}", shell_quote(&s.display().to_string()));
-            }
-            recompile += &location_options(model, None);
-            Ok(SourceDigest {
-                digest: interaction_digest(
-                    interaction_text_digest(&text, &sig_text),
-                    &model.alphabet,
-                ),
-                signature: signature.map(|p| p.display().to_string()),
                 recompile,
             })
         }

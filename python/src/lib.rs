@@ -1,5 +1,14 @@
 //! `multitrace._native`: the Rust side of the Python package `multitrace`.
 //!
+//! Invariants of the crate:
+//!
+//! - it is a skin: it parses Python arguments, calls the libraries and converts their values;
+//!   it decides no verdict and has no reader of a format nor batch logic of its own;
+//! - the GIL is released whenever Rust works (checking, compiling, reading), and that work
+//!   runs on threads with the runtime's checking stack size;
+//! - no panic crosses into Python (each is caught and raised as `MultitraceError`); errors are
+//!   the exceptions of `multitrace._errors`, with the file, line and column when known.
+//!
 //! A thin layer over the libraries: models are compiled by `multitrace-compiler` and loaded by
 //! `multitrace-runtime` (`artifact`), multitraces are checked through the runtime's batch API
 //! (`multitrace_runtime::batch`), and every result is the runtime's verdict record
@@ -12,11 +21,6 @@
 //! `options` (the one reading of the check options), `errors` (the exceptions) and
 //! `threads` (where Rust work runs). A new topic (such as the live monitor) is a module with
 //! a `register` function, added to the list below.
-//!
-//! Rules kept here: the GIL is released whenever Rust works (checking, compiling, reading);
-//! work runs on threads with the runtime's checking stack size; no panic crosses into Python
-//! (each is caught and raised as `MultitraceError`); errors are the exceptions of
-//! `multitrace._errors`, with the file, line and column when known.
 
 mod check;
 mod errors;

@@ -1,12 +1,36 @@
 //! # multitrace-runtime
 //!
+//! The leaf and the engine of the workspace.
+//!
+//! Invariants of the crate:
+//!
+//! - it depends on no other crate of the workspace, and never reads nor writes a model's
+//!   source: it loads compiled models (the `.mtm` artifact, [`artifact`]), and every front end
+//!   (the compiler, the analyses, the report, the command line, Python) builds on it;
+//! - ids are small `u32` newtypes that index the table that issued them; a loaded model is
+//!   validated and then immutable (`Send + Sync`): one [`check::Engine`] serves every thread of
+//!   a batch, each thread with its own scratch buffers;
+//! - a verdict is never a guess: a budget that runs out gives
+//!   [`verdict::VerdictKind::Inconclusive`], a stale or mismatched input is refused, a Fail is
+//!   a value, not an error;
+//! - every input gets an answer: readers never panic on bad input, they return a
+//!   [`syntax::ParseError`] with file, line and column, and a batch gives one [`record`] per
+//!   input, in input order, also for inputs that cannot be read;
+//! - one of each mechanism: one HIBOU lexer ([`syntax`]), one seeded generator ([`rng`]), one
+//!   edit distance ([`suggest`]), one mapping of front-end options to a check
+//!   ([`check::settings`]), one verdict record ([`record`]) that every front end writes;
+//! - no `unsafe` code (`forbid`).
+//!
 //! Everything a checking process needs: lifelines, actions and locations ([`signature`]),
 //! multitraces ([`multitrace`]) and their readers ([`formats`]) over the lexical layer
 //! ([`syntax`]), interaction terms and their
 //! operational semantics ([`term`]), automata ([`nfa`]) and local verifiers ([`project`]),
 //! the compiled model ([`model`]) and its file format ([`artifact`]), the check procedures
-//! ([`check`]) and their results ([`verdict`]), and the record every front end writes for one
-//! multitrace ([`record`]).
+//! ([`check`]) and their results ([`verdict`]), the record every front end writes for one
+//! multitrace ([`record`]), batches of inputs checked in parallel ([`batch`]) and what they add
+//! up to ([`tally`]), distributed AS ([`summary`], [`distributed`]), live runs checked as their
+//! events arrive ([`monitor`]), and the rule that an output never replaces an input
+//! ([`output`]).
 //!
 //! # Example: load a compiled model and check a multitrace
 //!
@@ -44,11 +68,7 @@
 //!
 //! Papers are cited as "seed NNN" (with a definition or algorithm number): the table in
 //! `docs/papers.md` of the repository says which paper each one is and what we take from it.
-//!
-//! Invariants kept across the crate: ids are small `u32` newtypes that index the table that
-//! issued them; a loaded model is validated and then immutable (`Send + Sync`); a verdict is
-//! never a guess (a budget that runs out gives [`verdict::VerdictKind::Inconclusive`]); readers
-//! never panic on bad input, they return a [`syntax::ParseError`] with file, line and column.
+
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 

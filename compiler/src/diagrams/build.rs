@@ -433,6 +433,20 @@ impl<'s> Builder<'s> {
     }
 }
 
+/// The first word of a statement `s` and the rest (trimmed): Mermaid and PlantUML alike.
+pub(super) fn first_word(s: &str) -> (&str, &str) {
+    match s.find(char::is_whitespace) {
+        Some(i) => (&s[..i], s[i..].trim()),
+        None => (s, ""),
+    }
+}
+
+/// Column of `part` (a subslice of `stmt`, which starts at `column`).
+pub(super) fn column_of(stmt: &str, column: u32, part: &str) -> u32 {
+    let off = (part.as_ptr() as usize).saturating_sub(stmt.as_ptr() as usize);
+    column + stmt.get(..off).map_or(0, |s| s.chars().count()) as u32
+}
+
 /// "`alt`, `par`" for the fragments a separator belongs to.
 fn fragment_names(blocks: &[Block]) -> String {
     let names: Vec<&str> = blocks

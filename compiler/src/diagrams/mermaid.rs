@@ -4,7 +4,7 @@
 //! closing an entity code such as `#59;`); keywords are matched without regard to case, as
 //! Mermaid does. What each statement means is [`super`]'s table.
 
-use super::build::{Block, Builder};
+use super::build::{column_of, first_word, Block, Builder};
 use super::write::{render, DrawError, Style};
 use crate::syntax::{LoopPosition, ParseError};
 use multitrace_runtime::signature::Signature;
@@ -75,20 +75,6 @@ fn closes_entity(before: &str) -> bool {
         .trim_end_matches(|c: char| c.is_ascii_alphanumeric())
         .len();
     word < before.len() && before[..word].ends_with('#')
-}
-
-/// The first word of `s` and the rest (trimmed).
-fn first_word(s: &str) -> (&str, &str) {
-    match s.find(char::is_whitespace) {
-        Some(i) => (&s[..i], s[i..].trim()),
-        None => (s, ""),
-    }
-}
-
-/// Column of `part` (a subslice of `stmt`, which starts at `column`).
-fn column_of(stmt: &str, column: u32, part: &str) -> u32 {
-    let off = (part.as_ptr() as usize).saturating_sub(stmt.as_ptr() as usize);
-    column + stmt.get(..off).map_or(0, |s| s.chars().count()) as u32
 }
 
 /// Reads a Mermaid sequence diagram whose first line is line `first_line` of `file` (a

@@ -36,7 +36,7 @@ pub use plantuml::{parse_plantuml, write_plantuml};
 pub use write::{DrawError, MAX_WRITE_DEPTH};
 
 use crate::syntax::{
-    interaction_text_digest, parse_signature, read_text, InteractionModel, LoopPosition,
+    interaction_text_digest, read_text, signature_or_inferred, InteractionModel, LoopPosition,
     ModelError, ParseError,
 };
 use multitrace_runtime::signature::Signature;
@@ -102,17 +102,7 @@ pub fn read_diagram(
     dialect: Dialect,
     signature: Option<&Path>,
 ) -> Result<InteractionModel, ModelError> {
-    let (mut sig, infer, sig_text) = match signature {
-        Some(p) => {
-            let text = read_text(p)?;
-            (
-                parse_signature(&p.display().to_string(), &text)?,
-                false,
-                text,
-            )
-        }
-        None => (Signature::new(), true, String::new()),
-    };
+    let (mut sig, infer, sig_text) = signature_or_inferred(signature)?;
     let text = read_text(path)?;
     let mut store = TermStore::new();
     let (root, loops) = parse_diagram(

@@ -4,7 +4,7 @@
 //! `@startuml`); `'` comments and `/' ... '/` blocks are skipped, as are multi-line notes,
 //! titles, legends and `skinparam { }` blocks. What each statement means is [`super`]'s table.
 
-use super::build::{Block, Builder};
+use super::build::{column_of, first_word, Block, Builder};
 use super::write::{render, DrawError, Style};
 use crate::syntax::{LoopPosition, ParseError};
 use multitrace_runtime::signature::{LifelineId, Signature};
@@ -75,20 +75,6 @@ fn skipped_block(word: &str, rest: &str) -> Option<&'static [&'static str]> {
         "skinparam" if rest.ends_with('{') => &["}"],
         _ => return None,
     })
-}
-
-/// The first word of `s` and the rest (trimmed).
-fn first_word(s: &str) -> (&str, &str) {
-    match s.find(char::is_whitespace) {
-        Some(i) => (&s[..i], s[i..].trim()),
-        None => (s, ""),
-    }
-}
-
-/// Column of `part` (a subslice of `stmt`, which starts at `column`).
-fn column_of(stmt: &str, column: u32, part: &str) -> u32 {
-    let off = (part.as_ptr() as usize).saturating_sub(stmt.as_ptr() as usize);
-    column + stmt.get(..off).map_or(0, |s| s.chars().count()) as u32
 }
 
 /// Reads a PlantUML sequence diagram.

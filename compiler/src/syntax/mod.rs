@@ -75,6 +75,25 @@ pub fn interaction_text_digest(text: &str, signature_text: &str) -> u64 {
     multitrace_runtime::artifact::digest(&[text.as_bytes(), signature_text.as_bytes()])
 }
 
+/// The signature an interaction is read with: `file`'s, parsed, with its text (for the
+/// digest), or, without a file, an empty signature that the interaction's names are inferred
+/// into (`true`: infer) and an empty text.
+pub(crate) fn signature_or_inferred(
+    file: Option<&Path>,
+) -> Result<(Signature, bool, String), ModelError> {
+    Ok(match file {
+        Some(p) => {
+            let text = read_text(p)?;
+            (
+                parse_signature(&p.display().to_string(), &text)?,
+                false,
+                text,
+            )
+        }
+        None => (Signature::new(), true, String::new()),
+    })
+}
+
 /// Reads an interaction file and its signature.
 ///
 /// The signature is `signature` when given, else the one [`find_signature`] finds; with
@@ -87,17 +106,7 @@ pub fn read_interaction(
     let signature_file = signature
         .map(Path::to_path_buf)
         .or_else(|| find_signature(hif));
-    let (mut sig, infer, sig_text) = match &signature_file {
-        Some(p) => {
-            let text = read_text(p)?;
-            (
-                parse_signature(&p.display().to_string(), &text)?,
-                false,
-                text,
-            )
-        }
-        None => (Signature::new(), true, String::new()),
-    };
+    let (mut sig, infer, sig_text) = signature_or_inferred(signature_file.as_deref())?;
     let text = read_text(hif)?;
     let mut store = TermStore::new();
     let (root, loops) = parse_interaction_with_loops(

@@ -1,10 +1,12 @@
 //! Checking one task: an input (a trace file, a multitrace in memory) or a chunk of JSON
 //! lines, each line one record.
 
+use super::entry::Item;
 use super::lines::{lines_of, split_chunk, BadText};
 use super::order::Done;
-use super::source::{Chunk, Input, Task};
-use super::{Batch, Item, Outcome};
+use super::outcome::Outcome;
+use super::run::Batch;
+use super::source::{content_extension, read_input_text, Chunk, Input, Task};
 use crate::check::{CheckError, Choice, Procedure, Scratch};
 use crate::formats::{parse_htf, parse_jsonl_line, parse_mtf_indexed};
 use crate::nfa::LetterId;
@@ -213,9 +215,9 @@ impl Batch<'_> {
     }
 
     fn check_path(&self, scratch: &mut Scratch, path: &Path) -> Result<Checked<'_>, ErrorRecord> {
-        let text = super::source::read_input_text(path).map_err(|e| text_error(&e))?;
+        let text = read_input_text(path).map_err(|e| text_error(&e))?;
         let file = crate::record::path_text(path);
-        if super::source::content_extension(path) == Some("mtf") {
+        if content_extension(path) == Some("mtf") {
             let model = self.engine().model();
             let traces = parse_mtf_indexed(&file, &text, &model.alphabet, &self.tables.names)
                 .map_err(|e| ErrorRecord::from(&e))?;

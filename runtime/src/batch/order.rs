@@ -1,8 +1,10 @@
 //! Running a batch: workers take tasks from the source, check them, and the calling thread
 //! hands the records to the sink in input order, with at most a window of tasks in flight.
 
+use super::options::MAX_JOBS;
+use super::outcome::{Outcome, Progress, RunError};
+use super::run::Batch;
 use super::source::{Source, Stream, Task};
-use super::{Batch, Outcome, Progress, RunError, MAX_JOBS};
 use crate::check::explore::CHECK_STACK_SIZE;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};

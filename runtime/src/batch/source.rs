@@ -6,8 +6,8 @@
 //! told by the extension before (`trace.htf.gz`, `runs.jsonl.zst`). A compressed trace file
 //! has the same size limit as a plain one, on its decompressed text.
 
-use super::lines::{Cut, Cutter};
-use super::{is_streamed, Entry, Item, Letters};
+use super::entry::{Entry, Item, Letters};
+use super::lines::{Cut, Cutter, CHUNK_BYTES, CHUNK_LINES};
 use crate::record::ErrorRecord;
 use crate::syntax::{read_text, text_of_bytes, ModelError, ParseError, MAX_TEXT_BYTES};
 use std::io::Read;
@@ -42,6 +42,12 @@ pub fn content_extension(path: &Path) -> Option<&str> {
         Some(_) => Path::new(path.file_stem()?).extension()?.to_str(),
         None => path.extension()?.to_str(),
     }
+}
+
+/// Whether a path is read as JSON Lines: `-` (standard input) or a `.jsonl` file.
+/// Compressed JSON Lines (`.jsonl.gz`, `.jsonl.zst`) are streams too.
+pub fn is_streamed(path: &Path) -> bool {
+    path.as_os_str() == "-" || content_extension(path) == Some("jsonl")
 }
 
 /// Opens `path` for reading, decompressing it when its name says it is compressed.
@@ -160,7 +166,7 @@ impl FileSource {
             files: files.into_iter(),
             open: None,
             max_line,
-            chunks: (super::CHUNK_LINES, super::CHUNK_BYTES),
+            chunks: (CHUNK_LINES, CHUNK_BYTES),
             jobs: 1,
         }
     }

@@ -3,9 +3,14 @@
 
 use super::*;
 use crate::artifact::decode;
+use crate::check::{CheckOptions, Engine};
 use crate::check::{Choice, Procedure};
+use crate::nfa::LetterId;
+use crate::record::Record;
 use source::{FileSource, Source};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 
 fn engine() -> Engine {
     let bytes = include_bytes!("../../../fixtures/golden/seed004-mqtt.v1.mtm");

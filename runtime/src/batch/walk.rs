@@ -21,12 +21,6 @@ impl fmt::Display for WalkError {
 
 impl std::error::Error for WalkError {}
 
-/// Whether a path is read as JSON Lines: `-` (standard input) or a `.jsonl` file.
-/// Compressed JSON Lines (`.jsonl.gz`, `.jsonl.zst`) are streams too.
-pub fn is_streamed(path: &Path) -> bool {
-    path.as_os_str() == "-" || super::source::content_extension(path) == Some("jsonl")
-}
-
 /// Trace files: files as given (and `-`), directories searched recursively for regular files
 /// named `*.htf`, `*.mtf` and `*.jsonl` (in natural order, [`natural_cmp`]).
 ///

@@ -26,16 +26,14 @@
 //! to tell Pass (accepted) from WeakPass (only a multi-prefix).
 
 use super::local::{LocalMemo, Reach};
+use super::meter::Meter;
 use crate::multitrace::{Component, Multitrace};
 use crate::signature::{Action, LifelineSet, LocationId};
 use crate::term::{TermId, TermStore};
 use crate::verdict::{Mode, Reason, Sym, Verdict, VerdictKind};
 use rustc_hash::FxHashSet;
-use std::time::Instant;
 
-/// Terms deeper than this stop the search (Inconclusive), so that the recursive semantic
-/// functions stay within the stack of a checking thread (see [`CHECK_STACK_SIZE`]).
-pub const MAX_TERM_DEPTH: u32 = 20_000;
+pub use super::meter::MAX_TERM_DEPTH;
 
 /// Stack size for threads that run checks: enough for terms of [`MAX_TERM_DEPTH`].
 pub const CHECK_STACK_SIZE: usize = 256 << 20;
@@ -206,34 +204,6 @@ enum Outcome {
     Exhausted(&'static str),
 }
 
-/// Counts the vertices of a search (global and local together) against the budget.
-pub(super) struct Meter {
-    vertices: u64,
-    start: Instant,
-    budget: Budget,
-}
-
-impl Meter {
-    /// Counts a vertex with term `t`; `Err` names the budget that ran out.
-    pub(super) fn tick(&mut self, store: &TermStore, t: TermId) -> Result<(), &'static str> {
-        self.vertices += 1;
-        if let Some(max) = self.budget.max_vertices {
-            if self.vertices > max {
-                return Err("vertices");
-            }
-        }
-        if let Some(limit) = self.budget.timeout {
-            if self.vertices.is_multiple_of(16) && self.start.elapsed() > limit {
-                return Err("time");
-            }
-        }
-        if store.depth(t) > MAX_TERM_DEPTH {
-            return Err("term depth");
-        }
-        Ok(())
-    }
-}
-
 /// What the local analyses say of a vertex.
 enum LocalVerdict {
     /// The local trace of this component is not (a prefix of) a behaviour of its restriction:
@@ -276,11 +246,7 @@ impl<'a> Search<'a> {
             components: &mt.components,
             all,
             opts,
-            meter: Meter {
-                vertices: 0,
-                start: Instant::now(),
-                budget: opts.budget,
-            },
+            meter: Meter::new(opts.budget),
             local: LocalMemo::default(),
             credit: 0,
             root_cut: None,

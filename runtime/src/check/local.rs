@@ -45,7 +45,7 @@
 //! greatest position in the order the search visits derivatives (last derivative first), which
 //! is what a fresh depth-first search with a visited set finds.
 
-use super::explore::Meter;
+use super::meter::Meter;
 use crate::signature::Action;
 use crate::term::{TermId, TermStore};
 use rustc_hash::FxHashMap;

@@ -4,7 +4,7 @@
 //! the same arguments.
 
 use super::explore::{Budget, ExploreOptions};
-use super::{CheckOptions, Choice};
+use super::options::{CheckOptions, Choice};
 use crate::verdict::Mode;
 use std::time::Duration;
 

@@ -3,7 +3,15 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use super::*;
+use super::outcome::AcOutcome;
+use super::scratch::AcScratch;
+use super::tables::{step, AcTables};
+use super::vectors::Radix;
+use super::viability::{filter, viability, Q_MAX_WORDS};
+use crate::bits;
+use crate::budget::{Budget, Limit, Meter};
+use crate::nfa::{Alphabet, LetterId, Nfa, StateId};
+use crate::verdict::{Reason, Verdict, VerdictKind};
 
 /// Closes `set` under transitions whose letter belongs to a location in `silent`, restricted
 /// to `mask`.
@@ -51,62 +59,6 @@ pub(super) struct Run<'a, 's> {
     pub(super) meter: Meter,
     pub(super) vertices: u64,
     pub(super) s: &'s mut AcScratch,
-}
-
-/// Calls `f` on each set bit of the first `w` words of `set`.
-#[inline(always)]
-pub(super) fn for_each_bit(set: &[u64], w: usize, mut f: impl FnMut(usize)) {
-    for (k, &word) in set[..w].iter().enumerate() {
-        let mut b = word;
-        while b != 0 {
-            f(k * 64 + b.trailing_zeros() as usize);
-            b &= b - 1;
-        }
-    }
-}
-
-/// `out |= δ(from, a)` restricted to the transitions of `mask`; `out` and `from` have `w`
-/// words.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub(super) fn step(
-    tables: &AcTables,
-    nfa: &Nfa,
-    masked: &MaskedRows,
-    mask: Option<&[u64]>,
-    from: &[u64],
-    a: LetterId,
-    out: &mut [u64],
-    w: usize,
-) {
-    let n = tables.states;
-    let table = match (mask, &tables.succ) {
-        (None, Some(succ)) => Some(&succ[..]),
-        (Some(_), Some(_)) => Some(&masked.rows[..]),
-        (_, None) => None,
-    };
-    match table {
-        Some(table) => {
-            let base = a.index() * n;
-            for_each_bit(from, w, |s| {
-                let row = &table[(base + s) * w..(base + s + 1) * w];
-                for k in 0..w {
-                    out[k] |= row[k];
-                }
-            });
-        }
-        None => {
-            let tr = nfa.transitions();
-            for_each_bit(from, w, |s| {
-                let (lo, hi) = tables.ranges[s * tables.letters + a.index()];
-                for i in lo as usize..hi as usize {
-                    if mask.is_none_or(|m| bits::get(m, i)) {
-                        bits::set(out, tr[i].to.index());
-                    }
-                }
-            });
-        }
-    }
 }
 
 impl Run<'_, '_> {

@@ -1,6 +1,13 @@
-use super::*;
+use super::reached::Reached;
+use super::viability::MEMO_MAX;
+use super::{check_ac_in, AcScratch, AcTables};
+use crate::bits;
+use crate::budget::Budget;
+use crate::model::Automata;
+use crate::nfa::{Alphabet, LetterId, Nfa, StateId};
 use crate::nfa::{LocationId, Transition};
 use crate::project::AreaTable;
+use crate::verdict::{Mode, Sym, VerdictKind};
 
 use crate::rng::Rng;
 

@@ -2,7 +2,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use super::*;
+use crate::nfa::LetterId;
 
 /// Position vectors as one `u64`: location `j`'s position in a bit field of its own
 /// (`pos_j << shift_j`), wide enough for its trace length, so that moving on is an addition

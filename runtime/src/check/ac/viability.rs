@@ -3,7 +3,10 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use super::*;
+use super::tables::{for_each_bit, AcTables, Viability};
+use super::vectors::Radix;
+use crate::nfa::LetterId;
+use rustc_hash::FxHashMap;
 
 /// Backward steps of `Q_j` already computed, for sets of at most four words: `(letter, set)`
 /// to the set one position earlier. Traces of one model revisit few distinct sets, so after
