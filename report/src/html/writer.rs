@@ -165,6 +165,9 @@ impl ReportWriter {
             .take_while(|((_, a), b)| a == b)
             .count();
         let rest: String = name.chars().skip(shared).collect();
+        // The page slices the previous name with JavaScript's `slice`, which counts UTF-16
+        // units: a character outside the BMP (`😀`) is two of them.
+        let shared: usize = name.chars().take(shared).map(char::len_utf16).sum();
         let explanation = match &r.explanation {
             Some(e) => script_json(e),
             None => "0".into(),
