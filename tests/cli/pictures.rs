@@ -257,9 +257,17 @@ fn a_report_path_naming_a_directory_is_refused_before_the_check() {
             "{}",
             text(&o.stderr)
         );
-        assert!(o.stdout.is_empty(), "checked before refusing: {}", text(&o.stdout));
+        assert!(
+            o.stdout.is_empty(),
+            "checked before refusing: {}",
+            text(&o.stdout)
+        );
     }
-    assert_eq!(std::fs::read_dir(&*d).unwrap().count(), 0, "nothing left behind");
+    assert_eq!(
+        std::fs::read_dir(&*d).unwrap().count(),
+        0,
+        "nothing left behind"
+    );
 }
 
 /// Issue 22: a batch interrupted by SIGINT while its report is written leaves no temporary
@@ -270,7 +278,13 @@ fn an_interrupted_report_leaves_no_temporary_file() {
     let page = d.join("r.html");
     let mut child = bin()
         .current_dir(root())
-        .args(["check", "fixtures/seed004-mqtt/model.hif", "-", "--format", "jsonl"])
+        .args([
+            "check",
+            "fixtures/seed004-mqtt/model.hif",
+            "-",
+            "--format",
+            "jsonl",
+        ])
         .args(["--report", page.to_str().unwrap()])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -297,8 +311,15 @@ fn an_interrupted_report_leaves_no_temporary_file() {
     }
     let names = temps();
     assert_eq!(names.len(), 1, "{names:?}");
-    assert!(names[0].starts_with(".r.html.") && names[0].ends_with(".tmp"), "{names:?}");
-    assert_ne!(names[0], format!(".r.html.{}.tmp", child.id()), "a predictable name");
+    assert!(
+        names[0].starts_with(".r.html.") && names[0].ends_with(".tmp"),
+        "{names:?}"
+    );
+    assert_ne!(
+        names[0],
+        format!(".r.html.{}.tmp", child.id()),
+        "a predictable name"
+    );
     let kill = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

@@ -228,9 +228,7 @@ pub fn parse_jsonl_line(
                 .map_or_else(|| col_of(loc), |(i, _)| text[..i].chars().count() + 1);
             return Err(err(
                 column,
-                format!(
-                    "location `{loc}` is listed twice in `traces`; write its local trace once"
-                ),
+                format!("location `{loc}` is listed twice in `traces`; write its local trace once"),
             ));
         }
         seen[k] = true;

@@ -148,7 +148,8 @@ pub fn json_prefix_field(prefix: &str, field: &str) -> Option<String> {
                 }
                 None
             }
-            _ => (i..b.len()).find(|&j| matches!(b[j], b',' | b'}' | b']') || b[j].is_ascii_whitespace()),
+            _ => (i..b.len())
+                .find(|&j| matches!(b[j], b',' | b'}' | b']') || b[j].is_ascii_whitespace()),
         }
     };
     let mut i = ws(0);
@@ -411,8 +412,14 @@ mod cut_line_tests {
     #[test]
     fn the_run_of_a_cut_json_line_is_read_only_when_whole() {
         let f = |p: &str| json_prefix_field(p, "run");
-        assert_eq!(f(r#"{"run": "s1", "action": "a", "pad": "xx"#), Some("s1".into()));
-        assert_eq!(f(r#"{"a": {"run": "no", "b": [1, "]"]}, "run": 7, "x"#), Some("7".into()));
+        assert_eq!(
+            f(r#"{"run": "s1", "action": "a", "pad": "xx"#),
+            Some("s1".into())
+        );
+        assert_eq!(
+            f(r#"{"a": {"run": "no", "b": [1, "]"]}, "run": 7, "x"#),
+            Some("7".into())
+        );
         assert_eq!(f(r#"{"run": "s1"#), None, "the id itself is cut");
         assert_eq!(f(r#"{"run": 12"#), None, "a number may go on");
         assert_eq!(f(r#"{"pad": "xxxxxxxxx"#), None);
