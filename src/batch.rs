@@ -103,6 +103,12 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     let mut signature_note =
         multitrace_compiler::open::signature_note(&args.model, &args.model_args.options());
     let sink = |done: Outcome| {
+        if crate::report_cmd::interrupted() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "interrupted",
+            ));
+        }
         if done.fallback && tally.fallbacks() == 0 {
             eprintln!(
                 "multitrace: note: {}",
@@ -193,6 +199,13 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         }
     };
     progress.clear();
+    if crate::report_cmd::interrupted() {
+        // The records printed are whole; the report's temporary file goes with `report`.
+        out.flush()?;
+        drop(report);
+        eprintln!("multitrace: interrupted: the report was not written");
+        return Ok(130);
+    }
     match run {
         Ok(()) => {}
         Err(RunError::Sink(e)) => return Err(e.into()),

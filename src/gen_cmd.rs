@@ -123,7 +123,14 @@ pub fn gen(args: GenArgs) -> Result<u8> {
         ..GenOptions::new(kind, args.count, min_len, max_len, args.model_args.seed)
     };
     let engine = Engine::new(model);
-    let generation = match generate(&engine, &opts) {
+    // A large automaton can take minutes before its first multitrace: show it is working.
+    let spinner = crate::progress::Progress::spinner(&format!(
+        "generating {} `{kind}` multitraces",
+        args.count
+    ));
+    let generated = generate(&engine, &opts);
+    spinner.clear();
+    let generation = match generated {
         Ok(g) => g,
         Err(e @ GenError::Shortfall { .. }) if args.allow_fewer => {
             eprintln!("multitrace: warning: {e}");
@@ -158,7 +165,10 @@ pub fn compare(args: CompareArgs) -> Result<u8> {
         max_vertices: (args.max_vertices > 0).then_some(args.max_vertices),
     };
     let engine = Engine::new(model);
-    let c = run_compare(&engine, &args.dirs, &opts)?;
+    let spinner = crate::progress::Progress::spinner("comparing the procedures");
+    let c = run_compare(&engine, &args.dirs, &opts);
+    spinner.clear();
+    let c = c?;
     for finding in c.rows.iter().flat_map(|r| &r.findings) {
         eprintln!("multitrace: {finding}");
     }

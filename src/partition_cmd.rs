@@ -170,7 +170,10 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
         model: args.model,
         signature: args.signature,
     };
-    let report = run::run(source, given, &compile, options)?;
+    let spinner = crate::progress::Progress::spinner("analysing the partitions");
+    let report = run::run(source, given, &compile, options);
+    spinner.clear();
+    let report = report?;
     match args.format {
         PartitionFormat::Json => crate::print_out(&format!("{}\n", report.json()))?,
         PartitionFormat::Text => crate::print_out(&report.text())?,

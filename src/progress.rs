@@ -19,6 +19,19 @@ impl Progress {
         }))
     }
 
+    /// A spinner with `message` and the time elapsed, redrawn every 100 ms while a long
+    /// step runs (`gen`, `compare`, `partition`: steps that report no count), when standard
+    /// error is a terminal. [`Progress::clear`] removes it before anything is printed.
+    pub fn spinner(message: &str) -> Self {
+        let p = Progress::new(true);
+        if let Some(bar) = &p.0 {
+            bar.set_style(Self::style("{spinner} {msg} ({elapsed})"));
+            bar.set_message(message.to_string());
+            bar.enable_steady_tick(std::time::Duration::from_millis(100));
+        }
+        p
+    }
+
     /// Whether the bar is shown at all.
     pub fn shown(&self) -> bool {
         self.0.is_some()

@@ -1,12 +1,48 @@
 //! `check --report FILE.html`: the HTML report of the batch
 //! ([`multitrace_report::html`]): opened before the batch runs, fed every record in input
 //! order, finished (failures drawn in full, file renamed into place) after it.
+//!
+//! SIGINT and SIGTERM while a report is written: the batch stops at its next record (the
+//! records printed so far stay whole), the temporary file is removed and the command exits
+//! 130; a check that does not reach its next record within 2 s is not waited for (the file
+//! is removed all the same).
 
 use crate::CheckArgs;
 use anyhow::Result;
 use multitrace_report::html::{ReRead, ReportOptions, ReportSetup, ReportWriter};
 use multitrace_report::shown::shown_options;
 use multitrace_runtime::batch::Batch;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+/// Set by SIGINT or SIGTERM while a report is written.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// The report's temporary file, for the signal thread to remove.
+static TEMP: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// Whether a signal asked the batch to stop.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// Watches SIGINT and SIGTERM for the rest of the process.
+fn watch_signals(temp: Option<&Path>) -> Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    *TEMP.lock().unwrap_or_else(|e| e.into_inner()) = temp.map(Path::to_path_buf);
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+    std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            INTERRUPTED.store(true, Ordering::SeqCst);
+            std::thread::sleep(std::time::Duration::from_secs(2));
+            if let Some(p) = TEMP.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                let _ = std::fs::remove_file(p);
+            }
+            std::process::exit(128 + sig);
+        }
+    });
+    Ok(())
+}
 
 /// Starts the report when `--report` was given.
 pub fn open(args: &CheckArgs, batch: &Batch<'_>) -> Result<Option<ReportWriter>> {
@@ -22,11 +58,9 @@ pub fn open(args: &CheckArgs, batch: &Batch<'_>) -> Result<Option<ReportWriter>>
         .iter()
         .map(|p| p.display().to_string())
         .collect();
-    Ok(Some(ReportWriter::create(
-        path,
-        setup,
-        ReportOptions::default(),
-    )?))
+    let w = ReportWriter::create(path, setup, ReportOptions::default())?;
+    watch_signals(w.temp_path())?;
+    Ok(Some(w))
 }
 
 /// Finishes the report (the failures shown in full are read again through `batch`).
@@ -35,6 +69,7 @@ pub fn finish(report: Option<ReportWriter>, batch: &Batch<'_>) -> Result<()> {
         return Ok(());
     };
     let stats = report.finish(&mut ReRead::new(batch))?;
+    TEMP.lock().unwrap_or_else(|e| e.into_inner()).take();
     eprintln!(
         "multitrace: wrote the report {} ({} multitraces, {} of {} failures in full, {} bytes)",
         stats.path.display(),

@@ -190,11 +190,8 @@ fn check_events_gives_the_verdicts_of_the_same_multitraces() {
 /// Issue 22: an over-long line cuts an event log. Runs touched by the cut input must not get a
 /// verdict the rest of the file could change: `s1` looks complete (a Pass) before the cut,
 /// but its last event is on the line cut off and would make it a Fail; `s2` starts after the
-/// cut and must still get a record. Ignored until the incremental events engine of the
-/// live-monitoring work replaces `runtime/src/events.rs` (owned there; the fix belongs in the
-/// new code).
+/// cut and must still get a record.
 #[test]
-#[ignore = "issue 22: fixed in the new events engine (live monitoring), not in events.rs"]
 fn an_over_long_event_line_leaves_no_verdict_it_could_change() {
     let dir = scratch("events-long-line");
     let model = root().join("fixtures/seed004-mqtt/model.hif");
@@ -243,4 +240,44 @@ fn an_over_long_event_line_leaves_no_verdict_it_could_change() {
     let s1 = of("s1").expect("a record for s1");
     assert_eq!(s1["verdict"], "Error", "{s1}");
     assert!(of("s2").is_some(), "a record for s2: {}", stdout(&o));
+}
+
+/// Issue 22: a cut line whose run id lies beyond the cut could belong to any run of its
+/// file: none of the runs read from that file gets a verdict.
+#[test]
+fn an_over_long_line_of_unknown_run_leaves_no_verdict_in_its_file() {
+    let dir = scratch("events-long-line-unknown");
+    let model = root().join("fixtures/seed004-mqtt/model.hif");
+    let mut text = String::new();
+    for (i, a) in ["clt1!begin", "brok?begin"].iter().enumerate() {
+        text.push_str(&format!(
+            "{{\"run\": \"s1\", \"action\": \"{a}\", \"order\": {}}}\n",
+            i + 1
+        ));
+    }
+    let pad = "x".repeat(4096);
+    text.push_str(&format!(
+        "{{\"pad\": \"{pad}\", \"run\": \"s1\", \"action\": \"clt1!end\", \"order\": 9}}\n"
+    ));
+    let log = dir.join("events.jsonl");
+    std::fs::write(&log, text).unwrap();
+    let o = run(&[
+        "check",
+        model.to_str().unwrap(),
+        "--events",
+        log.to_str().unwrap(),
+        "--max-line-bytes",
+        "1024",
+        "--format",
+        "jsonl",
+    ]);
+    let records: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(!records.is_empty(), "{}", stdout(&o));
+    for r in &records {
+        assert_eq!(r["verdict"], "Error", "{r}");
+    }
+    assert!(records.iter().any(|r| r["id"] == "s1"), "{}", stdout(&o));
 }

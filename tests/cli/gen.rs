@@ -56,3 +56,47 @@ fn impossible_categories_are_errors_naming_them() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("central-error-mixed"), "{}", stderr(&o));
 }
+
+/// Issues 22 and 23 point 12: on a terminal `gen` shows a spinner with the time elapsed
+/// while it works (a large automaton can take minutes before its first multitrace), erased
+/// before it prints; off a terminal nothing of it is written. The terminal is a pseudo-terminal
+/// from `script` (util-linux); the test says it is skipped where `script` is missing.
+#[test]
+fn gen_shows_progress_on_a_terminal_only() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no `script` command for a pseudo-terminal");
+        return;
+    }
+    let dir = scratch("gen-progress");
+    let out = dir.join("set");
+    let bin = env!("CARGO_BIN_EXE_multitrace");
+    let cmd = format!(
+        "{bin} gen fixtures/seed004-mqtt/model.hif --kind pass --count 3000 --length 4..40 -o {}",
+        out.display()
+    );
+    let o = Command::new("script")
+        .current_dir(root())
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+        .unwrap();
+    let shown = stdout(&o);
+    assert!(o.status.success(), "{shown}");
+    assert!(
+        shown.contains("generating 3000 `pass` multitraces"),
+        "{shown}"
+    );
+    assert!(shown.contains("wrote 3000 `pass` multitraces"), "{shown}");
+    // Off a terminal: no spinner.
+    let o = run(&[
+        "gen",
+        "fixtures/seed004-mqtt/model.hif",
+        "--kind",
+        "pass",
+        "--count",
+        "3",
+        "-o",
+        dir.join("set2").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("generating"), "{}", stderr(&o));
+}

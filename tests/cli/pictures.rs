@@ -236,3 +236,105 @@ fn an_unwritable_report_is_refused_before_anything_is_checked() {
     );
     assert!(o.stdout.is_empty());
 }
+
+/// Issue 23 point 9: `--report DIR/` or an existing directory used to fail only after the
+/// whole check; it is refused before any multitrace is checked.
+#[test]
+fn a_report_path_naming_a_directory_is_refused_before_the_check() {
+    let d = scratch("report-dir");
+    let slash = format!("{}/", d.join("new").display());
+    for path in [d.to_str().unwrap(), slash.as_str()] {
+        let o = run(&[
+            "check",
+            "fixtures/seed004-mqtt/model.hif",
+            "fixtures/seed004-mqtt/traces/",
+            "--report",
+            path,
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+        assert!(
+            text(&o.stderr).contains("is a directory; --report names the HTML file"),
+            "{}",
+            text(&o.stderr)
+        );
+        assert!(
+            o.stdout.is_empty(),
+            "checked before refusing: {}",
+            text(&o.stdout)
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(&*d).unwrap().count(),
+        0,
+        "nothing left behind"
+    );
+}
+
+/// Issue 22: a batch interrupted by SIGINT while its report is written leaves no temporary
+/// file (nor a report), its standard output holds whole records only, and it exits 130.
+#[test]
+fn an_interrupted_report_leaves_no_temporary_file() {
+    let d = scratch("report-sigint");
+    let page = d.join("r.html");
+    let mut child = bin()
+        .current_dir(root())
+        .args([
+            "check",
+            "fixtures/seed004-mqtt/model.hif",
+            "-",
+            "--format",
+            "jsonl",
+        ])
+        .args(["--report", page.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    let mut stdin = child.stdin.take().unwrap();
+    let line = b"{\"traces\": {\"clt1\": [\"clt1!begin\"], \"brok\": [\"brok?begin\"]}}\n";
+    for _ in 0..50 {
+        stdin.write_all(line).unwrap();
+    }
+    stdin.flush().unwrap();
+    // The temporary file is there while the batch runs (unpredictable name, same directory).
+    let temps = || -> Vec<String> {
+        std::fs::read_dir(&*d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    let start = std::time::Instant::now();
+    while temps().is_empty() && start.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let names = temps();
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert!(
+        names[0].starts_with(".r.html.") && names[0].ends_with(".tmp"),
+        "{names:?}"
+    );
+    assert_ne!(
+        names[0],
+        format!(".r.html.{}.tmp", child.id()),
+        "a predictable name"
+    );
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    // More input after the signal: the batch stops at its next record.
+    for _ in 0..50 {
+        let _ = stdin.write_all(line);
+    }
+    drop(stdin);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", text(&o.stderr));
+    assert_eq!(temps(), Vec::<String>::new(), "left behind");
+    for l in text(&o.stdout).lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+        assert!(v["verdict"].is_string(), "{l}");
+    }
+}

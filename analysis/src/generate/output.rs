@@ -16,7 +16,7 @@
 use super::kinds::Kind;
 use super::spec::Generation;
 use crate::manifest::{Manifest, ManifestRow, MANIFEST_FILE};
-use multitrace_runtime::formats::{write_jsonl_line, write_mtf};
+use multitrace_runtime::formats::{unwritable_name, write_jsonl_line, write_mtf};
 use multitrace_runtime::model::{CompiledModel, Origin};
 use multitrace_runtime::multitrace::{Component, Multitrace};
 use multitrace_runtime::nfa::LetterId;
@@ -139,6 +139,14 @@ impl SetFormat {
         if self == SetFormat::Htf && model.signature().is_none() {
             return Err(SetError::HtfNeedsInteraction);
         }
+        if self == SetFormat::Mtf {
+            if let Some((what, name)) = unwritable_name(&model.alphabet) {
+                return Err(SetError::MtfName {
+                    what,
+                    name: name.to_string(),
+                });
+            }
+        }
         Ok(())
     }
 }
@@ -157,6 +165,13 @@ pub enum SetError {
         /// The system's explanation.
         message: String,
     },
+    /// A name `.mtf` cannot hold (`.` separates letters there).
+    MtfName {
+        /// `letter` or `location`.
+        what: &'static str,
+        /// The name.
+        name: String,
+    },
     /// The directory's existing manifest could not be read.
     Manifest(ModelError),
 }
@@ -166,6 +181,11 @@ impl fmt::Display for SetError {
         match self {
             SetError::HtfNeedsInteraction => f.write_str(
                 "--format htf needs an interaction model; this model is a raw automaton: use mtf or jsonl",
+            ),
+            SetError::MtfName { what, name } => write!(
+                f,
+                "the model's {what} {name:?} cannot be written in .mtf (a letter holds no \
+                 whitespace, `.`, `[` or `]`; `.` separates letters): use --format jsonl"
             ),
             SetError::Io {
                 path,

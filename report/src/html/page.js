@@ -5,7 +5,8 @@
   var PAGE = 100;
   var reasons = JSON.parse(document.getElementById("mt-reasons").textContent);
   var raw = JSON.parse(document.getElementById("mt-rows").textContent);
-  // Rows: [shared prefix length with the previous name, rest of the name, verdict, reason,
+  // Rows: [shared prefix length with the previous name in UTF-16 units (what `slice`
+  // counts), rest of the name, verdict, reason,
   // time in µs, explanation or 0, index of the failure shown in full or -1].
   var rows = new Array(raw.length);
   var prev = "";

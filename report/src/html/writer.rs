@@ -24,6 +24,11 @@ const VERDICTS: [&str; 5] = ["Pass", "WeakPass", "Fail", "Inconclusive", "Error"
 /// Why a report could not be written.
 #[derive(Debug)]
 pub enum ReportError {
+    /// The path names a directory (or ends with `/`): a report is a file.
+    IsDirectory {
+        /// The path.
+        path: PathBuf,
+    },
     /// The file could not be created, written or renamed.
     Io {
         /// The file.
@@ -36,6 +41,12 @@ pub enum ReportError {
 impl fmt::Display for ReportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            ReportError::IsDirectory { path } => write!(
+                f,
+                "{}: is a directory; --report names the HTML file to write (e.g. {}/report.html)",
+                path.display(),
+                path.display().to_string().trim_end_matches('/')
+            ),
             ReportError::Io { path, error } => {
                 write!(f, "{}: cannot write the report: {error}", path.display())
             }
@@ -65,7 +76,8 @@ pub struct ReportStats {
 pub struct ReportWriter {
     out: BufWriter<File>,
     path: PathBuf,
-    temp: PathBuf,
+    /// The temporary file (removed when dropped, renamed into place by `finish`).
+    temp: Option<tempfile::TempPath>,
     setup: ReportSetup,
     options: ReportOptions,
     started: Instant,
@@ -95,16 +107,33 @@ impl ReportWriter {
         setup: ReportSetup,
         options: ReportOptions,
     ) -> Result<Self, ReportError> {
+        // Checked before any work: a directory cannot become the page at the end.
+        let text = path.as_os_str().to_string_lossy();
+        if path.is_dir() || text.ends_with('/') || path.file_name().is_none() {
+            return Err(ReportError::IsDirectory {
+                path: path.to_path_buf(),
+            });
+        }
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "report.html".into());
-        let temp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-        let file = File::create(&temp).map_err(io(path))?;
+        // In the target directory (the rename stays on one file system), created with O_EXCL
+        // under an unpredictable name: a file or symlink planted there is never followed.
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let (file, temp) = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .map_err(io(path))?
+            .into_parts();
         let mut w = ReportWriter {
             out: BufWriter::with_capacity(1 << 16, file),
             path: path.to_path_buf(),
-            temp,
+            temp: Some(temp),
             setup,
             options,
             started: Instant::now(),
@@ -125,6 +154,12 @@ impl ReportWriter {
         );
         w.out.write_all(head.as_bytes()).map_err(io(path))?;
         Ok(w)
+    }
+
+    /// The temporary file being written (until [`ReportWriter::finish`]): what a signal
+    /// handler removes when the process is stopped.
+    pub fn temp_path(&self) -> Option<&Path> {
+        self.temp.as_deref()
     }
 
     /// Adds one record (in input order).
@@ -165,6 +200,9 @@ impl ReportWriter {
             .take_while(|((_, a), b)| a == b)
             .count();
         let rest: String = name.chars().skip(shared).collect();
+        // The page slices the previous name with JavaScript's `slice`, which counts UTF-16
+        // units: a character outside the BMP (`😀`) is two of them.
+        let shared: usize = name.chars().take(shared).map(char::len_utf16).sum();
         let explanation = match &r.explanation {
             Some(e) => script_json(e),
             None => "0".into(),
@@ -236,7 +274,9 @@ impl ReportWriter {
         self.out.write_all(s.as_bytes()).map_err(io(&path))?;
         self.out.flush().map_err(io(&path))?;
         self.out.get_ref().sync_all().map_err(io(&path))?;
-        std::fs::rename(&self.temp, &self.path).map_err(io(&path))?;
+        if let Some(temp) = self.temp.take() {
+            temp.persist(&self.path).map_err(|e| io(&path)(e.error))?;
+        }
         self.finished = true;
         let bytes = std::fs::metadata(&self.path).map_err(io(&path))?.len();
         Ok(ReportStats {
@@ -370,8 +410,9 @@ impl ReportWriter {
 
 impl Drop for ReportWriter {
     fn drop(&mut self) {
+        // An unfinished page's temporary file goes with its `TempPath`.
         if !self.finished {
-            let _ = std::fs::remove_file(&self.temp);
+            self.temp.take();
         }
     }
 }

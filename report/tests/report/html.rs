@@ -72,12 +72,14 @@ fn rows(page: &str) -> Vec<(String, u64, i64, u64, String, i64)> {
     let mut prev = String::new();
     raw.iter()
         .map(|x| {
+            // As `prev.slice(0, shared) + rest` in JavaScript: UTF-16 units.
             let shared = x[0].as_u64().unwrap() as usize;
-            let name: String = prev
-                .chars()
+            let units: Vec<u16> = prev
+                .encode_utf16()
                 .take(shared)
-                .chain(x[1].as_str().unwrap().chars())
+                .chain(x[1].as_str().unwrap().encode_utf16())
                 .collect();
+            let name = String::from_utf16(&units).expect("a prefix cut inside a character");
             prev = name.clone();
             (
                 name,
@@ -293,6 +295,32 @@ fn json_lines_are_read_again_and_standard_input_is_drawn_from_the_diagnosis() {
     assert!(a.contains(">brok?pub</span>"), "{a}");
     std::fs::remove_file(&path).unwrap();
     std::fs::remove_file(&jsonl).unwrap();
+}
+
+/// Issue 22: names sharing a prefix of characters outside the BMP (two UTF-16 units each,
+/// which the page's `slice` counts) come out whole: `😀😀beta` after `😀😀alpha`, not `😀beta`.
+#[test]
+fn names_outside_the_bmp_keep_their_prefix() {
+    let engine = mqtt_engine();
+    let batch = Batch::new(&engine, CheckOptions::default(), BatchOptions::default());
+    let names = ["😀😀alpha", "😀😀beta", "😀é😀", "😀é😀x", "z"];
+    let items = names.iter().map(|n| Item {
+        trace: n.to_string(),
+        id: None,
+        traces: vec![("clt1".into(), vec!["clt1!begin".into()])],
+    });
+    let mut records = Vec::new();
+    batch
+        .run_items(items, |o| {
+            records.push(o.record);
+            Ok::<(), std::convert::Infallible>(())
+        })
+        .unwrap();
+    let path = temp("non-bmp.html");
+    let page = write_report(&path, &engine, &batch, &records, 0);
+    let got: Vec<String> = rows(&page).into_iter().map(|r| r.0).collect();
+    assert_eq!(got, names);
+    std::fs::remove_file(&path).unwrap();
 }
 
 fn escape(s: &str) -> String {

@@ -204,6 +204,22 @@ enum Outcome {
     Exhausted(&'static str),
 }
 
+/// Vertices between two estimates of a search's bytes against `--max-memory` (an estimate
+/// walks no table: it reads capacities).
+const MEMORY_EVERY: u64 = 64;
+
+/// About the bytes of a search's own structures with `n` components: the visited set (a
+/// vertex, its boxed positions, a control byte per slot), the stack and the trail, at their
+/// capacities.
+fn search_bytes(n: usize, visited: usize, stack: usize, trail: usize) -> u64 {
+    use std::mem::size_of;
+    let positions = 4 * n + 16; // the boxed slice and its allocator overhead
+    let vertex = size_of::<Vertex>() + positions;
+    (visited * (vertex + 1)
+        + stack * (size_of::<(Vertex, u32, u32)>() + positions)
+        + trail * size_of::<(u32, u32)>()) as u64
+}
+
 /// What the local analyses say of a vertex.
 enum LocalVerdict {
     /// The local trace of this component is not (a prefix of) a behaviour of its restriction:
@@ -281,9 +297,19 @@ impl<'a> Search<'a> {
         // nothing is inconclusive, never a Fail.
         let silent_max = 2 * self.store.depth(root) + 8;
         let mut cut = false;
+        // Bytes of the store before this search: what it grows by is this search's.
+        let store_before = self.store.heap_bytes();
         while let Some(((mut t, pos), node, silent_used)) = stack.pop() {
             if let Err(limit) = self.meter.tick(self.store, t) {
                 return Outcome::Exhausted(limit);
+            }
+            if self.meter.vertices.is_multiple_of(MEMORY_EVERY) {
+                let held = search_bytes(n, visited.capacity(), stack.capacity(), trail.capacity())
+                    + self.store.heap_bytes().saturating_sub(store_before)
+                    + self.local.heap_bytes();
+                if !self.opts.budget.memory_allows(held) {
+                    return Outcome::Exhausted("memory");
+                }
             }
             self.credit += LOCAL_CREDIT;
             if (0..n).all(|k| pos[k] == self.len(k)) {

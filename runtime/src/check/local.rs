@@ -66,6 +66,14 @@ pub(super) struct LocalMemo {
     known: FxHashMap<(u32, bool, TermId, u32), Reach>,
 }
 
+impl LocalMemo {
+    /// About the bytes the memo holds (entries and control bytes at capacity).
+    pub(super) fn heap_bytes(&self) -> u64 {
+        (self.known.capacity() * (std::mem::size_of::<((u32, bool, TermId, u32), Reach)>() + 1))
+            as u64
+    }
+}
+
 /// One vertex on the search's path: its term, position, derivatives still to try (tried from
 /// the last), and the furthest point reached so far.
 struct Frame {

@@ -135,7 +135,34 @@ impl NameIndex {
 struct Line {
     #[serde(default)]
     id: Option<serde_json::Value>,
-    traces: serde_json::Map<String, serde_json::Value>,
+    traces: Entries,
+}
+
+/// The entries of a JSON object in order, duplicates kept (a map would keep one of two
+/// entries of a key silently).
+struct Entries(Vec<(String, serde_json::Value)>);
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of local traces")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Entries, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    out.push(entry);
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
 }
 
 /// Parses one line (`line_no` from 1) into its id and one local trace per location.
@@ -146,6 +173,11 @@ pub fn parse_jsonl_line(
     alphabet: &Alphabet,
     names: &NameIndex,
 ) -> Result<(String, Vec<Vec<LetterId>>), ParseError> {
+    // A byte order mark opens the first line of some editors' files: it is not part of it.
+    let text = match text.strip_prefix('\u{feff}') {
+        Some(rest) if line_no == 1 => rest,
+        _ => text,
+    };
     // The common shape, scanned without building a JSON value; anything else (escapes,
     // unknown keys, bad names, malformed JSON) takes the full path, which gives the errors.
     if let Some(ok) = fast_line(text, alphabet, names) {
@@ -173,7 +205,7 @@ pub fn parse_jsonl_line(
     };
     let mut traces = vec![Vec::new(); alphabet.locations()];
     let mut seen = vec![false; alphabet.locations()];
-    for (loc, value) in &parsed.traces {
+    for (loc, value) in &parsed.traces.0 {
         let Some(&k) = names.locations.get(loc) else {
             return Err(err(
                 col_of(loc),
@@ -188,7 +220,16 @@ pub fn parse_jsonl_line(
             ));
         };
         if seen[k] {
-            return Err(err(col_of(loc), format!("location `{loc}` listed twice")));
+            // The column of the second occurrence of the key.
+            let needle = format!("\"{loc}\"");
+            let column = text
+                .match_indices(&needle)
+                .nth(1)
+                .map_or_else(|| col_of(loc), |(i, _)| text[..i].chars().count() + 1);
+            return Err(err(
+                column,
+                format!("location `{loc}` is listed twice in `traces`; write its local trace once"),
+            ));
         }
         seen[k] = true;
         let Some(items) = value.as_array() else {
@@ -443,6 +484,22 @@ mod tests {
         assert_eq!(e.line, 7);
         let e = parse_jsonl_line("-", 8, r#"{"traces": {}, "extra": 1}"#, &a, &n).unwrap_err();
         assert!(e.message.contains("unknown field"), "{}", e.message);
+    }
+
+    /// Issue 22: a location given twice is refused at its second key, not one trace dropped;
+    /// a byte order mark before the first line is skipped (only there).
+    #[test]
+    fn a_duplicate_location_is_refused_and_a_bom_is_skipped() {
+        let a = alphabet();
+        let n = NameIndex::new(&a);
+        let line = r#"{"traces": {"l1": ["a"], "l1": ["b"]}}"#;
+        let e = parse_jsonl_line("f", 2, line, &a, &n).unwrap_err();
+        assert!(e.message.contains("`l1` is listed twice"), "{}", e.message);
+        assert_eq!((e.line, e.column), (2, 26));
+        let line = "\u{feff}{\"id\": \"x\", \"traces\": {\"l1\": [\"a\"]}}";
+        let (id, t) = parse_jsonl_line("f", 1, line, &a, &n).unwrap();
+        assert_eq!((id.as_str(), &t[0]), ("x", &vec![LetterId(0)]));
+        assert!(parse_jsonl_line("f", 2, line, &a, &n).is_err());
     }
 
     #[test]

@@ -24,7 +24,7 @@ mod mtf;
 
 pub use htf::parse_htf;
 pub use jsonl::{parse_jsonl_line, write_jsonl_line, NameIndex};
-pub use mtf::{parse_mtf, parse_mtf_indexed, write_mtf};
+pub use mtf::{parse_mtf, parse_mtf_indexed, unwritable_name, write_mtf};
 
 mod label;
 pub mod otel;

@@ -326,6 +326,24 @@ fn parse_mtf_exact(
 /// ones are ignored. `parse_mtf` reads the result back to `traces` when each trace holds
 /// letters of its own location whose names contain no whitespace, `.`, `[` or `]`. A letter id
 /// out of the alphabet is written `?`. Never panics.
+/// The first name of `alphabet` that [`write_mtf`] cannot write so that [`parse_mtf`] reads
+/// it back (a letter with whitespace, `.`, `[` or `]`, a location with whitespace, `[` or
+/// `]`, or an empty name), as `(what, name)`: `("letter", "a.b")`; `None` when all can be.
+pub fn unwritable_name(alphabet: &Alphabet) -> Option<(&'static str, &str)> {
+    let bad = |name: &str, dot: bool| {
+        name.is_empty()
+            || name
+                .chars()
+                .any(|c| c.is_whitespace() || c == '[' || c == ']' || (dot && c == '.'))
+    };
+    let location = alphabet.location_names().iter().find(|n| bad(n, false));
+    let letter = alphabet.names().iter().find(|n| bad(n, true));
+    location
+        .map(|n| ("location", n.as_str()))
+        .or(letter.map(|n| ("letter", n.as_str())))
+}
+
+/// Writes a multitrace as `.mtf` text; every name must be writable ([`unwritable_name`]).
 pub fn write_mtf(traces: &[Vec<LetterId>], alphabet: &Alphabet) -> String {
     let mut out = String::new();
     for (k, name) in alphabet.location_names().iter().enumerate() {

@@ -109,6 +109,26 @@ impl Default for TermStore {
 }
 
 impl TermStore {
+    /// About the bytes this store holds (its tables at their capacity: entries plus a control
+    /// byte per slot of each hash table; the boxed successor lists of `exec_memo` at two ids
+    /// each on average): what term exploration charges to `--max-memory` as it grows.
+    pub fn heap_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        fn map<K, V>(m: &FxHashMap<K, V>) -> usize {
+            m.capacity() * (size_of::<(K, V)>() + 1)
+        }
+        let bytes = self.terms.capacity() * size_of::<Term>()
+            + self.info.capacity() * size_of::<TermInfo>()
+            + map(&self.index)
+            + map(&self.prune_memo)
+            + map(&self.rmv_memo)
+            + map(&self.exec_memo)
+            + self.exec_memo.len() * 2 * size_of::<TermId>()
+            + map(&self.strict_memo)
+            + map(&self.local_count_memo);
+        bytes as u64
+    }
+
     /// A store holding only ∅.
     pub fn new() -> Self {
         let mut s = TermStore {

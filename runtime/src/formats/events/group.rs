@@ -194,6 +194,31 @@ fn file_error(file: &Path, error: EventReadError) -> RunOut {
     )))
 }
 
+/// The bad event that stands for a line cut at `max` bytes in `file`, in run `run`.
+fn cut_event(run: String, file: &str, line: u32, max: u64) -> RawEvent {
+    RawEvent {
+        at: format!("{file}:{line}"),
+        file: file.to_string(),
+        line,
+        run: Some(run),
+        body: Err(EventError::LineTooLong(max)),
+    }
+}
+
+/// Adds a cut-line bad event to every run that has an event from `file`.
+fn poison_runs_of(events: &mut Vec<RawEvent>, file: &str, line: u32, max: u64) {
+    let mut runs: Vec<String> = Vec::new();
+    let mut seen = FxHashSet::default();
+    for ev in events.iter().filter(|e| e.file == file) {
+        if let Some(r) = &ev.run {
+            if seen.insert(r.clone()) {
+                runs.push(r.clone());
+            }
+        }
+    }
+    events.extend(runs.into_iter().map(|r| cut_event(r, file, line, max)));
+}
+
 /// The runs of event files, in order (unsorted input: read in full first, within the cap).
 pub fn read_runs<'a>(
     alphabet: &'a Alphabet,
@@ -236,6 +261,11 @@ pub fn read_runs<'a>(
                 }
                 Ok(None) => break,
                 Err(m) => {
+                    // A cut line whose run is unknown could belong to any run of the file:
+                    // none of them gets a verdict.
+                    if let EventReadError::LineTooLong { line, max, .. } = &m {
+                        poison_runs_of(&mut events, &reader.file, *line, *max);
+                    }
                     // Read errors come after the runs of the events read before them.
                     out.extend(grouper.group(std::mem::take(&mut events)));
                     out.push(file_error(f, m));
@@ -284,6 +314,12 @@ impl Iterator for SortedRuns<'_> {
                 Ok(None) => self.reader = None,
                 Err(m) => {
                     let file = PathBuf::from(&reader.file);
+                    if let (EventReadError::LineTooLong { line, max, .. }, Some(run)) =
+                        (&m, &mut self.current)
+                    {
+                        let ev = cut_event(run.id.clone(), &reader.file, *line, *max);
+                        self.grouper.add(run, &ev);
+                    }
                     self.reader = None;
                     self.ready.push_back(file_error(&file, m));
                 }

@@ -177,6 +177,9 @@ pub enum EventError {
     UnknownAction(String),
     /// The run's order keys mix timestamps and numbers.
     MixedKeys,
+    /// A line longer than the limit (`--max-line-bytes`, in bytes): its event is not known,
+    /// so its run gets no verdict.
+    LineTooLong(u64),
 }
 
 impl fmt::Display for EventError {
@@ -211,6 +214,11 @@ impl fmt::Display for EventError {
             EventError::MixedKeys => f.write_str(
                 "this run mixes timestamps and numbers as order keys, which cannot be compared",
             ),
+            EventError::LineTooLong(max) => write!(
+                f,
+                "line longer than {max} bytes (--max-line-bytes): its event is not read, so \
+                 this run gets no verdict; raise --max-line-bytes"
+            ),
         }
     }
 }
@@ -244,7 +252,8 @@ impl fmt::Display for EventReadError {
             EventReadError::Io { file, error } => write!(f, "{file}: cannot read: {error}"),
             EventReadError::LineTooLong { file, line, max } => write!(
                 f,
-                "{file}:{line}: line longer than {max} bytes (--max-line-bytes); the rest of the file is not read"
+                "{file}:{line}: line longer than {max} bytes (--max-line-bytes), whose run is not \
+                 known; the rest of the file is not read, and no run of it gets a verdict"
             ),
         }
     }

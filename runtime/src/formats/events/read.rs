@@ -100,6 +100,86 @@ pub fn split_csv(text: &str) -> Option<Vec<String>> {
     Some(fields)
 }
 
+/// The value of the top-level field `field` of a JSON object of which `prefix` is the first
+/// bytes (a line cut at the length limit), when the prefix holds it whole and before any
+/// other field of that name; `None` otherwise (the caller then treats the run as unknown).
+pub fn json_prefix_field(prefix: &str, field: &str) -> Option<String> {
+    let b = prefix.as_bytes();
+    let ws = |mut i: usize| {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        i
+    };
+    // The end (exclusive) of the string starting at `i` (`b[i] == '"'`).
+    let string_end = |mut i: usize| {
+        i += 1;
+        while i < b.len() {
+            match b[i] {
+                b'\\' => i += 2,
+                b'"' => return Some(i + 1),
+                _ => i += 1,
+            }
+        }
+        None
+    };
+    // The end of the value starting at `i`, when it ends within the prefix.
+    let value_end = |i: usize| -> Option<usize> {
+        match *b.get(i)? {
+            b'"' => string_end(i),
+            b'{' | b'[' => {
+                let (mut depth, mut j) = (0usize, i);
+                while j < b.len() {
+                    match b[j] {
+                        b'"' => {
+                            j = string_end(j)?;
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return Some(j + 1);
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                None
+            }
+            _ => (i..b.len())
+                .find(|&j| matches!(b[j], b',' | b'}' | b']') || b[j].is_ascii_whitespace()),
+        }
+    };
+    let mut i = ws(0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    loop {
+        i = ws(i + 1);
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_end = string_end(i)?;
+        let key: String = serde_json::from_str(&prefix[i..key_end]).ok()?;
+        i = ws(key_end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = ws(i + 1);
+        let end = value_end(i)?;
+        if key == field {
+            let v: Value = serde_json::from_str(&prefix[i..end]).ok()?;
+            return field_text(&v);
+        }
+        i = ws(end);
+        if b.get(i) != Some(&b',') {
+            return None;
+        }
+    }
+}
+
 /// Reads the events of one file, one at a time.
 pub struct EventReader {
     pub(super) file: String,
@@ -173,6 +253,46 @@ impl EventReader {
         }
     }
 
+    /// After a line longer than the limit: the run its first bytes name (`None` when they do
+    /// not name it whole), with the rest of the line skipped, without holding it.
+    fn cut_line_run(&mut self) -> std::io::Result<Option<String>> {
+        let prefix = String::from_utf8_lossy(&self.buf).into_owned();
+        if self.buf.last() != Some(&b'\n') {
+            loop {
+                let chunk = match self.reader.fill_buf() {
+                    Ok(c) => c,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                };
+                if chunk.is_empty() {
+                    break;
+                }
+                match chunk.iter().position(|&b| b == b'\n') {
+                    Some(i) => {
+                        self.reader.consume(i + 1);
+                        break;
+                    }
+                    None => {
+                        let n = chunk.len();
+                        self.reader.consume(n);
+                    }
+                }
+            }
+        }
+        Ok(match self.format {
+            EventFormat::Jsonl => json_prefix_field(&prefix, &self.opts.run_field),
+            EventFormat::Csv => {
+                let col = self.columns.and_then(|c| c[0]);
+                // Only the fields before the last one are whole.
+                split_csv(&prefix).and_then(|f| {
+                    col.filter(|&c| c + 1 < f.len())
+                        .map(|c| f[c].trim().to_string())
+                        .filter(|r| !r.is_empty())
+                })
+            }
+        })
+    }
+
     fn event(
         &self,
         line: u32,
@@ -195,7 +315,31 @@ impl EventReader {
             return Ok(None);
         }
         loop {
-            let Some(mut text) = self.next_line().inspect_err(|_| self.done = true)? else {
+            let next = match self.next_line() {
+                Err(EventReadError::LineTooLong { file, line, max }) => {
+                    match self.cut_line_run() {
+                        // The run of the cut line is known: that run gets an Error record,
+                        // the lines after the cut are read on.
+                        Ok(Some(run)) => {
+                            self.line += 1;
+                            let line = self.line;
+                            return Ok(Some(self.event(
+                                line,
+                                Some(run),
+                                Err(EventError::LineTooLong(max)),
+                            )));
+                        }
+                        // Unknown: the file is not read further, and every run read from it
+                        // gets an Error record (see [`group`]).
+                        _ => {
+                            self.done = true;
+                            return Err(EventReadError::LineTooLong { file, line, max });
+                        }
+                    }
+                }
+                other => other,
+            };
+            let Some(mut text) = next.inspect_err(|_| self.done = true)? else {
                 self.done = true;
                 return Ok(None);
             };
@@ -258,5 +402,52 @@ impl EventReader {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod cut_line_tests {
+    use super::*;
+
+    #[test]
+    fn the_run_of_a_cut_json_line_is_read_only_when_whole() {
+        let f = |p: &str| json_prefix_field(p, "run");
+        assert_eq!(
+            f(r#"{"run": "s1", "action": "a", "pad": "xx"#),
+            Some("s1".into())
+        );
+        assert_eq!(
+            f(r#"{"a": {"run": "no", "b": [1, "]"]}, "run": 7, "x"#),
+            Some("7".into())
+        );
+        assert_eq!(f(r#"{"run": "s1"#), None, "the id itself is cut");
+        assert_eq!(f(r#"{"run": 12"#), None, "a number may go on");
+        assert_eq!(f(r#"{"pad": "xxxxxxxxx"#), None);
+        assert_eq!(f(r#"{"x\"run": 1, "run": "b", "#), Some("b".into()));
+    }
+
+    #[test]
+    fn a_cut_line_with_a_known_run_is_a_bad_event_and_reading_goes_on() {
+        let opts = EventOptions {
+            max_line_bytes: 40,
+            ..EventOptions::default()
+        };
+        let pad = "x".repeat(200);
+        let text = format!(
+            "{{\"run\":\"s1\",\"action\":\"a\",\"order\":1,\"pad\":\"{pad}\"}}\n{{\"run\":\"s2\",\"action\":\"b\",\"order\":1}}\n"
+        );
+        let mut r = EventReader::new(
+            "ev".into(),
+            Box::new(std::io::Cursor::new(text.into_bytes())),
+            EventFormat::Jsonl,
+            &opts,
+        );
+        let first = r.next_event().unwrap().unwrap();
+        assert_eq!(first.run.as_deref(), Some("s1"));
+        assert_eq!(first.body, Err(EventError::LineTooLong(40)));
+        assert_eq!(first.line, 1);
+        let second = r.next_event().unwrap().unwrap();
+        assert_eq!((second.run.as_deref(), second.line), (Some("s2"), 2));
+        assert!(r.next_event().unwrap().is_none());
     }
 }
