@@ -342,6 +342,7 @@ def monitor_events(
     procedure: str = "auto",
     diagnosis: bool = True,
     max_live_vertices: int = 4096,
+    reorder_window: Any = None,
 ) -> Any:
     """Live verdicts on Spark Structured Streaming: a streaming DataFrame of records
     (:data:`MONITOR_SCHEMA`), one per run, written as soon as the run's verdict is final.
@@ -360,7 +361,9 @@ def monitor_events(
     of the event that makes it certain. Within a run, each location's events are held while
     they are within ``watermark`` of that location's newest (the monitor's reorder window), so
     events arriving out of order across micro-batches are put back in order; an event older
-    than that gives its run an ``Error`` record. Events older than the watermark are dropped by
+    than that gives its run an ``Error`` record (``reorder_window``, seconds or a string such as
+    ``"5 seconds"``, sets another window; 0 when each location's events come in order: then a
+    Fail is written at the micro-batch of its event). Events older than the watermark are dropped by
     Spark before the operator (Spark counts them in the query's ``numRowsDroppedByWatermark``);
     choose ``watermark`` longer than the delays of the sources.
 
@@ -381,10 +384,11 @@ def monitor_events(
         )
     idle_ms = int(_seconds(idle_timeout, "idle_timeout") * 1000)
     wm = _seconds(watermark, "watermark")
+    window = wm if reorder_window is None else _seconds(reorder_window, "reorder_window")
     key, bc = _share(stream_df.sparkSession, model)
     options = dict(mode=mode, procedure=procedure, diagnosis=diagnosis,
                    max_live_vertices=max_live_vertices, end_action=end_action,
-                   reorder_window=wm, source="events")
+                   reorder_window=0 if window == 0 else window, source="events")
     # Fail early (on the driver) for a wrong option or action.
     mm = model if hasattr(model, "monitor") else _model_of(key, bc)
     mm.monitor(**options)
