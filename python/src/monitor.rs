@@ -111,7 +111,7 @@ fn column<'py>(v: &Bound<'py, PyAny>, name: &str) -> PyResult<Bound<'py, PyList>
         return Ok(l.clone());
     }
     if let Ok(t) = v.downcast::<PyTuple>() {
-        return Ok(PyList::new(v.py(), t.iter())?);
+        return PyList::new(v.py(), t.iter());
     }
     for m in ["to_pylist", "tolist"] {
         if v.hasattr(m)? {
@@ -412,10 +412,7 @@ impl PyMonitor {
         let m = self.engine.borrow_dependent();
         out.into_iter()
             .map(|o| match o {
-                Out::Plain(record) => CheckResult {
-                    record,
-                    line: None,
-                },
+                Out::Plain(record) => CheckResult { record, line: None },
                 Out::Decided(d) => {
                     let record = d.record(m);
                     CheckResult {
@@ -610,11 +607,10 @@ impl PyMonitor {
         self.restore(py, &state)
     }
 
-    fn __reduce__<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Py<Model>, Py<PyDict>, Bound<'py, PyBytes>))> {
-        let f = py.import("multitrace._native")?.getattr("_monitor_restore")?;
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Restore<'py>)> {
+        let f = py
+            .import("multitrace._native")?
+            .getattr("_monitor_restore")?;
         Ok((
             f,
             (
@@ -634,6 +630,9 @@ impl PyMonitor {
         )
     }
 }
+
+/// The arguments of [`_monitor_restore`]: the model, the options given, the state.
+type Restore<'py> = (Py<Model>, Py<PyDict>, Bound<'py, PyBytes>);
 
 /// Rebuilds a monitor (unpickling): the model, the options given, the state.
 #[pyfunction]

@@ -109,8 +109,8 @@ impl CheckResult {
         match &self.line {
             None => Ok(py.None().into_bound(py)),
             Some(line) => {
-                let v: Value = serde_json::from_str(line)
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+                let v: Value =
+                    serde_json::from_str(line).map_err(|e| PyValueError::new_err(e.to_string()))?;
                 to_py(py, &v["monitor"])
             }
         }
@@ -121,8 +121,8 @@ impl CheckResult {
         match &self.line {
             None => to_py(py, &self.record),
             Some(line) => {
-                let v: Value = serde_json::from_str(line)
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+                let v: Value =
+                    serde_json::from_str(line).map_err(|e| PyValueError::new_err(e.to_string()))?;
                 to_py(py, &v)
             }
         }
