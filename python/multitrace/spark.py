@@ -363,9 +363,11 @@ def monitor_events(
     events arriving out of order across micro-batches are put back in order; an event older
     than that gives its run an ``Error`` record (``reorder_window``, seconds or a string such as
     ``"5 seconds"``, sets another window; 0 when each location's events come in order: then a
-    Fail is written at the micro-batch of its event). Events older than the watermark are dropped by
-    Spark before the operator (Spark counts them in the query's ``numRowsDroppedByWatermark``);
-    choose ``watermark`` longer than the delays of the sources.
+    Fail is written at the micro-batch of its event). Spark does not drop events older than the
+    watermark before this operator: an event of a run that is still live is checked as any
+    other, and an event arriving after its run's record (the run timed out) starts a new run
+    with that id, which gets its own record (as in ``multitrace monitor``): choose a
+    ``watermark`` and an ``idle_timeout`` longer than the delays of the sources.
 
     ``mode``, ``procedure`` and ``diagnosis`` are those of :func:`check_events`;
     ``max_live_vertices`` bounds one run's product (``Model.monitor``). Output mode: append.
