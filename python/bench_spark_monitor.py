@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+# The installed package, not the source tree beside this script (it has no built extension).
+sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 

@@ -71,6 +71,9 @@ _SUMMARY_SCHEMA = "run string, loc long, summary binary"
 # Models loaded in this process, by the SHA-256 of their bytes.
 _MODELS: Dict[str, Any] = {}
 
+# Monitors in this process, by model and options (spark.monitor_events), with their empty state.
+_MONITORS: Dict[Any, Any] = {}
+
 # (Spark application, workers' Python) whose workers were seen to import the package.
 _WORKERS_OK: Set[Tuple[str, str]] = set()
 
@@ -394,6 +397,7 @@ def monitor_events(
     # Fail early (on the driver) for a wrong option or action.
     mm = model if hasattr(model, "monitor") else _model_of(key, bc)
     mm.monitor(**options)
+    mkey = (key, repr(sorted(options.items())))
     df = stream_df.withWatermark(order, f"{int(wm * 1000)} milliseconds")
     for c in (run, action):
         if c not in df.columns:
@@ -408,9 +412,14 @@ def monitor_events(
     def step(group, pdfs, state):
         import pandas as pd
 
-        m = _model_of(key, bc)
-        blob = state.get[0] if state.exists else None
-        mon = m.monitor(state=blob, **options)
+        # One monitor per worker process, given each group's state in turn (a run's state is
+        # its own session): no monitor is built per group.
+        cached = _MONITORS.get(mkey)
+        if cached is None:
+            fresh = _model_of(key, bc).monitor(**options)
+            cached = _MONITORS[mkey] = (fresh, fresh.state())
+        mon, empty = cached
+        mon.__setstate__(state.get[0] if state.exists else empty)
         if state.hasTimedOut:
             records = mon.close_all("idle")
             state.remove()
@@ -444,8 +453,9 @@ def monitor_events(
                 None if d["diagnosis"] is None else json.dumps(d["diagnosis"], separators=(",", ":")),
                 r.to_json(), mon_info.get("closed", "error"),
             ))
-        yield pd.DataFrame(rows, columns=["run", "verdict", "reason", "explanation", "local_error",
-                                          "diagnosis", "record", "closed"])
+        if rows:
+            yield pd.DataFrame(rows, columns=["run", "verdict", "reason", "explanation",
+                                              "local_error", "diagnosis", "record", "closed"])
 
     return sel.groupBy("_run").applyInPandasWithState(
         step, MONITOR_SCHEMA, "state binary", "append", GroupStateTimeout.EventTimeTimeout)
