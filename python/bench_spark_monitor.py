@@ -74,6 +74,8 @@ def main():
         with p.open("w") as f:
             for r, act, t in chunks[i]:
                 f.write(json.dumps({"run": r, "action": act, "ts": t}) + "\n")
+        # Modification times order the files for the source (one per micro-batch).
+        os.utime(p, (1_600_000_000 + i, 1_600_000_000 + i))
         p.rename(src / f"{i:04d}.json")  # atomically visible to the source
 
     spark = (SparkSession.builder.master(a.master).appName("bench-monitor")
