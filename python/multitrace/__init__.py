@@ -21,6 +21,11 @@ model, exactly as the ``multitrace`` command line does, from Python::
 - :func:`read` (or :meth:`Model.read`) reads ``.htf``, ``.mtf`` and ``.jsonl`` files into
   multitrace dicts; :func:`generate` (or :meth:`Model.generate`) generates labelled
   multitraces of the ``gen`` categories.
+- :meth:`Model.monitor` gives a live :class:`Monitor`: events pushed one at a time or by
+  columns, records returned as soon as a run's verdict is final (a Fail at the event that makes
+  it certain); picklable for checkpoints.
+- :func:`read_otel` reads OpenTelemetry span files (OTLP JSON or protobuf) into the runs that
+  ``multitrace check --otel`` checks.
 - Errors are :class:`MultitraceError` subclasses with ``file``, ``line`` and ``column``.
 """
 
@@ -40,6 +45,7 @@ from ._native import (
     DEFAULT_JOBS,
     RECORD_SCHEMA,
     Model,
+    Monitor,
     Result,
     ResultIterator,
     compile,
@@ -95,6 +101,61 @@ def read(path: Union[str, "PathLike[str]"], model: Model) -> List[Dict[str, Any]
     return model.read(path)
 
 
+def _otel_map(map: Any) -> Tuple[Optional[str], str]:
+    """The text of a mapping (``--otel-map``'s file), and the name of its file."""
+    if map is None:
+        return None, "<map>"
+    if isinstance(map, dict):
+        keys = {"lifeline", "run", "message", "reply_suffix"}
+        unknown = set(map) - keys
+        if unknown:
+            raise ValueError(f"map: unknown keys {sorted(unknown)} (keys: {sorted(keys)})")
+        return "".join(f"{k} = {v}\n" for k, v in map.items()), "<map>"
+    import os
+
+    path = os.fspath(map)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read(), path
+    except OSError as e:
+        raise ReadError(f"{path}: cannot read: {e}", path, None, None) from None
+
+
+def read_otel(
+    paths: Union[str, "PathLike[str]", List[Union[str, "PathLike[str]"]]],
+    model: Model,
+    map: Optional[Union[str, "PathLike[str]", Dict[str, str]]] = None,
+) -> List[Dict[str, Any]]:
+    """Reads OpenTelemetry span files into the runs ``multitrace check MODEL --otel FILE...``
+    checks, in the order of each run's first span.
+
+    ``paths`` are OTLP JSON files (the Collector's file exporter: one ExportTraceServiceRequest
+    per line) or OTLP protobuf files; the spans of one trace may be in several lines and files.
+    Spans become actions by the rules of the guide (OpenTelemetry formats): the lifeline is the
+    resource's ``service.name``; a PRODUCER span is an emission at its start, a CONSUMER span a
+    reception; a CLIENT span emits the request and receives the reply, a SERVER span the
+    reverse; the run is the trace id; the order within a location is the span times. ``map``
+    overrides the rules: the path of a mapping file (``--otel-map``) or a dict with its keys
+    (``lifeline``, ``run``, ``message``, ``reply_suffix``).
+
+    Each run is ``{"trace", "id", "traces"}``, ready for :meth:`Model.check_many`; a run that
+    cannot be checked (a span whose action is not the model's, a span without the lifeline
+    attribute) is ``{"trace", "id", "error"}`` with the Error record's ``error`` object (which
+    names the span and the rule), and an unreadable file such an item after the runs: nothing
+    is dropped.
+
+    Raises:
+        ReadError: a path does not exist or the mapping file cannot be read.
+        ParseError: the mapping is not valid.
+    """
+    if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
+        paths = [paths]
+    text, name = _otel_map(map)
+    from ._native import _read_otel
+
+    return _read_otel(model, list(paths), text, name)
+
+
 def generate(
     model: Model,
     kind: str,
@@ -136,6 +197,7 @@ __all__ = [
     "GenerateError",
     "LoadError",
     "Model",
+    "Monitor",
     "MultitraceError",
     "ParseError",
     "RECORD_FIELDS",
@@ -147,4 +209,5 @@ __all__ = [
     "generate",
     "load",
     "read",
+    "read_otel",
 ]

@@ -1,5 +1,6 @@
 """Type stubs of the Rust extension ``multitrace._native`` (re-exported by ``multitrace``)."""
 
+from datetime import timedelta
 from os import PathLike
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -43,6 +44,9 @@ class Result:
     def vertices(self) -> int: ...
     @property
     def time_us(self) -> int: ...
+    @property
+    def monitor(self) -> Optional[Dict[str, Any]]:
+        """A live monitor's record: closed, cut, at, order, events, state_bytes."""
     def to_dict(self) -> Dict[str, Any]:
         """The record as a dict (the JSON record's keys, in its order)."""
     def to_json(self) -> str:
@@ -132,6 +136,26 @@ class Model:
         max_line_bytes: int = 256 << 20,
     ) -> ResultIterator: ...
     def read(self, path: _Path, max_line_bytes: int = 256 << 20) -> List[Dict[str, Any]]: ...
+    def monitor(
+        self,
+        mode: str = "prefix",
+        procedure: str = "auto",
+        witness: bool = False,
+        timeout_ms: int = 10_000,
+        max_vertices: int = 5_000_000,
+        diagnosis: bool = True,
+        max_diagnosis_vertices: int = 1_000_000,
+        por: bool = True,
+        loc: bool = True,
+        memo: bool = True,
+        idle_timeout: Optional[Union[float, timedelta]] = None,
+        end_action: Optional[str] = None,
+        reorder_window: Union[int, float, timedelta, str] = 0,
+        max_live_runs: int = 1_000_000,
+        max_live_vertices: int = 4096,
+        source: str = "<python>",
+        state: Optional[bytes] = None,
+    ) -> "Monitor": ...
     def generate(
         self,
         kind: str,
@@ -142,6 +166,32 @@ class Model:
         max_vertices: int = 5_000_000,
         allow_fewer: bool = False,
     ) -> List[Dict[str, Any]]: ...
+
+class Monitor:
+    """A live monitor of many runs (``Model.monitor``)."""
+
+    @property
+    def live_runs(self) -> int: ...
+    @property
+    def state_size(self) -> int: ...
+    @property
+    def events(self) -> int: ...
+    @property
+    def model(self) -> Model: ...
+    def push(
+        self, run: Optional[str], action: Optional[str], order: Any, end: bool = False,
+        time_unit: Optional[str] = None,
+    ) -> List[Result]: ...
+    def push_many(
+        self, runs: Any, actions: Any, orders: Any, ends: Any = None,
+        time_unit: Optional[str] = None,
+    ) -> List[Result]: ...
+    def close(self, run: str, why: Optional[str] = None) -> List[Result]: ...
+    def close_idle(self, now: Any = None) -> List[Result]: ...
+    def close_all(self, why: Optional[str] = None) -> List[Result]: ...
+    def state(self) -> bytes: ...
+    def __getstate__(self) -> bytes: ...
+    def __setstate__(self, state: bytes) -> None: ...
 
 def compile(
     path: _Path,

@@ -33,12 +33,21 @@ with a null ``run``.
 """
 
 import hashlib
+import json
 import sys
 from typing import Any, Dict, Iterator, Optional, Set, Tuple
 
 from . import _native
 
-__all__ = ["check_events", "check_events_semi", "OUTPUT_SCHEMA"]
+__all__ = [
+    "check_events",
+    "check_events_semi",
+    "events_from_otel",
+    "monitor_events",
+    "EVENTS_SCHEMA",
+    "MONITOR_SCHEMA",
+    "OUTPUT_SCHEMA",
+]
 
 #: The schema of the DataFrames returned (Spark DDL).
 OUTPUT_SCHEMA = (
@@ -46,10 +55,24 @@ OUTPUT_SCHEMA = (
     "local_error string, diagnosis string, record string"
 )
 
+#: The schema of :func:`monitor_events`' streaming DataFrame: :data:`OUTPUT_SCHEMA`, with
+#: ``record`` the line of ``multitrace monitor --format jsonl`` (the record with its
+#: ``monitor`` object), and ``closed``: why the record was written (``decided``, ``error``,
+#: ``end-event``, ``idle``, ``evicted``).
+MONITOR_SCHEMA = OUTPUT_SCHEMA + ", closed string"
+
+#: The schema of :func:`events_from_otel`: the events columns of :func:`check_events`
+#: (``order``: the span time, a timestamp), ``at`` (which span and rule made the event) and
+#: ``error`` (why a span gave no action: then ``action`` is null).
+EVENTS_SCHEMA = "run string, action string, order timestamp, at string, error string"
+
 _SUMMARY_SCHEMA = "run string, loc long, summary binary"
 
 # Models loaded in this process, by the SHA-256 of their bytes.
 _MODELS: Dict[str, Any] = {}
+
+# Monitors in this process, by model and options (spark.monitor_events), with their empty state.
+_MONITORS: Dict[Any, Any] = {}
 
 # (Spark application, workers' Python) whose workers were seen to import the package.
 _WORKERS_OK: Set[Tuple[str, str]] = set()
@@ -285,3 +308,202 @@ def check_events_semi(
         yield _rows_batch(rows)
 
     return summaries.mapInArrow(central, OUTPUT_SCHEMA)
+
+
+def _seconds(value: Any, name: str) -> float:
+    """Seconds from a number, a ``datetime.timedelta`` or a Spark interval string such as
+    ``"30 seconds"``."""
+    if hasattr(value, "total_seconds"):
+        return float(value.total_seconds())
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        units = {"ms": 1e-3, "millisecond": 1e-3, "milliseconds": 1e-3, "s": 1, "second": 1,
+                 "seconds": 1, "m": 60, "minute": 60, "minutes": 60, "h": 3600, "hour": 3600,
+                 "hours": 3600}
+        parts = value.split()
+        if len(parts) == 2 and parts[1].lower() in units:
+            try:
+                return float(parts[0]) * units[parts[1].lower()]
+            except ValueError:
+                pass
+    raise ValueError(
+        f"{name}={value!r}: give seconds, a datetime.timedelta or a string such as '30 seconds'"
+    )
+
+
+def monitor_events(
+    stream_df: Any,
+    model: Any,
+    run: str = "run",
+    action: str = "action",
+    order: str = "order",
+    idle_timeout: Any = "30 seconds",
+    watermark: Any = "10 seconds",
+    end_action: Optional[str] = None,
+    mode: str = "prefix",
+    procedure: str = "auto",
+    diagnosis: bool = True,
+    max_live_vertices: int = 4096,
+    reorder_window: Any = None,
+) -> Any:
+    """Live verdicts on Spark Structured Streaming: a streaming DataFrame of records
+    (:data:`MONITOR_SCHEMA`), one per run, written as soon as the run's verdict is final.
+
+    ``stream_df`` is a streaming DataFrame of events; ``order`` must be an event-time
+    timestamp column (the order within each location, and the stream's event time). Each
+    run is one group of Spark's stateful operator ``applyInPandasWithState``: its state is the
+    runtime monitor's bytes (``Monitor.state()``), so Spark's checkpoint holds every live run
+    and a query restarted from its checkpoint location gives exactly the records of an
+    uninterrupted one (with an exactly-once sink such as files).
+
+    Timeouts are in event time (``GroupStateTimeout.EventTimeTimeout``): the watermark is
+    ``watermark`` behind the largest event time seen, and a run ends (its record is written,
+    ``closed="idle"``) once the watermark passes its last event's time plus ``idle_timeout``.
+    A run also ends at an event with action ``end_action``; a Fail is written at the micro-batch
+    of the event that makes it certain. Within a run, each location's events are held while
+    they are within ``watermark`` of that location's newest (the monitor's reorder window), so
+    events arriving out of order across micro-batches are put back in order; an event older
+    than that gives its run an ``Error`` record (``reorder_window``, seconds or a string such as
+    ``"5 seconds"``, sets another window; 0 when each location's events come in order: then a
+    Fail is written at the micro-batch of its event). Spark does not drop events older than the
+    watermark before this operator: an event of a run that is still live is checked as any
+    other, and an event arriving after its run's record (the run timed out) starts a new run
+    with that id, which gets its own record (as in ``multitrace monitor``): choose a
+    ``watermark`` and an ``idle_timeout`` longer than the delays of the sources.
+
+    ``mode``, ``procedure`` and ``diagnosis`` are those of :func:`check_events`;
+    ``max_live_vertices`` bounds one run's product (``Model.monitor``). Output mode: append.
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql.streaming.state import GroupStateTimeout
+    from pyspark.sql.types import TimestampType
+
+    if order not in stream_df.columns:
+        raise ValueError(f"no column {order!r} in the DataFrame (columns: {', '.join(stream_df.columns)})")
+    if not isinstance(stream_df.schema[order].dataType, TimestampType):
+        raise ValueError(
+            f"monitor_events needs an event-time timestamp column as order (column {order!r} is "
+            f"{stream_df.schema[order].dataType.simpleString()}): cast it, e.g. "
+            f"F.timestamp_seconds(...) or F.to_timestamp(...)"
+        )
+    idle_ms = int(_seconds(idle_timeout, "idle_timeout") * 1000)
+    wm = _seconds(watermark, "watermark")
+    window = wm if reorder_window is None else _seconds(reorder_window, "reorder_window")
+    key, bc = _share(stream_df.sparkSession, model)
+    options = dict(mode=mode, procedure=procedure, diagnosis=diagnosis,
+                   max_live_vertices=max_live_vertices, end_action=end_action,
+                   reorder_window=0 if window == 0 else window, source="events")
+    # Fail early (on the driver) for a wrong option or action.
+    mm = model if hasattr(model, "monitor") else _model_of(key, bc)
+    mm.monitor(**options)
+    mkey = (key, repr(sorted(options.items())))
+    df = stream_df.withWatermark(order, f"{int(wm * 1000)} milliseconds")
+    for c in (run, action):
+        if c not in df.columns:
+            raise ValueError(f"no column {c!r} in the DataFrame (columns: {', '.join(df.columns)})")
+    sel = df.select(
+        F.col(run).cast("string").alias("_run"),
+        F.col(action).cast("string").alias("_action"),
+        F.col(order).alias("_ts"),
+        F.unix_micros(F.col(order)).alias("_us"),
+    )
+
+    def step(group, pdfs, state):
+        import pandas as pd
+
+        # One monitor per worker process, given each group's state in turn (a run's state is
+        # its own session): no monitor is built per group.
+        cached = _MONITORS.get(mkey)
+        if cached is None:
+            fresh = _model_of(key, bc).monitor(**options)
+            cached = _MONITORS[mkey] = (fresh, fresh.state())
+        mon, empty = cached
+        mon.__setstate__(state.get[0] if state.exists else empty)
+        if state.hasTimedOut:
+            records = mon.close_all("idle")
+            state.remove()
+        else:
+            frames = [p for p in pdfs if len(p)]
+            records = []
+            if frames:
+                pdf = pd.concat(frames, ignore_index=True)
+                # Arrival order within a micro-batch is not defined: by event time.
+                pdf = pdf.sort_values("_us", kind="stable")
+                # (A null in a long column makes pandas floats: back to ints, None for nulls.)
+                us = [None if u != u or u is None else int(u) for u in pdf["_us"].tolist()]
+                records = mon.push_many(pdf["_run"].tolist(), pdf["_action"].tolist(), us,
+                                        time_unit="us")
+                known = [u for u in us if u is not None]
+                last_ms = max(known) // 1000 if known else 0
+                if mon.live_runs:
+                    state.update((mon.state(),))
+                    state.setTimeoutTimestamp(
+                        max(last_ms + idle_ms, state.getCurrentWatermarkMs() + 1))
+                elif state.exists:
+                    state.remove()
+        rows = []
+        for r in records:
+            mon_info = r.monitor or {}
+            d = r.to_dict()
+            rows.append((
+                group[0] if d["id"] is None else d["id"],
+                d["verdict"], d["reason"], d["explanation"],
+                None if d["local_error"] is None else json.dumps(d["local_error"], separators=(",", ":")),
+                None if d["diagnosis"] is None else json.dumps(d["diagnosis"], separators=(",", ":")),
+                r.to_json(), mon_info.get("closed", "error"),
+            ))
+        if rows:
+            yield pd.DataFrame(rows, columns=["run", "verdict", "reason", "explanation",
+                                              "local_error", "diagnosis", "record", "closed"])
+
+    return sel.groupBy("_run").applyInPandasWithState(
+        step, MONITOR_SCHEMA, "state binary", "append", GroupStateTimeout.EventTimeTimeout)
+
+
+def events_from_otel(
+    df: Any,
+    column: str = "value",
+    map: Any = None,
+) -> Any:
+    """The events of OpenTelemetry spans: a DataFrame of OTLP JSON lines (one
+    ExportTraceServiceRequest per row in ``column``, as ``spark.read.text`` of the Collector's
+    file exporter output gives) to the events columns :func:`check_events` and
+    :func:`monitor_events` take (:data:`EVENTS_SCHEMA`): ``run`` (the trace id, or the
+    mapping's run attribute), ``action`` (``service!message`` or ``service?message``),
+    ``order`` (the span's start or end time, a timestamp), ``at`` and ``error``.
+
+    The rules are those of ``multitrace check --otel`` (``multitrace.read_otel``); ``map``
+    overrides them (a mapping file's path or a dict, as in :func:`multitrace.read_otel`).
+    Works on streaming DataFrames too. A span that gives no action (no lifeline attribute) is a
+    row with a null ``action`` and its ``error``, and a line that is not OTLP JSON a row with a
+    null ``run``: :func:`check_events` makes them Error records, nothing is dropped. Rows are
+    named ``spans:N`` by their position in their partition. Timestamps are kept to the
+    microsecond (Spark's precision): spans of one service closer than that have no defined
+    order.
+    """
+    from pyspark.sql import functions as F
+
+    from . import _otel_map
+
+    if column not in df.columns:
+        raise ValueError(f"no column {column!r} in the DataFrame (columns: {', '.join(df.columns)})")
+    text, name = _otel_map(map)
+    if text is not None:
+        _native._otel_events([], text, name)  # a bad mapping fails here, on the driver
+
+    def spans(batches):
+        import pyarrow as pa
+
+        for b in batches:
+            if not b.num_rows:
+                continue
+            runs, actions, orders, ats, errors = _native._otel_events(
+                b.column(0).to_pylist(), text, name)
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(runs, pa.string()), pa.array(actions, pa.string()),
+                 pa.array([None if o is None else o // 1000 for o in orders], pa.timestamp("us", tz="UTC")),
+                 pa.array(ats, pa.string()), pa.array(errors, pa.string())],
+                names=["run", "action", "order", "at", "error"])
+
+    return df.select(F.col(column).cast("string")).mapInArrow(spans, EVENTS_SCHEMA)

@@ -88,6 +88,7 @@ pub(crate) fn check(
     }
     Ok(CheckResult {
         record: outcome.record,
+        line: None,
     })
 }
 
@@ -330,7 +331,10 @@ impl ResultIterator {
                             return Err(record_error(py, e));
                         }
                     }
-                    return Ok(Some(CheckResult { record: o.record }));
+                    return Ok(Some(CheckResult {
+                        record: o.record,
+                        line: None,
+                    }));
                 }
                 Err(RecvTimeoutError::Timeout) => py.check_signals()?,
                 Err(RecvTimeoutError::Disconnected) => {

@@ -17,16 +17,20 @@
 //!
 //! One module per topic: `model` (the `Model` class, `compile`, `load`), `check` (checking
 //! one multitrace, many, or files), `result` (the `Result` class), `read` (multitraces in
-//! and out of Python), `generate`, `spark` (the native side of `multitrace.spark`),
+//! and out of Python), `generate`, `spark` (the native side of `multitrace.spark`), `monitor`
+//! (the live `Monitor` of `Model.monitor`), `otel` (OpenTelemetry spans: `read_otel` and
+//! `spark.events_from_otel`),
 //! `options` (the one reading of the check options), `errors` (the exceptions) and
-//! `threads` (where Rust work runs). A new topic (such as the live monitor) is a module with
+//! `threads` (where Rust work runs). A new topic is a module with
 //! a `register` function, added to the list below.
 
 mod check;
 mod errors;
 mod generate;
 mod model;
+mod monitor;
 mod options;
+mod otel;
 mod read;
 mod result;
 mod spark;
@@ -42,6 +46,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     check::register(m)?;
     result::register(m)?;
     spark::register(m)?;
+    monitor::register(m)?;
+    otel::register(m)?;
     m.add("RECORD_SCHEMA", multitrace_runtime::record::RECORD_SCHEMA)?;
     m.add("DEFAULT_JOBS", multitrace_runtime::batch::default_jobs())?;
     Ok(())

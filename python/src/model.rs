@@ -244,6 +244,32 @@ impl Model {
         check::check_files(self, py, paths, &options)
     }
 
+    /// A live monitor of event streams: the runtime's incremental engine (as `multitrace
+    /// monitor` runs it), taking events one at a time (`push`) or by columns (`push_many`)
+    /// and returning the records decided.
+    ///
+    /// Check options as in `check`; `mode` is the question asked when a run ends (events are
+    /// checked as prefixes while it is live: a Fail is returned at the first event that makes
+    /// it certain). A run ends at an event with action `end_action` (or pushed with
+    /// `end=True`), when `close_idle` finds it idle for `idle_timeout` (seconds or a
+    /// timedelta; in event time when order keys are timestamps), or at `close`/`close_all`.
+    /// `reorder_window` holds events per location to restore their order: an int (events),
+    /// seconds or a timedelta (of order keys), or `"unbounded"`; an event later than that
+    /// gives its run an Error record. At most `max_live_runs` runs are live (past it the
+    /// oldest idle one is closed, its record says so); `max_live_vertices` bounds one run's
+    /// product (past it the run is Inconclusive). Events are named `SOURCE:N` (N from 1).
+    /// `state` (bytes of `Monitor.state()`) resumes a monitor with the same options.
+    #[pyo3(signature = (*args, **kwargs),
+        text_signature = "($self, mode='prefix', procedure='auto', witness=False, timeout_ms=10000, max_vertices=5000000, diagnosis=True, max_diagnosis_vertices=1000000, por=True, loc=True, memo=True, idle_timeout=None, end_action=None, reorder_window=0, max_live_runs=1000000, max_live_vertices=4096, source='<python>', state=None)")]
+    fn monitor(
+        slf: &Bound<'_, Self>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<crate::monitor::PyMonitor> {
+        let options = Options::bind(&crate::monitor::MONITOR, args, kwargs)?;
+        crate::monitor::PyMonitor::new(slf, &options)
+    }
+
     /// Reads a multitrace file (`.htf`, `.mtf`, `.jsonl`) into dicts
     /// `{"trace", "id", "traces": {location: [actions]}}`, in file order.
     // 268435456: 256 MiB, written out so that Python shows it in the signature.

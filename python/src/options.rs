@@ -138,6 +138,17 @@ impl<'py> Options<'py> {
         })
     }
 
+    /// The options given, by name (to bind them again later, as when unpickling).
+    pub fn given(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (name, v) in self.signature.names().zip(&self.values) {
+            if let Some(v) = v {
+                d.set_item(name, v)?;
+            }
+        }
+        Ok(d)
+    }
+
     /// The check options given, the others from `defaults`; a ValueError names a wrong
     /// `mode` or `procedure`.
     pub fn settings(&self, defaults: Settings) -> PyResult<Settings> {

@@ -16,6 +16,9 @@ use serde_json::Value;
 #[pyclass(frozen, module = "multitrace", name = "Result")]
 pub(crate) struct CheckResult {
     pub record: Record,
+    /// For a record of a live monitor: its JSON line, the record with the `monitor` object
+    /// (`multitrace monitor --format jsonl`'s line).
+    pub line: Option<String>,
 }
 
 pub(crate) fn to_py<'py, T: serde::Serialize + ?Sized>(
@@ -98,13 +101,36 @@ impl CheckResult {
     fn time_us(&self) -> u64 {
         self.record.time_us
     }
-    /// The record as a dict (the keys and order of the JSON record).
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &self.record)
+    /// For a record of a live monitor (`Model.monitor`): `{"closed", "cut", "at", "order",
+    /// "events", "state_bytes"}`, why and where the run's record was written (as `multitrace
+    /// monitor` writes it); None for the records of the check functions.
+    #[getter]
+    fn monitor<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match &self.line {
+            None => Ok(py.None().into_bound(py)),
+            Some(line) => {
+                let v: Value =
+                    serde_json::from_str(line).map_err(|e| PyValueError::new_err(e.to_string()))?;
+                to_py(py, &v["monitor"])
+            }
+        }
     }
-    /// The record as one line of JSON, exactly as `multitrace check --format jsonl` writes it.
+    /// The record as a dict (the keys and order of the JSON record; a live monitor's record
+    /// has its `monitor` object last).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match &self.line {
+            None => to_py(py, &self.record),
+            Some(line) => {
+                let v: Value =
+                    serde_json::from_str(line).map_err(|e| PyValueError::new_err(e.to_string()))?;
+                to_py(py, &v)
+            }
+        }
+    }
+    /// The record as one line of JSON, exactly as `multitrace check --format jsonl` writes it
+    /// (`multitrace monitor --format jsonl` for a live monitor's record).
     fn to_json(&self) -> String {
-        self.record.to_json()
+        self.line.clone().unwrap_or_else(|| self.record.to_json())
     }
     fn __str__(&self) -> String {
         self.record.text_line()
@@ -135,7 +161,7 @@ impl CheckResult {
         let f = py
             .import("multitrace._native")?
             .getattr("_result_from_json")?;
-        Ok((f, (self.record.to_json(),)))
+        Ok((f, (self.to_json(),)))
     }
 }
 
@@ -143,8 +169,9 @@ impl CheckResult {
 #[pyfunction]
 pub(crate) fn _result_from_json(json: &str) -> PyResult<CheckResult> {
     let v: Value = serde_json::from_str(json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let line = v.get("monitor").map(|_| json.to_string());
     record_from_value(&v)
-        .map(|record| CheckResult { record })
+        .map(|record| CheckResult { record, line })
         .ok_or_else(|| PyValueError::new_err("not a verdict record"))
 }
 

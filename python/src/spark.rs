@@ -68,7 +68,7 @@ fn row(r: &Record) -> Row {
 }
 
 /// The order keys of a column: integers, floats, strings (numbers or RFC 3339), or None.
-fn order_keys(orders: &Bound<'_, PyList>) -> Vec<Result<OrderKey, EventError>> {
+pub(crate) fn order_keys(orders: &Bound<'_, PyList>) -> Vec<Result<OrderKey, EventError>> {
     let bad = |error| EventError::OrderKey { field: None, error };
     orders
         .iter()

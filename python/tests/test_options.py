@@ -33,7 +33,7 @@ def stub_signatures(root):
     return out
 
 
-@pytest.mark.parametrize("method", ["check", "check_many", "check_files", "read", "generate"])
+@pytest.mark.parametrize("method", ["check", "check_many", "check_files", "read", "generate", "monitor"])
 def test_the_signatures_python_shows_are_the_stubs(root, method):
     want = stub_signatures(root)[method]
     params = list(inspect.signature(getattr(multitrace.Model, method)).parameters.values())[1:]

@@ -291,5 +291,25 @@ pub fn read_otel_runs(alphabet: &Alphabet, files: &[PathBuf], map: &OtelMap) -> 
     out
 }
 
+/// The events of one OTLP JSON line (an `ExportTraceServiceRequest`), by the rules above,
+/// before grouping (`file` and `line` name it in `at`): for front ends that take spans one
+/// line at a time (Spark's `events_from_otel`). `Err` says why the line is not one.
+pub fn otel_json_events(
+    text: &str,
+    map: &OtelMap,
+    file: &str,
+    line: u32,
+    out: &mut Vec<RawEvent>,
+) -> Result<(), String> {
+    let req: ExportTraceServiceRequest = serde_json::from_str(text).map_err(|e| {
+        format!(
+            "{file}:{line}:{}: not an OTLP JSON ExportTraceServiceRequest (the Collector's file exporter writes one per line): {e}",
+            e.column()
+        )
+    })?;
+    request_events(&req, map, file, line, out);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests;

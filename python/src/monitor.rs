@@ -1,0 +1,656 @@
+//! `Model.monitor`: live verdicts from Python, the runtime's incremental engine
+//! ([`multitrace_runtime::monitor`]) behind a [`PyMonitor`] that takes events one at a time
+//! (`push`) or by columns (`push_many`) and returns the records decided.
+//!
+//! Invariants: the engine and the session are the runtime's, as `multitrace monitor` uses
+//! them, so a record is the command's (the `check` record plus its `monitor` object); every
+//! event gets into exactly one run's record, or is an Error record itself (no run id); the
+//! state (`state()`, pickling) is the session's bytes behind a header naming the model's
+//! digest, so a state of another model or version is refused, never used.
+
+use crate::errors::{error, At};
+use crate::model::Model;
+use crate::options::{cli_defaults, Options, Signature};
+use crate::result::CheckResult;
+use crate::spark::order_keys;
+use multitrace_runtime::batch::Batch;
+use multitrace_runtime::check::Scratch;
+use multitrace_runtime::events::{EventError, OrderKey};
+use multitrace_runtime::monitor::session::{
+    Closed, Decision, LiveEvent, Reorder, Session, SessionOptions,
+};
+use multitrace_runtime::monitor::{Monitor, MonitorOptions, DEFAULT_MAX_LIVE_VERTICES};
+use multitrace_runtime::nfa::LetterId;
+use multitrace_runtime::record::{ErrorRecord, Record};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// `Model.monitor(<check options>, idle_timeout=None, end_action=None, reorder_window=0,
+/// max_live_runs=1000000, max_live_vertices=4096, source="<python>", state=None)`.
+pub(crate) const MONITOR: Signature = Signature {
+    name: "Model.monitor",
+    before: &[],
+    after: &[
+        "idle_timeout",
+        "end_action",
+        "reorder_window",
+        "max_live_runs",
+        "max_live_vertices",
+        "source",
+        "state",
+    ],
+};
+
+/// The first bytes of a monitor's state: a name and a version, then the model's digest.
+const STATE_MAGIC: &[u8; 8] = b"MTMON\0\0\x01";
+
+type Mon<'a> = Monitor<'a>;
+
+self_cell::self_cell!(
+    /// The runtime's monitor over a batch's shared engine (which it borrows).
+    struct Engine {
+        owner: Batch<'static>,
+        #[covariant]
+        dependent: Mon,
+    }
+);
+
+/// A live monitor of many runs (see `Model.monitor`).
+#[pyclass(module = "multitrace", name = "Monitor")]
+pub(crate) struct PyMonitor {
+    model: Py<Model>,
+    engine: Engine,
+    session: Session,
+    scratch: Scratch,
+    /// Events taken so far (they are named `SOURCE:N`, N from 1); kept in the state.
+    events: u64,
+    source: String,
+    /// The options as given (to rebuild the monitor when unpickling).
+    given: Py<PyDict>,
+    sopts: SessionOptions,
+    /// Letter ids by name.
+    letters: std::collections::HashMap<String, LetterId>,
+}
+
+/// Seconds (int or float) or a `datetime.timedelta`, as a duration.
+fn duration(v: &Bound<'_, PyAny>, name: &str) -> PyResult<Duration> {
+    let secs: f64 = if let Ok(s) = v.call_method0("total_seconds") {
+        s.extract()?
+    } else if v.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "argument '{name}': seconds (int or float) or a datetime.timedelta, not bool"
+        )));
+    } else {
+        v.extract().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "argument '{name}': seconds (int or float) or a datetime.timedelta"
+            ))
+        })?
+    };
+    if !(secs.is_finite() && secs >= 0.0) {
+        return Err(PyValueError::new_err(format!(
+            "{name}={secs}: a duration is finite and not negative"
+        )));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Now on the Unix clock, in nanoseconds.
+fn wall_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// A Python list of the values of a column: a list, a tuple, or anything with `to_pylist()`
+/// (a pyarrow Array or ChunkedArray) or `tolist()` (a pandas Series, a numpy array).
+fn column<'py>(v: &Bound<'py, PyAny>, name: &str) -> PyResult<Bound<'py, PyList>> {
+    if let Ok(l) = v.downcast::<PyList>() {
+        return Ok(l.clone());
+    }
+    if let Ok(t) = v.downcast::<PyTuple>() {
+        return PyList::new(v.py(), t.iter());
+    }
+    for m in ["to_pylist", "tolist"] {
+        if v.hasattr(m)? {
+            return Ok(v.call_method0(m)?.downcast_into::<PyList>()?);
+        }
+    }
+    Err(PyTypeError::new_err(format!(
+        "{name} must be a list, a pyarrow array or a pandas Series, not {}",
+        v.get_type().name()?
+    )))
+}
+
+fn optional_strings(l: &Bound<'_, PyList>, name: &str) -> PyResult<Vec<Option<String>>> {
+    l.iter()
+        .map(|v| {
+            if v.is_none() {
+                Ok(None)
+            } else if let Ok(s) = v.extract::<String>() {
+                Ok(Some(s))
+            } else {
+                // Run ids may be numbers: their text, as a JSON event's would be.
+                match name {
+                    "runs" => Ok(Some(v.str()?.extract()?)),
+                    _ => Err(PyTypeError::new_err(format!(
+                        "{name} must hold str (or None), not {}",
+                        v.get_type().name()?
+                    ))),
+                }
+            }
+        })
+        .collect()
+}
+
+/// The order keys of a column; with `time_unit` (`"s"`, `"ms"`, `"us"`, `"ns"`) integers are
+/// Unix timestamps in that unit (as Spark's `unix_micros` gives them).
+fn keys_of(
+    orders: &Bound<'_, PyList>,
+    time_unit: Option<&str>,
+) -> PyResult<Vec<Result<OrderKey, EventError>>> {
+    let keys = order_keys(orders);
+    let Some(unit) = time_unit else {
+        return Ok(keys);
+    };
+    let scale: i128 = match unit {
+        "s" => 1_000_000_000,
+        "ms" => 1_000_000,
+        "us" => 1_000,
+        "ns" => 1,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "time_unit={unit:?}: expected {}",
+                crate::options::choices(&["s", "ms", "us", "ns"])
+            )))
+        }
+    };
+    Ok(keys
+        .into_iter()
+        .map(|k| match k {
+            Ok(OrderKey::Int(i)) => Ok(OrderKey::Time(i.saturating_mul(scale))),
+            k => k,
+        })
+        .collect())
+}
+
+/// Why runs are closed by `close` and `close_all`: `"end-of-input"` (the default), `"idle"` or
+/// `"stop"` (records flagged as cut).
+fn closed(why: Option<&str>) -> PyResult<Closed> {
+    Ok(match why.unwrap_or("end-of-input") {
+        "end-of-input" => Closed::EndOfInput,
+        "idle" => Closed::Idle,
+        "stop" => Closed::Stop,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "why={other:?}: expected {}",
+                crate::options::choices(&["end-of-input", "idle", "stop"])
+            )))
+        }
+    })
+}
+
+impl PyMonitor {
+    /// `Model.monitor`.
+    pub(crate) fn new(model: &Bound<'_, Model>, options: &Options<'_>) -> PyResult<Self> {
+        let py = model.py();
+        let m = model.get();
+        let settings = options.settings(cli_defaults())?;
+        let check = settings.check_options();
+        let max_vertices = options
+            .get::<usize>("max_live_vertices")?
+            .unwrap_or(DEFAULT_MAX_LIVE_VERTICES);
+        let batch = m.shared_engine();
+        let engine = Engine::try_new(batch, |b| {
+            Monitor::new(
+                b.engine(),
+                MonitorOptions {
+                    check,
+                    max_vertices,
+                },
+            )
+        })
+        .map_err(|e| error(py, "CheckError", e.to_string(), At::default()))?;
+        let alphabet = &m.engine().model().alphabet;
+        let letters: std::collections::HashMap<String, LetterId> = alphabet
+            .names()
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), LetterId(i as u32)))
+            .collect();
+        let end_letter = match options.get::<Option<String>>("end_action")?.flatten() {
+            None => None,
+            Some(a) => Some(*letters.get(&a).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "end_action={a:?}: not an action of the model (its actions: model.alphabet)"
+                ))
+            })?),
+        };
+        let idle_timeout = match options.get::<Option<Bound<'_, PyAny>>>("idle_timeout")? {
+            Some(Some(v)) => Some(duration(&v, "idle_timeout")?),
+            _ => None,
+        };
+        let reorder = match options.get::<Bound<'_, PyAny>>("reorder_window")? {
+            None => Reorder::Events(0),
+            Some(v) if v.is_instance_of::<pyo3::types::PyInt>() => {
+                Reorder::Events(v.extract::<usize>()?)
+            }
+            Some(v) if v.extract::<String>().is_ok_and(|s| s == "unbounded") => Reorder::Unbounded,
+            Some(v) => Reorder::Span(duration(&v, "reorder_window")?.as_nanos() as u64),
+        };
+        let max_live_runs = options.get::<usize>("max_live_runs")?.unwrap_or(1_000_000);
+        if max_live_runs == 0 {
+            return Err(PyValueError::new_err(
+                "max_live_runs=0: at least one run must be live",
+            ));
+        }
+        let sopts = SessionOptions {
+            end_letter,
+            idle_timeout,
+            reorder,
+            max_live_runs,
+        };
+        let source = options
+            .get::<String>("source")?
+            .unwrap_or_else(|| "<python>".into());
+        let scratch = m.engine().scratch();
+        let given = options.given(py)?;
+        given.del_item("state").ok();
+        let mut mon = PyMonitor {
+            model: model.clone().unbind(),
+            engine,
+            session: Session::new(sopts),
+            scratch,
+            events: 0,
+            source,
+            given: given.unbind(),
+            sopts,
+            letters,
+        };
+        if let Some(Some(state)) = options.get::<Option<Vec<u8>>>("state")? {
+            mon.restore(py, &state)?;
+        }
+        Ok(mon)
+    }
+
+    fn digest(&self) -> u64 {
+        self.engine.borrow_owner().engine().model().digest
+    }
+
+    fn restore(&mut self, py: Python<'_>, state: &[u8]) -> PyResult<()> {
+        let bad = |why: String| {
+            error(
+                py,
+                "LoadError",
+                format!("monitor state: {why}"),
+                At::default(),
+            )
+        };
+        let Some(rest) = state.strip_prefix(STATE_MAGIC.as_slice()) else {
+            return Err(bad(
+                "not a multitrace monitor state of this version (Monitor.state() writes one)"
+                    .into(),
+            ));
+        };
+        let (digest, rest) = rest
+            .split_at_checked(16)
+            .ok_or_else(|| bad("truncated".into()))?;
+        let (d, n) = digest.split_at(8);
+        let d = u64::from_le_bytes(d.try_into().expect("8 bytes"));
+        if d != self.digest() {
+            return Err(bad(format!(
+                "written for the model with digest {d:016x}, not this one ({:016x})",
+                self.digest()
+            )));
+        }
+        let events = u64::from_le_bytes(n.try_into().expect("8 bytes"));
+        let session = Session::from_bytes(rest, self.sopts).map_err(|e| bad(e.to_string()))?;
+        self.session = session;
+        self.events = events;
+        Ok(())
+    }
+
+    fn state_bytes(&self) -> Vec<u8> {
+        let s = self.session.to_bytes();
+        let mut out = Vec::with_capacity(24 + s.len());
+        out.extend_from_slice(STATE_MAGIC);
+        out.extend_from_slice(&self.digest().to_le_bytes());
+        out.extend_from_slice(&self.events.to_le_bytes());
+        out.extend_from_slice(&s);
+        out
+    }
+
+    /// Pushes events (the order keys already read), returning the decisions and the records
+    /// of events without a run, in the order they were made.
+    fn push_events(
+        &mut self,
+        py: Python<'_>,
+        runs: Vec<Option<String>>,
+        actions: Vec<Option<String>>,
+        keys: Vec<Result<OrderKey, EventError>>,
+        ends: Option<Vec<bool>>,
+    ) -> PyResult<Vec<CheckResult>> {
+        let n = runs.len();
+        if actions.len() != n || keys.len() != n || ends.as_ref().is_some_and(|e| e.len() != n) {
+            return Err(PyValueError::new_err(format!(
+                "columns of different lengths: {n} runs, {} actions, {} order keys{}",
+                actions.len(),
+                keys.len(),
+                ends.as_ref()
+                    .map_or(String::new(), |e| format!(", {} end flags", e.len()))
+            )));
+        }
+        let wall = wall_now();
+        let first = self.events;
+        self.events += n as u64;
+        let PyMonitor {
+            engine,
+            session,
+            scratch,
+            source,
+            letters,
+            ..
+        } = self;
+        let out = py.allow_threads(|| {
+            let m = engine.borrow_dependent();
+            let mut out: Vec<Out> = Vec::new();
+            let mut decided: Vec<Decision> = Vec::new();
+            for (i, ((run, action), key)) in runs.into_iter().zip(actions).zip(keys).enumerate() {
+                let at = format!("{source}:{}", first + i as u64 + 1);
+                let end = ends.as_ref().is_some_and(|e| e[i]);
+                let body = match (action, key) {
+                    (None, _) => Err("missing action".to_string()),
+                    (Some(_), Err(e)) => Err(e.to_string()),
+                    (Some(a), Ok(k)) => match letters.get(&a) {
+                        Some(&l) => Ok((l, k)),
+                        None => Err(format!("unknown action {a:?}: not a letter of the model")),
+                    },
+                };
+                match (run, body) {
+                    (Some(run), Ok((letter, key))) => session.push(
+                        m,
+                        scratch,
+                        LiveEvent {
+                            run: &run,
+                            letter,
+                            key,
+                            at: &at,
+                            wall,
+                            end,
+                        },
+                        &mut decided,
+                    ),
+                    (Some(run), Err(why)) => {
+                        let e = event_error(&at, Some(&run), &why);
+                        session.fail_run(m, &run, &at, e, &mut decided);
+                    }
+                    (None, body) => {
+                        let why = body.err().unwrap_or_else(|| "no run id".into());
+                        let why = if why == "no run id" {
+                            why
+                        } else {
+                            format!("no run id; {why}")
+                        };
+                        out.push(Out::Plain(Record::error(
+                            at.clone(),
+                            None,
+                            event_error(&at, None, &why),
+                            Duration::ZERO,
+                        )));
+                    }
+                }
+                out.extend(decided.drain(..).map(Out::Decided));
+            }
+            out
+        });
+        Ok(self.results(out))
+    }
+
+    fn results(&self, out: Vec<Out>) -> Vec<CheckResult> {
+        let m = self.engine.borrow_dependent();
+        out.into_iter()
+            .map(|o| match o {
+                Out::Plain(record) => CheckResult { record, line: None },
+                Out::Decided(d) => {
+                    let record = d.record(m);
+                    CheckResult {
+                        line: Some(d.to_json(&record)),
+                        record,
+                    }
+                }
+            })
+            .collect()
+    }
+
+    fn close_with(
+        &mut self,
+        py: Python<'_>,
+        f: impl FnOnce(&Monitor<'_>, &mut Session, &mut Scratch, &mut Vec<Decision>) + Send,
+    ) -> Vec<CheckResult> {
+        let PyMonitor {
+            engine,
+            session,
+            scratch,
+            ..
+        } = self;
+        let decided = py.allow_threads(|| {
+            let mut decided = Vec::new();
+            f(engine.borrow_dependent(), session, scratch, &mut decided);
+            decided
+        });
+        self.results(decided.into_iter().map(Out::Decided).collect())
+    }
+}
+
+/// What a push gives: a run's decision, or the Error record of an event without a run.
+enum Out {
+    Decided(Decision),
+    Plain(Record),
+}
+
+fn event_error(at: &str, run: Option<&str>, why: &str) -> ErrorRecord {
+    let (file, line) = at
+        .rsplit_once(':')
+        .map_or((at.to_string(), None), |(f, n)| {
+            (f.to_string(), n.parse().ok())
+        });
+    let message = match run {
+        Some(run) => format!("{at}: bad event of run {run:?}: {why}"),
+        None => format!("{at}: bad event (no run): {why}"),
+    };
+    ErrorRecord {
+        message,
+        file: Some(file),
+        line,
+        column: None,
+    }
+}
+
+#[pymethods]
+impl PyMonitor {
+    /// Takes one event of run `run`: its `action` (a letter of the model; its location is the
+    /// model's) and its `order` key within that location (int, float, or str: a number or an
+    /// RFC 3339 timestamp). `end=True` ends the run with this event. Returns the records
+    /// decided by it (a list, usually empty): a Fail at the first event that makes it certain,
+    /// the run's record at its end event, an Error for a bad or late event.
+    #[pyo3(signature = (run, action, order, end=false, time_unit=None))]
+    fn push(
+        &mut self,
+        py: Python<'_>,
+        run: Option<&Bound<'_, PyAny>>,
+        action: Option<String>,
+        order: &Bound<'_, PyAny>,
+        end: bool,
+        time_unit: Option<&str>,
+    ) -> PyResult<Vec<CheckResult>> {
+        let runs = PyList::new(py, [run])?;
+        let runs = optional_strings(&runs, "runs")?;
+        let keys = keys_of(&PyList::new(py, [order])?, time_unit)?;
+        self.push_events(py, runs, vec![action], keys, end.then(|| vec![true]))
+    }
+
+    /// Takes many events in one call: `runs`, `actions` and `orders` are columns of the same
+    /// length (lists, pyarrow arrays or pandas Series), `ends` optional end flags. The events
+    /// are taken in column order; returns the records they decide, in the order decided.
+    /// With `time_unit` (`"s"`, `"ms"`, `"us"` or `"ns"`), integer order keys are Unix
+    /// timestamps in that unit (event time, for `idle_timeout` and a duration
+    /// `reorder_window`).
+    #[pyo3(signature = (runs, actions, orders, ends=None, time_unit=None))]
+    fn push_many(
+        &mut self,
+        py: Python<'_>,
+        runs: &Bound<'_, PyAny>,
+        actions: &Bound<'_, PyAny>,
+        orders: &Bound<'_, PyAny>,
+        ends: Option<&Bound<'_, PyAny>>,
+        time_unit: Option<&str>,
+    ) -> PyResult<Vec<CheckResult>> {
+        let runs = optional_strings(&column(runs, "runs")?, "runs")?;
+        let actions = optional_strings(&column(actions, "actions")?, "actions")?;
+        let keys = keys_of(&column(orders, "orders")?, time_unit)?;
+        let ends = match ends {
+            Some(e) if !e.is_none() => Some(column(e, "ends")?.extract::<Vec<bool>>()?),
+            _ => None,
+        };
+        self.push_events(py, runs, actions, keys, ends)
+    }
+
+    /// Ends run `run` (its held events are checked first): its record, unless one was
+    /// already returned (then an empty list). An unknown run gives an empty list. `why`
+    /// (`"end-of-input"`, `"idle"` or `"stop"`) is what the record's `monitor["closed"]` says.
+    #[pyo3(signature = (run, why=None))]
+    fn close(
+        &mut self,
+        py: Python<'_>,
+        run: String,
+        why: Option<&str>,
+    ) -> PyResult<Vec<CheckResult>> {
+        let why = closed(why)?;
+        Ok(self.close_with(py, move |m, s, sc, out| s.close(m, sc, &run, why, out)))
+    }
+
+    /// Ends every run idle for longer than `idle_timeout`: by event time (the largest
+    /// timestamp seen) for runs whose order keys are timestamps, else by the wall clock
+    /// `now` (seconds since the Unix epoch, or a datetime; default: now). Nothing without an
+    /// `idle_timeout`.
+    #[pyo3(signature = (now=None))]
+    fn close_idle(
+        &mut self,
+        py: Python<'_>,
+        now: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<CheckResult>> {
+        let now = match now {
+            None => wall_now(),
+            Some(v) if v.is_none() => wall_now(),
+            Some(v) => {
+                let secs: f64 = if v.hasattr("timestamp")? {
+                    v.call_method0("timestamp")?.extract()?
+                } else {
+                    v.extract().map_err(|_| {
+                        PyTypeError::new_err(
+                            "now must be seconds since the Unix epoch or a datetime",
+                        )
+                    })?
+                };
+                (secs.max(0.0) * 1e9) as u64
+            }
+        };
+        Ok(self.close_with(py, move |m, s, sc, out| s.close_idle(m, sc, now, out)))
+    }
+
+    /// Ends every run (the end of the input), oldest first: their records (`why` as in
+    /// `close`).
+    #[pyo3(signature = (why=None))]
+    fn close_all(&mut self, py: Python<'_>, why: Option<&str>) -> PyResult<Vec<CheckResult>> {
+        let why = closed(why)?;
+        Ok(self.close_with(py, move |m, s, sc, out| s.close_all(m, sc, why, out)))
+    }
+
+    /// Runs known: live, or decided and waiting for their end.
+    #[getter]
+    fn live_runs(&self) -> usize {
+        self.session.live_runs()
+    }
+
+    /// Bytes held by the live runs' states.
+    #[getter]
+    fn state_size(&self) -> usize {
+        self.session.bytes()
+    }
+
+    /// Events taken so far.
+    #[getter]
+    fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// The model.
+    #[getter]
+    fn model(&self, py: Python<'_>) -> Py<Model> {
+        self.model.clone_ref(py)
+    }
+
+    /// The whole state as bytes (the runtime's session behind a header with the model's
+    /// digest): give it as `state=` to `Model.monitor` (same options) to go on from here.
+    fn state<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.state_bytes())
+    }
+
+    fn __getstate__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        self.state(py)
+    }
+
+    /// Replaces the state with `state` (from `state()` or `__getstate__`).
+    fn __setstate__(&mut self, py: Python<'_>, state: Vec<u8>) -> PyResult<()> {
+        self.restore(py, &state)
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Restore<'py>)> {
+        let f = py
+            .import("multitrace._native")?
+            .getattr("_monitor_restore")?;
+        Ok((
+            f,
+            (
+                self.model.clone_ref(py),
+                self.given.clone_ref(py),
+                self.state(py),
+            ),
+        ))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Monitor(live_runs={}, events={}, state_size={})",
+            self.session.live_runs(),
+            self.events,
+            self.session.bytes()
+        )
+    }
+}
+
+/// The arguments of [`_monitor_restore`]: the model, the options given, the state.
+type Restore<'py> = (Py<Model>, Py<PyDict>, Bound<'py, PyBytes>);
+
+/// Rebuilds a monitor (unpickling): the model, the options given, the state.
+#[pyfunction]
+fn _monitor_restore(
+    model: &Bound<'_, Model>,
+    options: &Bound<'_, PyDict>,
+    state: Vec<u8>,
+) -> PyResult<PyMonitor> {
+    let py = model.py();
+    let empty = PyTuple::empty(py);
+    let kwargs = options.copy()?;
+    kwargs.set_item("state", PyBytes::new(py, &state))?;
+    let options = Options::bind(&MONITOR, &empty, Some(&kwargs))?;
+    PyMonitor::new(model, &options)
+}
+
+/// Registers the class and function of this module in the extension.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyMonitor>()?;
+    m.add_function(wrap_pyfunction!(_monitor_restore, m)?)
+}

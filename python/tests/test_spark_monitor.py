@@ -1,0 +1,169 @@
+"""multitrace.spark.monitor_events on Spark Structured Streaming in local mode (local[2]): a
+file source fed in a few micro-batches (runs spanning batches, events arriving late and out of
+order across batches, a restart from the checkpoint location) gives one record per run, the batch
+verdict of the run (Model.check_many of its multitrace). MQTT fixture, and AutomatArk Bakery
+when ../shared/data is present.
+
+Skipped when pyspark or pyarrow is missing (``python/test.sh`` installs them); slow (a
+streaming query per test), so kept to a few hundred runs and four micro-batches.
+"""
+
+import json
+import os
+import random
+import sys
+import time
+
+import pytest
+
+pytest.importorskip("pyspark")
+pytest.importorskip("pyarrow")
+
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+
+import multitrace  # noqa: E402
+from multitrace import spark as mts  # noqa: E402
+
+from test_spark import LOC, runs_of, spark  # noqa: E402,F401 (the module's Spark session)
+
+BASE = 1_700_000_000  # seconds: the runs' event times start here
+
+
+def timed_events(runs, rng):
+    """(run, action, event time in seconds): each run starts at a random second of the first
+    minute; a location's events are a second or two apart (their order); rows shuffled."""
+    ev = []
+    for rid, traces in runs:
+        start = BASE + rng.randrange(60)
+        for acts in traces.values():
+            t = start
+            for a in acts:
+                t += 1 + rng.random()
+                ev.append((rid, a, round(t, 3)))
+    rng.shuffle(ev)
+    return ev
+
+
+def split_batches(ev, n, rng):
+    """Events cut into ``n`` files by event time, then a tenth of them moved to the next file
+    (late, out of order: the location's newer events came first)."""
+    ev = sorted(ev, key=lambda e: e[2])
+    size = -(-len(ev) // n)
+    files = [ev[i:i + size] for i in range(0, len(ev), size)]
+    for i in range(len(files) - 1):
+        late = [e for e in files[i] if rng.random() < 0.1]
+        files[i] = [e for e in files[i] if e not in late]
+        files[i + 1] = late + files[i + 1]
+    return files
+
+
+def write(path, rows, i):
+    """File ``i`` of the source: its modification time orders it (the file source takes files
+    by modification time, one per micro-batch here)."""
+    with open(path, "w") as f:
+        for r, a, t in rows:
+            f.write(json.dumps({"run": r, "action": a, "ts": t}) + "\n")
+    os.utime(path, (1_600_000_000 + i, 1_600_000_000 + i))
+
+
+def start(spark, model, src, out, ckpt, **kw):
+    from pyspark.sql import functions as F
+
+    stream = (spark.readStream.schema("run string, action string, ts double")
+              .option("maxFilesPerTrigger", 1).json(str(src))
+              .withColumn("ts", F.timestamp_micros((F.col("ts") * 1e6).cast("long"))))
+    records = mts.monitor_events(stream, model, order="ts", idle_timeout="20 seconds",
+                                 watermark="60 seconds", **kw)
+    return (records.writeStream.format("json").option("path", str(out))
+            .option("checkpointLocation", str(ckpt)).start())
+
+
+def read_records(spark, out):
+    try:
+        return spark.read.schema(mts.MONITOR_SCHEMA).json(str(out)).collect()
+    except Exception:  # noqa: BLE001 (no output yet)
+        return []
+
+
+def wait_for(spark, query, out, count, timeout=120):
+    """The records once ``count`` of them are out (timeouts fire in a later, data-less batch)."""
+    deadline = time.time() + timeout
+    while True:
+        query.processAllAvailable()
+        rows = read_records(spark, out)
+        if len(rows) >= count or time.time() > deadline:
+            return rows
+        time.sleep(1)
+
+
+def batch_verdicts(model, runs, mode="prefix"):
+    items = [{"id": rid, "traces": t} for rid, t in runs]
+    return {r.id: (r.verdict, r.reason) for r in model.check_many(items, mode=mode)}
+
+
+def check_stream(spark, model, runs, tmp, seed, **kw):
+    rng = random.Random(seed)
+    files = split_batches(timed_events(runs, rng), 4, rng)
+    # A last file with an event far later than every run: the watermark passes them all, so
+    # every run times out (the sentinel run stays live).
+    files.append([("sentinel", model.alphabet[0], float(BASE + 100_000))])
+    src, out, ckpt = tmp / "in", tmp / "out", tmp / "ckpt"
+    src.mkdir()
+    for i, rows in enumerate(files[:2]):
+        write(src / f"{i}.json", rows, i)
+    q = start(spark, model, src, out, ckpt, **kw)
+    try:
+        q.processAllAvailable()
+    finally:
+        q.stop()
+    first = read_records(spark, out)
+    # Restart from the checkpoint with the rest of the input.
+    for i, rows in enumerate(files[2:], 2):
+        write(src / f"{i}.json", rows, i)
+    q = start(spark, model, src, out, ckpt, **kw)
+    try:
+        rows = wait_for(spark, q, out, len(runs))
+    finally:
+        q.stop()
+    ids = [r.run for r in rows]
+    assert len(ids) == len(set(ids)), "one record per run, none duplicated by the restart"
+    assert set(r.run for r in first) <= set(ids)
+    want = batch_verdicts(model, runs, kw.get("mode", "prefix"))
+    assert {r.run: r.verdict for r in rows} == {k: v[0] for k, v in want.items()}
+    # A run closed by its timeout has the batch record of the whole run (a Fail decided at an
+    # event has the record of the run's prefix there, whose reason may differ).
+    idle = {r.run: (r.verdict, r.reason) for r in rows if r.closed == "idle"}
+    assert idle == {k: want[k] for k in idle}
+    closed = {r.closed for r in rows}
+    assert "idle" in closed
+    return rows
+
+
+def test_mqtt_stream_gives_the_batch_verdicts(spark, fixtures, tmp_path):
+    model = multitrace.compile(str(fixtures / "seed004-mqtt" / "model.hif"))
+    runs = runs_of(model, ["pass", "local-error", "inter-error", "central-error-mixed",
+                           "prefix", "swap-actions"], 40, (1, 14), 3, "mqtt")
+    rows = check_stream(spark, model, runs, tmp_path, 1)
+    fails = [r for r in rows if r.verdict == "Fail"]
+    assert fails and all(r.closed == "decided" for r in fails)  # prefix mode: at the event
+    rec = json.loads(fails[0].record)
+    assert rec["monitor"]["closed"] == "decided" and rec["monitor"]["at"].startswith("events:")
+
+
+def test_automatark_bakery_stream_gives_the_batch_verdicts(spark, data, tmp_path):
+    path = data / "automatark" / "NFA" / "Bakery-4P-BinEnc-BwBad" / "armcNFA_inclTest_6.timbuk"
+    if not path.exists():
+        pytest.skip(f"{path} not found")
+    model = multitrace.compile(str(path), locations=LOC)
+    runs = runs_of(model, ["pass", "local-error", "inter-error", "swap-components"], 40,
+                   (1, 30), 4, "bakery")
+    check_stream(spark, model, runs, tmp_path, 2, mode="complete")
+
+
+def test_the_order_column_must_be_event_time(spark, fixtures):
+    model = multitrace.compile(str(fixtures / "seed004-mqtt" / "model.hif"))
+    df = spark.readStream.format("rate").load().selectExpr(
+        "cast(value as string) as run", "'clt1!begin' as action", "value as order")
+    with pytest.raises(ValueError, match="event-time timestamp"):
+        mts.monitor_events(df, model)
