@@ -158,7 +158,13 @@ def _partitions(df: Any, partitions: Optional[int]) -> int:
         if partitions < 1:
             raise ValueError(f"partitions={partitions}: at least 1")
         return partitions
-    return int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    # Spark's default of 200 shuffle partitions makes a small input pay ~0.5 s per empty
+    # partition (80 runs: 93 s at 200, 1.5 s at 2; docs/performance.md). The input's own
+    # partition count follows its size (one per file split), so take that, at least the
+    # cluster's parallelism, at most ``spark.sql.shuffle.partitions``.
+    configured = int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    parallelism = int(df.sparkSession.sparkContext.defaultParallelism)
+    return max(1, min(configured, max(df.rdd.getNumPartitions(), parallelism)))
 
 
 def _columns(batches: Iterator[Any]):
@@ -199,7 +205,8 @@ def check_events(
 
     ``model`` is a :class:`multitrace.Model` (or its ``.mtm`` bytes); ``run``, ``action`` and
     ``order`` name the columns; ``mode`` and ``procedure`` are those of ``Model.check``. The
-    events are shuffled by run into ``partitions`` partitions (default
+    events are shuffled by run into ``partitions`` partitions (default: the input's partition
+    count, at least the cluster's default parallelism and at most
     ``spark.sql.shuffle.partitions``); a partition's events are held in memory while it is
     checked, so raise ``partitions`` for very large inputs.
     """
