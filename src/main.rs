@@ -406,8 +406,14 @@ struct DrawArgs {
     /// from the environment cross the border).
     #[arg(long, conflicts_with_all = ["dfa", "diagram", "pnml"])]
     plantuml: bool,
-    /// Output file (.dot, or .svg with --diagram); `-` writes to standard output. Without
-    /// --diagram, a .svg is written beside the .dot when a `dot` program is present.
+    /// Output file; its extension names the format: .svg (drawn without external programs),
+    /// .dot (Graphviz text), .png, .pdf, ... (with Graphviz installed); `-` for standard output.
+    ///
+    /// --nfa and --dfa: .svg is drawn here with a layered layout; .dot or .gv is Graphviz
+    /// text, with a .svg beside it when a `dot` program is present; .png, .pdf, .jpg, .gif,
+    /// .ps, .eps, ... are rendered by `dot` and refused without it. --diagram writes .svg,
+    /// --pnml .pnml, --mermaid .mmd, --plantuml .puml. Any other extension is refused before
+    /// anything is written.
     #[arg(short, long)]
     output: PathBuf,
 }

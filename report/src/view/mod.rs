@@ -1,8 +1,24 @@
-//! Text views of a compiled model: the description `multitrace inspect` prints, and Graphviz
-//! drawings of the NFA and of one location's local verifier (`multitrace draw`).
+//! Views of a compiled model: the description `multitrace inspect` prints, and drawings of
+//! the NFA and of one location's local verifier (`multitrace draw`), by stage:
+//!
+//! - [`graph`]: the automaton to draw as labelled states and transitions (the one place that
+//!   names states and transitions, so every drawing shows the same labels);
+//! - [`dot`](mod@dot): its Graphviz text, for an external `dot` program;
+//! - [`layered`]: our own layered layout (ranks by distance from the initial states, left to
+//!   right), so that SVG needs no external program, as sequence diagrams need none;
+//! - [`svg`](mod@svg): the layout as a self-contained SVG document.
+
+pub mod dot;
+pub mod graph;
+pub mod layered;
+pub mod svg;
+
+pub use dot::dot;
+pub use graph::{automaton, Graph};
+pub use svg::svg;
 
 use multitrace_runtime::model::{CompiledModel, ModelKind};
-use multitrace_runtime::nfa::{LocationId, StateId};
+use multitrace_runtime::nfa::LocationId;
 use multitrace_runtime::project::NO_STATE;
 use std::fmt::Write as _;
 
@@ -106,83 +122,3 @@ impl std::fmt::Display for DrawError {
 
 impl std::error::Error for DrawError {}
 
-/// Graphviz of the NFA (`dfa: None`) or of the local verifier of the location named `dfa`:
-/// states show their names (DFA states their subsets), transitions their letters (and area
-/// ids).
-pub fn dot(m: &CompiledModel, dfa: Option<&str>) -> Result<String, DrawError> {
-    let Some(a) = m.automata() else {
-        return Err(DrawError::TermOnly);
-    };
-    let mut dot = String::new();
-    if dfa.is_none() {
-        let _ = writeln!(dot, "digraph nfa {{\n  rankdir=LR;\n  node [shape=circle];");
-        for s in 0..a.nfa.states() {
-            let st = StateId(s as u32);
-            let shape = if a.nfa.is_accepting(st) {
-                "doublecircle"
-            } else {
-                "circle"
-            };
-            let _ = writeln!(
-                dot,
-                "  q{s} [label=\"{}\", shape={shape}];",
-                esc(&a.nfa.state_name(st))
-            );
-        }
-        for (i, s) in a.nfa.initial().iter().enumerate() {
-            let _ = writeln!(dot, "  init{i} [shape=point];\n  init{i} -> q{};", s.0);
-        }
-        for t in a.nfa.transitions() {
-            let _ = writeln!(
-                dot,
-                "  q{} -> q{} [label=\"{}\"];",
-                t.from.0,
-                t.to.0,
-                esc(m.alphabet.name(t.letter))
-            );
-        }
-    } else {
-        let name = dfa.unwrap_or_default();
-        let Some(k) = m.alphabet.location_names().iter().position(|n| n == name) else {
-            return Err(DrawError::UnknownLocation {
-                name: name.to_string(),
-                locations: m.alphabet.location_names().to_vec(),
-            });
-        };
-        let p = &a.projections[k];
-        let letters = m.alphabet.letters_of(LocationId(k as u32));
-        let _ = writeln!(
-            dot,
-            "digraph dfa {{\n  rankdir=LR;\n  init [shape=point];\n  init -> d0;"
-        );
-        for s in 0..p.states as usize {
-            let subset: Vec<String> = p.subsets[s].iter().map(|&q| a.nfa.state_name(q)).collect();
-            let shape = if p.accepting[s] {
-                "doublecircle"
-            } else {
-                "circle"
-            };
-            let _ = writeln!(
-                dot,
-                "  d{s} [label=\"{{{}}}\", shape={shape}];",
-                esc(&subset.join(","))
-            );
-            for (x, &letter) in letters.iter().enumerate() {
-                if let Some((t, area)) = p.step(s as u32, x as u32) {
-                    let _ = writeln!(
-                        dot,
-                        "  d{s} -> d{t} [label=\"{} / area {}\"];",
-                        esc(m.alphabet.name(letter)),
-                        area.0
-                    );
-                }
-            }
-        }
-    }
-    dot.push_str("}\n");
-    Ok(dot)
-}
-
-fn esc(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
-}
