@@ -263,3 +263,64 @@ fn the_progress_bar_never_collides_with_records() {
         "no bar with the total:\n{shown}"
     );
 }
+
+/// Every command's help groups its options under headings (`Options:` keeps only `--help`),
+/// the command's own options before the model's (but for `partition`, whose subject is the
+/// partition given with the model), with short help under `-h`; no paper
+/// references (issue 23, point 19, for the commands other than `check`).
+#[test]
+fn every_command_groups_its_options_under_headings() {
+    let commands: [(&str, &[&str]); 11] = [
+        ("check", &["Input", "Checking", "Output", "Model", "Limits"]),
+        ("compile", &["Compiling", "Output", "Model"]),
+        ("inspect", &["Model"]),
+        ("verify", &["Model"]),
+        ("draw", &["Drawing", "Output", "Model"]),
+        ("local", &["Input", "Checking", "Output", "Model"]),
+        ("central", &["Output", "Limits", "Model"]),
+        ("gen", &["Generation", "Output", "Limits", "Model"]),
+        ("compare", &["Checking", "Output", "Limits", "Model"]),
+        // The partition analysed (--locations) is partition's subject: its group comes first.
+        ("partition", &["Model", "Analysis", "Limits", "Output"]),
+        (
+            "monitor",
+            &["Input", "Checking", "Output", "Limits", "Model"],
+        ),
+    ];
+    for (command, headings) in commands {
+        let long = stdout(&run(&[command, "--help"]));
+        let short = stdout(&run(&[command, "-h"]));
+        for text in [&long, &short] {
+            let at: Vec<usize> = headings
+                .iter()
+                .map(|h| {
+                    text.find(&format!("\n{h}:\n"))
+                        .unwrap_or_else(|| panic!("{command}: no heading {h} in\n{text}"))
+                })
+                .collect();
+            assert!(
+                at.windows(2).all(|w| w[0] < w[1]),
+                "{command}: {headings:?}"
+            );
+            // The `Options:` section holds only the help flag: every option has its group.
+            let options = text.split("\nOptions:\n").nth(1).unwrap_or("");
+            let options = options.split("\n\n").next().unwrap_or("");
+            let flags: Vec<&str> = options
+                .lines()
+                .filter(|l| l.trim_start().starts_with('-'))
+                .collect();
+            assert!(
+                flags.iter().all(|l| l.contains("--help")),
+                "{command}: ungrouped options {flags:?}"
+            );
+            let lower = text.to_lowercase();
+            for jargon in ["seed 0", "algorithm", "proj(", "def. "] {
+                assert!(!lower.contains(jargon), "{command}: `{jargon}` in\n{text}");
+            }
+        }
+        assert!(
+            short.lines().count() <= long.lines().count(),
+            "{command}: -h is the short form"
+        );
+    }
+}
