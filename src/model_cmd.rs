@@ -118,9 +118,15 @@ fn picture(args: &DrawArgs) -> Result<Picture> {
     let (what, allowed): (&str, &[&str]) = if args.diagram {
         ("--diagram draws SVG", &["svg"])
     } else if args.mermaid {
-        ("--mermaid writes Mermaid text", &["mmd", "mermaid", "md", "txt"])
+        (
+            "--mermaid writes Mermaid text",
+            &["mmd", "mermaid", "md", "txt"],
+        )
     } else if args.plantuml {
-        ("--plantuml writes PlantUML text", &["puml", "plantuml", "pu", "iuml", "txt"])
+        (
+            "--plantuml writes PlantUML text",
+            &["puml", "plantuml", "pu", "iuml", "txt"],
+        )
     } else if args.pnml {
         ("--pnml writes a PNML Petri net", &["pnml", "xml"])
     } else {
@@ -193,7 +199,10 @@ pub fn draw(args: DrawArgs) -> Result<u8> {
                 None => format!("{}: NFA", args.model.display()),
                 Some(l) => format!("{}: local verifier of {l}", args.model.display()),
             };
-            write_output(&args.output, &multitrace_report::view::svg(&m, dfa, &title)?)?;
+            write_output(
+                &args.output,
+                &multitrace_report::view::svg(&m, dfa, &title)?,
+            )?;
             return Ok(0);
         }
         Picture::Graphviz(format) => {

@@ -385,7 +385,12 @@ fn partition_says_why_check_differs_on_causally_impossible_multitraces() {
         .lines()
         .find(|l| l.contains("why `check` may differ"))
         .unwrap_or_else(|| panic!("no sentence in\n{out}"));
-    for part in ["assume causality", "CentralError", "WeakPass", "Inconclusive"] {
+    for part in [
+        "assume causality",
+        "CentralError",
+        "WeakPass",
+        "Inconclusive",
+    ] {
         assert!(sentence.contains(part), "{part}: {sentence}");
     }
     assert!(out.contains(&format!("{recv}: Inconclusive")), "{out}");

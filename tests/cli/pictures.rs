@@ -328,11 +328,17 @@ fn draw_writes_the_format_its_output_names_or_refuses_before_writing() {
         let o = draw(&[which, &["-o", svg.to_str().unwrap()]].concat());
         assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
         let written = std::fs::read_to_string(&svg).unwrap();
-        assert!(written.starts_with("<svg"), "SVG, not Graphviz text: {written:.60}");
+        assert!(
+            written.starts_with("<svg"),
+            "SVG, not Graphviz text: {written:.60}"
+        );
         let mut texts = svg_texts(&written);
         labels.sort();
         texts.sort();
-        assert_eq!(texts, labels, "{which:?}: one <text> per state and transition");
+        assert_eq!(
+            texts, labels,
+            "{which:?}: one <text> per state and transition"
+        );
         assert!(text(&o.stderr).contains("wrote"));
     }
     // Formats only an external program writes are refused up front, and nothing is written.
@@ -348,7 +354,10 @@ fn draw_writes_the_format_its_output_names_or_refuses_before_writing() {
         let err = text(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{name}: {err}");
         assert!(err.contains(says), "{name}: {err}");
-        assert!(err.contains(".svg") || err.contains(".pnml"), "{name}: {err}");
+        assert!(
+            err.contains(".svg") || err.contains(".pnml"),
+            "{name}: {err}"
+        );
         assert!(err.contains("nothing was written"), "{name}: {err}");
         assert!(!out.exists(), "{name} must not be written");
     }
@@ -356,6 +365,8 @@ fn draw_writes_the_format_its_output_names_or_refuses_before_writing() {
     let dot = d.join("nfa.dot");
     let o = draw(&["--nfa", "-o", dot.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    assert!(std::fs::read_to_string(&dot).unwrap().starts_with("digraph nfa {"));
+    assert!(std::fs::read_to_string(&dot)
+        .unwrap()
+        .starts_with("digraph nfa {"));
     assert!(!d.join("nfa.svg").exists());
 }

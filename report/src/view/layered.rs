@@ -154,9 +154,8 @@ pub fn layout(g: &Graph) -> AutomatonLayout {
         cursor = x[r] + w + (label + 24.0).max(MIN_COLUMN_GAP);
     }
     // Rows: columns stacked from the top, each centred on the tallest.
-    let height_of = |c: &Vec<usize>| {
-        c.iter().map(|&s| 2.0 * radius[s] + ROW_GAP).sum::<f64>() - ROW_GAP
-    };
+    let height_of =
+        |c: &Vec<usize>| c.iter().map(|&s| 2.0 * radius[s] + ROW_GAP).sum::<f64>() - ROW_GAP;
     let tallest = cols.iter().map(height_of).fold(0.0, f64::max);
     let mut nodes = vec![
         NodeLayout {
@@ -262,7 +261,10 @@ fn edge_curves(g: &Graph, rank: &[usize], nodes: &[NodeLayout]) -> Vec<EdgeLayou
                 // Backward, same-rank and long transitions pass below the states.
                 bend += 30.0 + a.radius.max(b.radius);
             }
-            let mid = ((a.center.0 + b.center.0) / 2.0, (a.center.1 + b.center.1) / 2.0);
+            let mid = (
+                (a.center.0 + b.center.0) / 2.0,
+                (a.center.1 + b.center.1) / 2.0,
+            );
             let (dx, dy) = (b.center.0 - a.center.0, b.center.1 - a.center.1);
             let len = (dx * dx + dy * dy).sqrt().max(1e-9);
             // The unit normal that points down (or right, for a vertical line).

@@ -121,4 +121,3 @@ impl std::fmt::Display for DrawError {
 }
 
 impl std::error::Error for DrawError {}
-

@@ -151,8 +151,8 @@ mod tests {
             assert!(a.center.0 - a.radius >= 0.0 && a.center.0 + a.radius <= l.width);
             assert!(a.center.1 - a.radius >= 0.0 && a.center.1 + a.radius <= l.height);
             for b in &l.nodes[i + 1..] {
-                let d = ((a.center.0 - b.center.0).powi(2) + (a.center.1 - b.center.1).powi(2))
-                    .sqrt();
+                let d =
+                    ((a.center.0 - b.center.0).powi(2) + (a.center.1 - b.center.1).powi(2)).sqrt();
                 assert!(d > a.radius + b.radius, "{a:?} overlaps {b:?}");
             }
         }
@@ -164,7 +164,11 @@ mod tests {
             .collect();
         labels.sort();
         labels.dedup();
-        assert_eq!(labels.len(), l.edges.len(), "each transition's label has its place");
+        assert_eq!(
+            labels.len(),
+            l.edges.len(),
+            "each transition's label has its place"
+        );
         for e in &l.edges {
             for p in [e.start, e.end, e.label] {
                 assert!(p.0 >= 0.0 && p.0 <= l.width && p.1 >= 0.0 && p.1 <= l.height);
