@@ -197,6 +197,33 @@ fn times_are_labelled_and_in_one_format() {
     assert!(!last.contains("0.000 s"), "{last}");
     let unit = last.rsplit(' ').next().unwrap();
     assert!(["ns", "µs", "ms", "s"].contains(&unit), "{last}");
+    // `compare`'s table: the same format (a number and its unit), never bare seconds.
+    let set = d.join("set");
+    let o = run(&[
+        "gen",
+        &format!("{t}/model.timbuk"),
+        "--kind",
+        "pass",
+        "--count",
+        "3",
+        "--length",
+        "3..6",
+        "-o",
+        set.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let model = format!("{t}/model.timbuk");
+    let o = run(&["compare", &model, set.to_str().unwrap(), "--runs", "1"]);
+    let table = stdout(&o);
+    let row = table.lines().nth(2).unwrap_or_default();
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    assert!(table.starts_with("| model"), "{table}");
+    assert!(!table.lines().next().unwrap().contains("(s)"), "{table}");
+    for time in &cells[5..8] {
+        let (number, unit) = time.split_once(' ').unwrap_or_else(|| panic!("{row}"));
+        assert!(number.parse::<f64>().is_ok(), "{row}");
+        assert!(["ns", "µs", "ms", "s"].contains(&unit), "{row}");
+    }
 }
 
 /// On a terminal, the progress bar shows the count of the total, and no record lands on the
