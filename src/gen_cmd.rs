@@ -55,7 +55,7 @@ pub struct GenArgs {
     #[arg(short, long, help_heading = "Output")]
     output: PathBuf,
     /// File format (default: htf for interactions, mtf for raw automata).
-    #[arg(long, value_parser = format_parser(), help_heading = "Output")]
+    #[arg(short, long, value_parser = format_parser(), help_heading = "Output")]
     format: Option<SetFormat>,
     /// Most candidates to build and check (default: 100 per multitrace + 1000).
     #[arg(long, help_heading = "Limits")]

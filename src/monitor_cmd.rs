@@ -69,13 +69,31 @@ pub struct MonitorArgs {
     #[arg(long, value_name = "N|DURATION", default_value = "0", value_parser = parse_window, help_heading = "Input")]
     reorder_window: Reorder,
     /// The question asked when a run ends (events are always checked as prefixes).
-    #[arg(long, value_enum, default_value = "prefix", help_heading = "Checking")]
+    #[arg(
+        short,
+        long,
+        value_enum,
+        default_value = "prefix",
+        help_heading = "Checking"
+    )]
     mode: ModeArg,
     /// Check procedure.
-    #[arg(long, value_enum, default_value = "auto", help_heading = "Checking")]
+    #[arg(
+        short,
+        long,
+        value_enum,
+        default_value = "auto",
+        help_heading = "Checking"
+    )]
     procedure: ProcedureArg,
     /// Output format.
-    #[arg(long, value_enum, default_value = "text", help_heading = "Output")]
+    #[arg(
+        short,
+        long,
+        value_enum,
+        default_value = "text",
+        help_heading = "Output"
+    )]
     format: FormatArg,
     /// Most live runs; past it the oldest idle run is closed (its record says so).
     #[arg(

@@ -340,6 +340,18 @@ fn every_command_groups_its_options_under_headings() {
                 flags.iter().all(|l| l.contains("--help")),
                 "{command}: ungrouped options {flags:?}"
             );
+            // Point 17: wherever these options exist, so do their short forms.
+            for (short, long) in [("-m", "--mode"), ("-f", "--format"), ("-p", "--procedure")]
+                .into_iter()
+                .chain([("-j", "--jobs")])
+            {
+                if text.contains(&format!("{long} <")) {
+                    assert!(
+                        text.contains(&format!("{short}, {long} <")),
+                        "{command}: {long} without {short}"
+                    );
+                }
+            }
             let lower = text.to_lowercase();
             for jargon in ["seed 0", "algorithm", "proj(", "def. "] {
                 assert!(!lower.contains(jargon), "{command}: `{jargon}` in\n{text}");
