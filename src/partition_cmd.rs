@@ -149,6 +149,27 @@ pub struct PartitionArgs {
     area_cap_mb: Option<usize>,
 }
 
+/// The multitraces of `--check-local`, found by `check`'s walk (skipped files named in a
+/// note; compressed files kept); JSON Lines files are named and skipped (one multitrace a file).
+fn check_local_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let note = |n: String| eprintln!("multitrace: note: {n}");
+    let files = multitrace_runtime::batch::collect_traces(paths, &mut |n| note(n))?;
+    let (jsonl, files): (Vec<PathBuf>, Vec<PathBuf>) = files
+        .into_iter()
+        .partition(|f| multitrace_runtime::batch::content_extension(f) == Some("jsonl"));
+    if let Some(first) = jsonl.first() {
+        note(format!(
+            "--check-local reads .htf and .mtf files (also compressed); {} JSON Lines file(s) skipped, the first {}",
+            jsonl.len(),
+            first.display()
+        ));
+    }
+    Ok(files)
+}
+
 pub fn partition(args: PartitionArgs) -> Result<u8> {
     let mode = match args.mode {
         ModeArg::Complete => Mode::Complete,
@@ -207,7 +228,7 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
         },
         no_search: args.no_search,
         output: args.output,
-        check_local: args.check_local,
+        check_local: check_local_files(&args.check_local)?,
         model: args.model,
         signature: args.signature,
     };

@@ -409,3 +409,25 @@ fn partition_says_why_check_differs_on_causally_impossible_multitraces() {
     assert!(out.contains("(b) central step: needed"), "{out}");
     assert!(!out.contains("why `check` may differ"), "{out}");
 }
+
+/// Issue 23, points 5 and 6 for `--check-local`: `check`'s walk, so compressed multitraces are
+/// read and the files that are not are named.
+#[test]
+fn check_local_reads_compressed_files_and_names_skipped_ones() {
+    let d = scratch("check-local-walk");
+    let traces = root().join("fixtures/seed002-example3/traces");
+    std::fs::copy(traces.join("msg1.htf"), d.join("msg1.htf")).unwrap();
+    let both = std::fs::read(traces.join("both_sent.htf")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, &both).unwrap();
+    std::fs::write(d.join("both_sent.htf.gz"), gz.finish().unwrap()).unwrap();
+    std::fs::write(d.join("README.txt"), "not a multitrace\n").unwrap();
+    std::fs::write(d.join("runs.jsonl"), "{}\n").unwrap();
+    let dir = d.to_str().unwrap();
+    let o = run(&["partition", EXAMPLE3, "--no-search", "--check-local", dir]);
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert!(out.contains("both_sent.htf.gz: "), "{out}{err}");
+    assert!(out.contains("2 multitraces: "), "{out}");
+    assert!(err.contains("1 file skipped (README.txt)"), "{err}");
+    assert!(err.contains("1 JSON Lines file(s) skipped"), "{err}");
+}
