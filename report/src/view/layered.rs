@@ -112,7 +112,7 @@ pub fn layout(g: &Graph) -> AutomatonLayout {
             pos[s] = i;
         }
     }
-    for r in 1..columns {
+    for (r, col) in cols.iter_mut().enumerate().skip(1) {
         let key = |s: usize| {
             let preds: Vec<f64> = g
                 .edges
@@ -126,10 +126,10 @@ pub fn layout(g: &Graph) -> AutomatonLayout {
                 preds.iter().sum::<f64>() / preds.len() as f64
             }
         };
-        let mut keyed: Vec<(f64, usize)> = cols[r].iter().map(|&s| (key(s), s)).collect();
+        let mut keyed: Vec<(f64, usize)> = col.iter().map(|&s| (key(s), s)).collect();
         keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        cols[r] = keyed.into_iter().map(|(_, s)| s).collect();
-        for (i, &s) in cols[r].iter().enumerate() {
+        *col = keyed.into_iter().map(|(_, s)| s).collect();
+        for (i, &s) in col.iter().enumerate() {
             pos[s] = i;
         }
     }
@@ -142,16 +142,16 @@ pub fn layout(g: &Graph) -> AutomatonLayout {
     let widest = |c: &Vec<usize>| c.iter().map(|&s| radius[s]).fold(0.0, f64::max);
     let mut x = vec![0.0; columns];
     let mut cursor = INITIAL_ARROW;
-    for r in 0..columns {
-        let w = widest(&cols[r]);
-        x[r] = cursor + w;
+    for (r, (col, x)) in cols.iter().zip(x.iter_mut()).enumerate() {
+        let w = widest(col);
+        *x = cursor + w;
         let label = g
             .edges
             .iter()
             .filter(|e| rank[e.from] == r && rank[e.to] == r + 1)
             .map(|e| text_width(&e.label))
             .fold(0.0, f64::max);
-        cursor = x[r] + w + (label + 24.0).max(MIN_COLUMN_GAP);
+        cursor = *x + w + (label + 24.0).max(MIN_COLUMN_GAP);
     }
     // Rows: columns stacked from the top, each centred on the tallest.
     let height_of =
