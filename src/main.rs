@@ -449,6 +449,18 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    // A closed standard error (`2>&1 | head`) makes `eprintln!` panic, in any thread: stop
+    // quietly as on a closed standard output, not with a panic's status 101.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if info
+            .payload_as_str()
+            .is_some_and(|m| m.starts_with("failed printing to std"))
+        {
+            std::process::exit(141);
+        }
+        default_hook(info);
+    }));
     // Deep interactions recurse in the semantic functions: run on a thread with a large stack.
     let worker = std::thread::Builder::new()
         .stack_size(multitrace_runtime::check::explore::CHECK_STACK_SIZE)

@@ -29,6 +29,26 @@ fn a_closed_pipe_stops_quietly() {
     assert!(!err.contains("Broken pipe"), "{err}");
     assert!(!err.contains("internal error"), "{err}");
     assert_eq!(o.status.code(), Some(141), "{err}");
+    // Standard error into the same closed pipe (`2>&1 | head -1`): notes and error lines
+    // written after the reader left must not make the command panic (status 101).
+    let d = scratch("closed-stderr");
+    for i in 0..300 {
+        std::fs::write(d.join(format!("bad{i}.htf")), "{ [clt1] clt1!nothing }\n").unwrap();
+    }
+    let shell = format!(
+        "'{}' check fixtures/seed004-mqtt/model.hif '{}' 2>&1 | head -1 >/dev/null; echo \"${{PIPESTATUS[0]}}\"",
+        env!("CARGO_BIN_EXE_multitrace"),
+        d.display()
+    );
+    for _ in 0..3 {
+        let o = Command::new("bash")
+            .current_dir(root())
+            .args(["-c", &shell])
+            .output()
+            .unwrap();
+        let status = stdout(&o).trim().to_string();
+        assert!(["2", "141"].contains(&status.as_str()), "status {status}");
+    }
 }
 
 #[test]
