@@ -1,7 +1,7 @@
 //! Graphviz text of an automaton ([`super::graph`]), for an external `dot` program.
 
+use super::error::DrawError;
 use super::graph::{automaton, Graph, GraphKind};
-use super::DrawError;
 use multitrace_runtime::model::CompiledModel;
 use std::fmt::Write as _;
 

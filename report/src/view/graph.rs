@@ -2,7 +2,7 @@
 //! transitions. Every drawing (Graphviz text, our own SVG) is made from this, so that they
 //! show the same labels.
 
-use super::DrawError;
+use super::error::DrawError;
 use multitrace_runtime::model::CompiledModel;
 use multitrace_runtime::nfa::{LocationId, StateId};
 

@@ -2,9 +2,9 @@
 //! arrow-head marker, circles, paths and texts), deterministic, and written without any
 //! external program. Every state's and transition's label is a `<text>` element.
 
+use super::error::DrawError;
 use super::graph::{automaton, Graph};
 use super::layered::{layout, Point, INITIAL_ARROW};
-use super::DrawError;
 use crate::diagram::layout::FONT_SIZE;
 use crate::diagram::svg::escape;
 use multitrace_runtime::model::CompiledModel;
