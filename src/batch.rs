@@ -23,6 +23,9 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     if args.jobs == Some(0) {
         bail!("--jobs 0: at least one worker thread is needed; give --jobs N with N >= 1, or leave it out for one per core");
     }
+    if !args.otel.is_empty() && !cfg!(feature = "otel") {
+        bail!("{OTEL_MISSING}");
+    }
     let model = crate::model_cmd::load(&args.model, &args.model_args)?;
     let mode = args.mode.mode();
     let mut expect = match &args.expect {
@@ -147,17 +150,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     };
     // --events: event logs grouped by run (multitrace_runtime::events), one record per run.
     let run = if !args.otel.is_empty() {
-        use multitrace_runtime::formats::otel::{parse_otel_map, read_otel_runs, OtelMap};
-        let mut map = match &args.otel_map {
-            Some(p) => {
-                let text = multitrace_runtime::syntax::read_text(p)?;
-                parse_otel_map(&p.display().to_string(), &text)?
-            }
-            None => OtelMap::default(),
-        };
-        map.max_events = args.max_buffered_events;
-        let runs = read_otel_runs(&batch.engine().model().alphabet, &args.otel, &map);
-        multitrace_runtime::events::check_runs(&batch, runs.into_iter(), sink).map(|_| ())
+        check_otel(&args, &batch, sink)?
     } else if !args.xes.is_empty() {
         use multitrace_runtime::formats::xes::{read_xes_runs, XesOptions, XesOrder};
         // The --events field options name XES attributes, with XES's defaults.
@@ -229,6 +222,39 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         }
         None => tally.exit_code(),
     })
+}
+
+/// Why `--otel` is refused by a build without the `otel` feature.
+const OTEL_MISSING: &str = "--otel: this build of multitrace lacks OpenTelemetry support (the `otel` cargo feature); rebuild with default features (`cargo install multitrace`) or `--features otel`";
+
+/// `--otel`: the spans of the files, mapped to events and checked one run at a time.
+#[cfg(feature = "otel")]
+fn check_otel<E>(
+    args: &CheckArgs,
+    batch: &Batch<'_>,
+    sink: impl FnMut(Outcome) -> Result<(), E>,
+) -> Result<Result<(), RunError<E>>> {
+    use multitrace_runtime::formats::otel::{parse_otel_map, read_otel_runs, OtelMap};
+    let mut map = match &args.otel_map {
+        Some(p) => {
+            let text = multitrace_runtime::syntax::read_text(p)?;
+            parse_otel_map(&p.display().to_string(), &text)?
+        }
+        None => OtelMap::default(),
+    };
+    map.max_events = args.max_buffered_events;
+    let runs = read_otel_runs(&batch.engine().model().alphabet, &args.otel, &map);
+    Ok(multitrace_runtime::events::check_runs(batch, runs.into_iter(), sink).map(|_| ()))
+}
+
+/// `--otel` without the `otel` feature: refused (before any work, in [`check`]).
+#[cfg(not(feature = "otel"))]
+fn check_otel<E>(
+    _args: &CheckArgs,
+    _batch: &Batch<'_>,
+    _sink: impl FnMut(Outcome) -> Result<(), E>,
+) -> Result<Result<(), RunError<E>>> {
+    bail!("{OTEL_MISSING}")
 }
 
 fn print_record(

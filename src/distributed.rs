@@ -26,18 +26,24 @@ pub struct LocalArgs {
     /// The model (.mtm, .hif or .timbuk); all hosts must use the same compiled model.
     model: PathBuf,
     /// The location whose trace this host holds (its name, e.g. l1 or l1,l2).
-    #[arg(long)]
+    #[arg(long, help_heading = "Input")]
     location: String,
     /// A multitrace file (.mtf or .htf) holding the location's trace.
     trace: PathBuf,
-    #[command(flatten)]
-    model_args: ModelArgs,
     /// Complete observation or partial observation (multi-prefixes).
-    #[arg(short, long, value_enum, default_value = "prefix")]
+    #[arg(
+        short,
+        long,
+        value_enum,
+        default_value = "prefix",
+        help_heading = "Checking"
+    )]
     mode: ModeArg,
     /// Output file (the summary, JSON).
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = "Output")]
     output: PathBuf,
+    #[command(flatten)]
+    model_args: ModelArgs,
 }
 
 /// Arguments of `central`.
@@ -48,20 +54,26 @@ pub struct CentralArgs {
     /// One summary per location, written by `local`.
     #[arg(required = true)]
     summaries: Vec<PathBuf>,
-    #[command(flatten)]
-    model_args: ModelArgs,
     /// Output format (text or json; `jsonl` is the same).
-    #[arg(short, long, value_enum, default_value = "text")]
+    #[arg(
+        short,
+        long,
+        value_enum,
+        default_value = "text",
+        help_heading = "Output"
+    )]
     format: FormatArg,
     /// For a Pass, print one accepted global interleaving.
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     witness: bool,
     /// Product-state budget of the central search (0: none).
-    #[arg(long, default_value_t = 5_000_000)]
+    #[arg(long, default_value_t = 5_000_000, help_heading = "Limits")]
     max_vertices: u64,
     /// Time budget in milliseconds (0: none).
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 10_000, help_heading = "Limits")]
     timeout_ms: u64,
+    #[command(flatten)]
+    model_args: ModelArgs,
 }
 
 pub fn local(args: LocalArgs) -> Result<u8> {

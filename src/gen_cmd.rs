@@ -42,32 +42,32 @@ fn format_parser() -> impl clap::builder::TypedValueParser<Value = SetFormat> {
 pub struct GenArgs {
     /// The model: an interaction (.hif), a sequence diagram (.mmd, .md, .puml), a Timbuk automaton (.timbuk) or a compiled model (.mtm).
     model: PathBuf,
-    #[command(flatten)]
-    model_args: ModelArgs,
     /// Category of the multitraces.
-    #[arg(long, value_parser = kind_parser())]
+    #[arg(long, value_parser = kind_parser(), help_heading = "Generation")]
     kind: Kind,
     /// Number of multitraces.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, help_heading = "Generation")]
     count: usize,
     /// Total length (actions over all locations): MIN..MAX, both included, or N.
-    #[arg(long, default_value = "10..20", value_parser = parse_length_range)]
+    #[arg(long, default_value = "10..20", value_parser = parse_length_range, help_heading = "Generation")]
     length: (usize, usize),
     /// Output directory (created if needed).
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = "Output")]
     output: PathBuf,
     /// File format (default: htf for interactions, mtf for raw automata).
-    #[arg(long, value_parser = format_parser())]
+    #[arg(short, long, value_parser = format_parser(), help_heading = "Output")]
     format: Option<SetFormat>,
     /// Most candidates to build and check (default: 100 per multitrace + 1000).
-    #[arg(long)]
+    #[arg(long, help_heading = "Limits")]
     max_attempts: Option<usize>,
     /// Search-vertex budget per check (0: none); an Inconclusive candidate is never kept.
-    #[arg(long, default_value_t = 5_000_000)]
+    #[arg(long, default_value_t = 5_000_000, help_heading = "Limits")]
     max_vertices: u64,
     /// Write what was produced when fewer than --count multitraces could be (default: error).
-    #[arg(long)]
+    #[arg(long, help_heading = "Generation")]
     allow_fewer: bool,
+    #[command(flatten)]
+    model_args: ModelArgs,
 }
 
 /// Output format of `compare`.
@@ -89,23 +89,29 @@ pub struct CompareArgs {
     /// .htf, .mtf and .jsonl files.
     #[arg(required = true)]
     dirs: Vec<PathBuf>,
-    #[command(flatten)]
-    model_args: ModelArgs,
     /// Runs per multitrace and procedure; times are medians over the runs.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, help_heading = "Checking")]
     runs: usize,
     /// Output format (text or json; `jsonl` is the same).
-    #[arg(short, long, value_enum, default_value = "text")]
+    #[arg(
+        short,
+        long,
+        value_enum,
+        default_value = "text",
+        help_heading = "Output"
+    )]
     format: CompareFormat,
     /// Also time term exploration (interaction models).
-    #[arg(long)]
+    #[arg(long, help_heading = "Checking")]
     with_term: bool,
     /// Check every multitrace in this mode (default: the manifest's mode, else complete).
-    #[arg(short, long, value_enum)]
+    #[arg(short, long, value_enum, help_heading = "Checking")]
     mode: Option<ModeArg>,
     /// Search-vertex budget per check (0: none).
-    #[arg(long, default_value_t = 5_000_000)]
+    #[arg(long, default_value_t = 5_000_000, help_heading = "Limits")]
     max_vertices: u64,
+    #[command(flatten)]
+    model_args: ModelArgs,
 }
 
 /// Runs `gen`; returns the exit status.

@@ -39,8 +39,8 @@ enum Command {
     /// Compile a compiled model's source again and compare byte for byte (exit 0: identical,
     /// 1: different): the check that detects a stale, mismatched or forged .mtm.
     Verify(VerifyArgs),
-    /// Draw a model's interaction as a sequence diagram (SVG), or its NFA or one location's
-    /// local verifier as Graphviz.
+    /// Draw a model: its interaction as a sequence diagram, or its NFA or one location's local
+    /// verifier (SVG, Graphviz, ...: the output's extension says which).
     Draw(DrawArgs),
     /// Distributed AS, local step: check one location's trace, write its summary.
     Local(distributed::LocalArgs),
@@ -107,13 +107,17 @@ pub enum FormatArg {
 #[derive(Args, Clone)]
 #[command(next_help_heading = "Model")]
 pub struct ModelArgs {
-    /// Signature file (.hsf); default: `<stem>.hsf` or signature.hsf beside the model, or
-    /// signature.hsf in its parent directory, else names are inferred from the interaction.
-    /// With a compiled model (.mtm): only with --source, the signature of that source.
+    /// Signature file (.hsf).
+    ///
+    /// Default: `<stem>.hsf` or signature.hsf beside the model, or signature.hsf in its parent
+    /// directory, else names are inferred from the interaction. With a compiled model (.mtm):
+    /// only with --source, the signature of that source.
     #[arg(long)]
     signature: Option<PathBuf>,
-    /// Locations: groups of lifelines (interactions) or letters (Timbuk), e.g. 'l1,l2;l3'.
-    /// Default: one per lifeline, or the Timbuk file's Systems block. Source models only.
+    /// Locations: groups of lifelines or letters, e.g. 'l1,l2;l3'.
+    ///
+    /// Groups of lifelines (interactions) or letters (Timbuk). Default: one per lifeline, or
+    /// the Timbuk file's Systems block. Source models only.
     #[arg(long)]
     locations: Option<String>,
     /// A random partition into N locations (with --seed). Source models only.
@@ -122,26 +126,33 @@ pub struct ModelArgs {
     /// Seed of --random-locations (and of `gen`).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Largest NFA synthesized from an interaction; above it the model is term-only. Source
-    /// models only. [default: 200000]
+    /// Largest NFA synthesized from an interaction [default: 200000].
+    ///
+    /// Above it the model is term-only (checked by term exploration). Source models only.
     #[arg(long, value_name = "STATE_CAP")]
     state_cap: Option<usize>,
-    /// Largest local verifier (DFA states per location); above it an interaction is
-    /// term-only and a raw automaton is refused. Source models only. [default: 200000]
+    /// Largest local verifier, in DFA states per location [default: 200000].
+    ///
+    /// Above it an interaction is term-only and a raw automaton is refused. Source models
+    /// only.
     #[arg(long, value_name = "DFA_CAP")]
     dfa_cap: Option<usize>,
-    /// Largest table of areas of the local verifiers, all locations together, in MiB (each
-    /// area is a bitset over the NFA's transitions); above it an interaction is term-only and a
-    /// raw automaton is refused. Source models only. [default: 256]
+    /// Largest table of areas of the local verifiers, in MiB [default: 256].
+    ///
+    /// All locations together (each area is a bitset over the NFA's transitions); above it an
+    /// interaction is term-only and a raw automaton is refused. Source models only.
     #[arg(long, value_name = "MIB")]
     area_cap_mb: Option<usize>,
-    /// With a compiled model (.mtm): the source it was compiled from (.hif, with the signature
-    /// given or found as for compiling, or .timbuk); a model compiled from anything else is
-    /// refused (compile it again). Without it, the source the model records is compared.
+    /// With a compiled model (.mtm): the source it was compiled from.
+    ///
+    /// A .hif (with the signature given or found as for compiling) or .timbuk; a model
+    /// compiled from anything else is refused (compile it again). Without it, the source the
+    /// model records is compared.
     #[arg(long, value_name = "FILE")]
     source: Option<PathBuf>,
-    /// With a compiled model (.mtm): use it even when the source it records has changed since
-    /// it was compiled (a note instead of an error).
+    /// With a compiled model (.mtm): use it even when its source has changed.
+    ///
+    /// The change is then a note instead of an error.
     #[arg(long, conflicts_with = "source")]
     allow_stale: bool,
 }
@@ -189,20 +200,20 @@ struct CheckArgs {
     /// XES event logs (IEEE 1849, `.xes` or `.xes.gz`) instead of multitraces: a trace is a
     /// run; the action is the event's concept:name (--action-field), the order its
     /// time:timestamp (--order-field; `document`: the order in the trace).
-    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["traces", "events"])]
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["traces", "events"], help_heading = "Input")]
     xes: Vec<PathBuf>,
     /// OpenTelemetry spans instead of multitraces: OTLP JSON (the Collector's file exporter,
     /// one ExportTraceServiceRequest per line) or OTLP protobuf. service.name is the
     /// lifeline, the span kind says emission or reception, the trace is the run.
-    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["traces", "events", "xes"])]
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["traces", "events", "xes"], help_heading = "Input")]
     otel: Vec<PathBuf>,
     /// --otel: a mapping file overriding the rules (`lifeline = ATTR`, `run = ATTR`,
     /// `message = ATTR`, `reply_suffix = TEXT`).
-    #[arg(long, value_name = "FILE", requires = "otel")]
+    #[arg(long, value_name = "FILE", requires = "otel", help_heading = "Input")]
     otel_map: Option<PathBuf>,
     /// --xes: the event attribute naming the lifeline of actions written `!m` or `?m` (e.g.
     /// org:resource).
-    #[arg(long, value_name = "KEY")]
+    #[arg(long, value_name = "KEY", help_heading = "Input")]
     lifeline_field: Option<String>,
     /// --events: the field holding the run id.
     #[arg(long, value_name = "F", default_value = "run", help_heading = "Input")]
@@ -345,17 +356,17 @@ struct CheckArgs {
 struct CompileArgs {
     /// The model (.hif or .timbuk).
     model: PathBuf,
-    #[command(flatten)]
-    model_args: ModelArgs,
     /// Fail unless the model compiles to automata.
-    #[arg(long, conflicts_with = "term_only")]
+    #[arg(long, conflicts_with = "term_only", help_heading = "Compiling")]
     automata: bool,
     /// Store the interaction only (checked by term exploration).
-    #[arg(long)]
+    #[arg(long, help_heading = "Compiling")]
     term_only: bool,
     /// Output file (.mtm).
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = "Output")]
     output: PathBuf,
+    #[command(flatten)]
+    model_args: ModelArgs,
 }
 
 #[derive(Args)]
@@ -381,35 +392,53 @@ struct InspectArgs {
 struct DrawArgs {
     /// The model (.mtm, .hif, .mmd, .md, .puml or .timbuk).
     model: PathBuf,
-    #[command(flatten)]
-    model_args: ModelArgs,
-    /// Draw the NFA A.
-    #[arg(long, conflicts_with_all = ["dfa", "diagram", "pnml", "mermaid", "plantuml"], required_unless_present_any = ["dfa", "diagram", "pnml", "mermaid", "plantuml"])]
+    /// Draw the NFA of the model.
+    #[arg(long, conflicts_with_all = ["dfa", "diagram", "pnml", "mermaid", "plantuml"], required_unless_present_any = ["dfa", "diagram", "pnml", "mermaid", "plantuml"], help_heading = "Drawing")]
     nfa: bool,
-    /// Draw the local verifier Proj(A, Σi) of this location (its name, e.g. l1 or l1,l2).
-    #[arg(long, value_name = "LOCATION", conflicts_with = "diagram")]
+    /// Draw the local verifier of this location (its name, e.g. l1 or l1,l2).
+    ///
+    /// The automaton that checks the location's own trace: its states are sets of states of
+    /// the NFA, its transitions carry area ids.
+    #[arg(
+        long,
+        value_name = "LOCATION",
+        conflicts_with = "diagram",
+        help_heading = "Drawing"
+    )]
     dfa: Option<String>,
     /// Draw the interaction as a sequence diagram (SVG, written without external programs;
     /// term-only models too).
-    #[arg(long, conflicts_with = "pnml")]
+    #[arg(long, conflicts_with = "pnml", help_heading = "Drawing")]
     diagram: bool,
-    /// Write the NFA as a PNML Petri net (a place per state, a labelled transition per NFA
-    /// transition, a silent transition from each accepting state to one final place), for
-    /// process-mining tools such as pm4py.
-    #[arg(long, conflicts_with = "dfa")]
+    /// Write the NFA as a PNML Petri net, for process-mining tools such as pm4py.
+    ///
+    /// A place per state, a labelled transition per NFA transition, a silent transition from
+    /// each accepting state to one final place.
+    #[arg(long, conflicts_with = "dfa", help_heading = "Drawing")]
     pnml: bool,
-    /// Write the interaction as a Mermaid sequenceDiagram (weak loops, alt, opt, par and
-    /// messages; other operators are refused with what to do instead).
-    #[arg(long, conflicts_with_all = ["dfa", "diagram", "pnml", "plantuml"])]
+    /// Write the interaction as a Mermaid sequenceDiagram.
+    ///
+    /// Weak loops, alt, opt, par and messages; other operators are refused with what to do
+    /// instead.
+    #[arg(long, conflicts_with_all = ["dfa", "diagram", "pnml", "plantuml"], help_heading = "Drawing")]
     mermaid: bool,
-    /// Write the interaction as a PlantUML sequence diagram (as --mermaid, and messages to or
-    /// from the environment cross the border).
-    #[arg(long, conflicts_with_all = ["dfa", "diagram", "pnml"])]
+    /// Write the interaction as a PlantUML sequence diagram.
+    ///
+    /// As --mermaid, and messages to or from the environment cross the border.
+    #[arg(long, conflicts_with_all = ["dfa", "diagram", "pnml"], help_heading = "Drawing")]
     plantuml: bool,
-    /// Output file (.dot, or .svg with --diagram); `-` writes to standard output. Without
-    /// --diagram, a .svg is written beside the .dot when a `dot` program is present.
-    #[arg(short, long)]
+    /// Output file; its extension names the format: .svg (drawn without external programs),
+    /// .dot (Graphviz text), .png, .pdf, ... (with Graphviz installed); `-` for standard output.
+    ///
+    /// --nfa and --dfa: .svg is drawn here with a layered layout; .dot or .gv is Graphviz
+    /// text, with a .svg beside it when a `dot` program is present; .png, .pdf, .jpg, .gif,
+    /// .ps, .eps, ... are rendered by `dot` and refused without it. --diagram writes .svg,
+    /// --pnml .pnml, --mermaid .mmd, --plantuml .puml. Any other extension is refused before
+    /// anything is written.
+    #[arg(short, long, help_heading = "Output")]
     output: PathBuf,
+    #[command(flatten)]
+    model_args: ModelArgs,
 }
 
 fn main() -> ExitCode {
@@ -420,6 +449,18 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    // A closed standard error (`2>&1 | head`) makes `eprintln!` panic, in any thread: stop
+    // quietly as on a closed standard output, not with a panic's status 101.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if info
+            .payload_as_str()
+            .is_some_and(|m| m.starts_with("failed printing to std"))
+        {
+            std::process::exit(141);
+        }
+        default_hook(info);
+    }));
     // Deep interactions recurse in the semantic functions: run on a thread with a large stack.
     let worker = std::thread::Builder::new()
         .stack_size(multitrace_runtime::check::explore::CHECK_STACK_SIZE)

@@ -27,73 +27,118 @@ use std::time::{Duration, Instant};
 pub struct MonitorArgs {
     /// The model: an interaction (.hif), a Timbuk automaton (.timbuk) or a compiled model (.mtm).
     model: PathBuf,
-    /// Event sources (JSON Lines): files (followed as they grow, like tail -F), directories
-    /// (new files picked up), `-` for standard input (the default).
+    /// Event sources (JSON Lines): files, directories, `-` for standard input (the default).
+    ///
+    /// Files are followed as they grow (like tail -F); in directories new files are picked
+    /// up.
     sources: Vec<PathBuf>,
-    #[command(flatten)]
-    model_args: crate::ModelArgs,
-    /// The question asked when a run ends (events are always checked as prefixes).
-    #[arg(long, value_enum, default_value = "prefix")]
-    mode: ModeArg,
-    /// Check procedure.
-    #[arg(long, value_enum, default_value = "auto")]
-    procedure: ProcedureArg,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    format: FormatArg,
     /// The field holding the run id.
-    #[arg(long, value_name = "F", default_value = "run")]
+    #[arg(long, value_name = "F", default_value = "run", help_heading = "Input")]
     run_field: String,
     /// The field holding the action (or automaton letter).
-    #[arg(long, value_name = "F", default_value = "action")]
+    #[arg(
+        long,
+        value_name = "F",
+        default_value = "action",
+        help_heading = "Input"
+    )]
     action_field: String,
     /// The field holding the order key (integer, number or RFC 3339 timestamp).
-    #[arg(long, value_name = "F", default_value = "order")]
+    #[arg(
+        long,
+        value_name = "F",
+        default_value = "order",
+        help_heading = "Input"
+    )]
     order_field: String,
     /// A run ends after an event with this action.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help_heading = "Input")]
     end_action: Option<String>,
     /// A run ends after an event whose field F is true.
-    #[arg(long, value_name = "F")]
+    #[arg(long, value_name = "F", help_heading = "Input")]
     end_field: Option<String>,
-    /// A run ends after this long without events (e.g. 30s, 500ms, 2m): in event time when
-    /// order keys are timestamps, else wall-clock time.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    /// A run ends after this long without events (e.g. 30s, 500ms, 2m).
+    ///
+    /// In event time when order keys are timestamps, else wall-clock time.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, help_heading = "Input")]
     idle_timeout: Option<Duration>,
-    /// Events held per location to restore their order: N events, or a duration (5s) of order
-    /// keys (numbers are read as seconds); an event later than that is an Error of its run.
-    #[arg(long, value_name = "N|DURATION", default_value = "0", value_parser = parse_window)]
+    /// Events held per location to restore their order: N events, or a duration (5s).
+    ///
+    /// A duration is of order keys (numbers are read as seconds); an event later than that is
+    /// an Error of its run.
+    #[arg(long, value_name = "N|DURATION", default_value = "0", value_parser = parse_window, help_heading = "Input")]
     reorder_window: Reorder,
+    /// The question asked when a run ends (events are always checked as prefixes).
+    #[arg(
+        short,
+        long,
+        value_enum,
+        default_value = "prefix",
+        help_heading = "Checking"
+    )]
+    mode: ModeArg,
+    /// Check procedure.
+    #[arg(
+        short,
+        long,
+        value_enum,
+        default_value = "auto",
+        help_heading = "Checking"
+    )]
+    procedure: ProcedureArg,
+    /// Output format.
+    #[arg(
+        short,
+        long,
+        value_enum,
+        default_value = "text",
+        help_heading = "Output"
+    )]
+    format: FormatArg,
     /// Most live runs; past it the oldest idle run is closed (its record says so).
-    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1_000_000,
+        help_heading = "Limits"
+    )]
     max_live_runs: usize,
-    /// Most product vertices of one run (a location lagging far behind the others); past
-    /// it the run is Inconclusive.
-    #[arg(long, value_name = "N", default_value_t = multitrace_runtime::monitor::DEFAULT_MAX_LIVE_VERTICES)]
+    /// Most product vertices of one run; past it the run is Inconclusive.
+    ///
+    /// Many vertices come from a location lagging far behind the others.
+    #[arg(long, value_name = "N", default_value_t = multitrace_runtime::monitor::DEFAULT_MAX_LIVE_VERTICES, help_heading = "Limits")]
     max_live_vertices: usize,
     /// Read files to their end and stop (instead of following them).
-    #[arg(long)]
+    #[arg(long, help_heading = "Input")]
     no_follow: bool,
-    /// Checkpoint directory: read positions, live runs and the output length, written
-    /// atomically; a restart with the same directory goes on where the last checkpoint was
-    /// (needs --output, which it truncates to the checkpoint's length).
-    #[arg(long, value_name = "DIR", requires = "output")]
+    /// Checkpoint directory: a restart with it goes on where the last checkpoint was.
+    ///
+    /// Read positions, live runs and the output length, written atomically. Needs --output,
+    /// which a restart truncates to the checkpoint's length.
+    #[arg(long, value_name = "DIR", requires = "output", help_heading = "Output")]
     state: Option<PathBuf>,
     /// Milliseconds between checkpoints (--state).
-    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    #[arg(
+        long,
+        value_name = "MS",
+        default_value_t = 1000,
+        help_heading = "Output"
+    )]
     checkpoint_ms: u64,
     /// Write records to this file (appended) instead of standard output.
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE", help_heading = "Output")]
     output: Option<PathBuf>,
     /// Time budget per check in milliseconds (0: none).
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 10_000, help_heading = "Limits")]
     timeout_ms: u64,
     /// Search-vertex budget per check (0: none).
-    #[arg(long, default_value_t = 5_000_000)]
+    #[arg(long, default_value_t = 5_000_000, help_heading = "Limits")]
     max_vertices: u64,
     /// Do not diagnose failures.
-    #[arg(long)]
+    #[arg(long, help_heading = "Checking")]
     no_diagnosis: bool,
+    #[command(flatten)]
+    model_args: crate::ModelArgs,
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {

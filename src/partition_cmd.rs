@@ -41,71 +41,133 @@ pub enum PartitionFormat {
 /// The arguments of `multitrace partition`.
 #[derive(Args)]
 pub struct PartitionArgs {
-    /// The model: an interaction (.hif) or a Timbuk automaton (.timbuk). A compiled model
-    /// (.mtm) is refused: other partitions are compiled from the source.
+    /// The model: an interaction (.hif) or a Timbuk automaton (.timbuk).
+    ///
+    /// A compiled model (.mtm) is refused: other partitions are compiled from the source.
     model: PathBuf,
     /// Signature file (.hsf); default as for the other commands.
-    #[arg(long)]
+    #[arg(long, help_heading = "Model")]
     signature: Option<PathBuf>,
-    /// The partition to analyze: groups of lifelines (interactions) or letters (Timbuk), e.g.
-    /// 'A;B,C;D'. Default: one location per lifeline, or the Timbuk file's Systems block.
-    /// Coarsenings are searched from it.
-    #[arg(long)]
+    /// The partition to analyze, e.g. 'A;B,C;D'.
+    ///
+    /// Groups of lifelines (interactions) or letters (Timbuk). Default: one location per
+    /// lifeline, or the Timbuk file's Systems block. Coarsenings are searched from it.
+    #[arg(long, help_heading = "Model")]
     locations: Option<String>,
     /// Complete observation or partial observation (multi-prefixes).
-    #[arg(short, long, value_enum, default_value = "prefix")]
+    #[arg(
+        short,
+        long,
+        value_enum,
+        default_value = "prefix",
+        help_heading = "Analysis"
+    )]
     mode: ModeArg,
     /// The question that decides the exit status.
-    #[arg(long, value_enum, default_value = "a")]
+    #[arg(long, value_enum, default_value = "a", help_heading = "Analysis")]
     question: QuestionArg,
     /// (b): multitraces of at most N actions are searched exhaustively.
-    #[arg(long, value_name = "N", default_value_t = 8)]
+    #[arg(long, value_name = "N", default_value_t = 8, help_heading = "Limits")]
     max_length: usize,
     /// (b): most multitraces checked by the exhaustive search.
-    #[arg(long, value_name = "N", default_value_t = 200_000)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 200_000,
+        help_heading = "Limits"
+    )]
     max_multitraces: u64,
     /// (b): random mixes of accepted runs tried after the exhaustive search.
-    #[arg(long, value_name = "N", default_value_t = 2_000)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 2_000,
+        help_heading = "Limits"
+    )]
     samples: u64,
     /// Seed of the random mixes.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, help_heading = "Analysis")]
     seed: u64,
-    /// (a): largest number of messages in flight per channel counted exactly (beyond it the
-    /// counter is abstracted: a proof still holds for every trace).
-    #[arg(long, value_name = "K", default_value_t = 3)]
+    /// (a): most messages in flight per channel counted exactly.
+    ///
+    /// Beyond it the counter is abstracted: a proof still holds for every trace.
+    #[arg(long, value_name = "K", default_value_t = 3, help_heading = "Limits")]
     max_in_flight: u32,
     /// (a): most product states per search.
-    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1_000_000,
+        help_heading = "Limits"
+    )]
     max_states: usize,
     /// Finest faithful partitions: most partitions enumerated (B(10) = 115,975).
-    #[arg(long, value_name = "N", default_value_t = 200_000)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 200_000,
+        help_heading = "Limits"
+    )]
     max_partitions: usize,
     /// Finest faithful partitions: most product searches.
-    #[arg(long, value_name = "N", default_value_t = 2_000)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 2_000,
+        help_heading = "Limits"
+    )]
     max_searches: usize,
     /// Analyze the given partition only (no search of the finest faithful partitions).
-    #[arg(long)]
+    #[arg(long, help_heading = "Analysis")]
     no_search: bool,
     /// Write the counterexamples into DIR as files `check` accepts.
-    #[arg(short, long, value_name = "DIR")]
+    #[arg(short, long, value_name = "DIR", help_heading = "Output")]
     output: Option<PathBuf>,
     /// Output format (text or json; `jsonl` is the same).
-    #[arg(short, long, value_enum, default_value = "text")]
+    #[arg(
+        short,
+        long,
+        value_enum,
+        default_value = "text",
+        help_heading = "Output"
+    )]
     format: PartitionFormat,
-    /// Check these multitraces (.htf, .mtf or directories) with the local verifiers of the
-    /// partition only: a LocalError is a Fail, and "every local check passes" is a Pass (or
-    /// WeakPass) only where (b) is proven; otherwise the verdict says why it is undecided.
-    #[arg(long, value_name = "TRACES", num_args = 1..)]
+    /// Check these multitraces (.htf, .mtf or directories) with the local verifiers only.
+    ///
+    /// A LocalError is a Fail, and "every local check passes" is a Pass (or WeakPass) only
+    /// where (b) is proven; otherwise the verdict says why it is undecided.
+    #[arg(long, value_name = "TRACES", num_args = 1.., help_heading = "Analysis")]
     check_local: Vec<PathBuf>,
     /// Largest NFA synthesized from an interaction. [default: 200000]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = "Model")]
     state_cap: Option<usize>,
     /// Largest local verifier (DFA states per location). [default: 200000]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = "Model")]
     dfa_cap: Option<usize>,
     /// Largest table of areas of the local verifiers, in MiB. [default: 256]
-    #[arg(long, value_name = "MIB")]
+    #[arg(long, value_name = "MIB", help_heading = "Model")]
     area_cap_mb: Option<usize>,
+}
+
+/// The multitraces of `--check-local`, found by `check`'s walk (skipped files named in a
+/// note; compressed files kept); JSON Lines files are named and skipped (one multitrace a file).
+fn check_local_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let note = |n: String| eprintln!("multitrace: note: {n}");
+    let files = multitrace_runtime::batch::collect_traces(paths, &mut |n| note(n))?;
+    let (jsonl, files): (Vec<PathBuf>, Vec<PathBuf>) = files
+        .into_iter()
+        .partition(|f| multitrace_runtime::batch::content_extension(f) == Some("jsonl"));
+    if let Some(first) = jsonl.first() {
+        note(format!(
+            "--check-local reads .htf and .mtf files (also compressed); {} JSON Lines file(s) skipped, the first {}",
+            jsonl.len(),
+            first.display()
+        ));
+    }
+    Ok(files)
 }
 
 pub fn partition(args: PartitionArgs) -> Result<u8> {
@@ -166,7 +228,7 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
         },
         no_search: args.no_search,
         output: args.output,
-        check_local: args.check_local,
+        check_local: check_local_files(&args.check_local)?,
         model: args.model,
         signature: args.signature,
     };

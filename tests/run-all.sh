@@ -25,6 +25,9 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 echo "== Rust tests"
 cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked
+# The runtime without OpenTelemetry (its `otel` feature), and the command refusing --otel then.
+cargo check -p multitrace-runtime --no-default-features --locked
+cargo check -p multitrace --no-default-features --locked
 
 echo "== User guide"
 MDBOOK_VERSION=0.5.4

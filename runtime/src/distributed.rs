@@ -229,7 +229,8 @@ pub fn local_step(
             locations: locations.to_vec(),
         });
     };
-    let text = read_text(trace)?;
+    // A compressed trace (`.gz`, `.zst`) is read as `check` reads it.
+    let text = crate::batch::read_input_text(trace)?;
     let file = trace.display().to_string();
     let traces = if trace.extension().is_some_and(|e| e == "mtf") {
         parse_mtf(&file, &text, &model.alphabet)?

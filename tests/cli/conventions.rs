@@ -29,6 +29,26 @@ fn a_closed_pipe_stops_quietly() {
     assert!(!err.contains("Broken pipe"), "{err}");
     assert!(!err.contains("internal error"), "{err}");
     assert_eq!(o.status.code(), Some(141), "{err}");
+    // Standard error into the same closed pipe (`2>&1 | head -1`): notes and error lines
+    // written after the reader left must not make the command panic (status 101).
+    let d = scratch("closed-stderr");
+    for i in 0..300 {
+        std::fs::write(d.join(format!("bad{i}.htf")), "{ [clt1] clt1!nothing }\n").unwrap();
+    }
+    let shell = format!(
+        "'{}' check fixtures/seed004-mqtt/model.hif '{}' 2>&1 | head -1 >/dev/null; echo \"${{PIPESTATUS[0]}}\"",
+        env!("CARGO_BIN_EXE_multitrace"),
+        d.display()
+    );
+    for _ in 0..3 {
+        let o = Command::new("bash")
+            .current_dir(root())
+            .args(["-c", &shell])
+            .output()
+            .unwrap();
+        let status = stdout(&o).trim().to_string();
+        assert!(["2", "141"].contains(&status.as_str()), "status {status}");
+    }
 }
 
 #[test]
@@ -197,6 +217,33 @@ fn times_are_labelled_and_in_one_format() {
     assert!(!last.contains("0.000 s"), "{last}");
     let unit = last.rsplit(' ').next().unwrap();
     assert!(["ns", "µs", "ms", "s"].contains(&unit), "{last}");
+    // `compare`'s table: the same format (a number and its unit), never bare seconds.
+    let set = d.join("set");
+    let o = run(&[
+        "gen",
+        &format!("{t}/model.timbuk"),
+        "--kind",
+        "pass",
+        "--count",
+        "3",
+        "--length",
+        "3..6",
+        "-o",
+        set.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let model = format!("{t}/model.timbuk");
+    let o = run(&["compare", &model, set.to_str().unwrap(), "--runs", "1"]);
+    let table = stdout(&o);
+    let row = table.lines().nth(2).unwrap_or_default();
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    assert!(table.starts_with("| model"), "{table}");
+    assert!(!table.lines().next().unwrap().contains("(s)"), "{table}");
+    for time in &cells[5..8] {
+        let (number, unit) = time.split_once(' ').unwrap_or_else(|| panic!("{row}"));
+        assert!(number.parse::<f64>().is_ok(), "{row}");
+        assert!(["ns", "µs", "ms", "s"].contains(&unit), "{row}");
+    }
 }
 
 /// On a terminal, the progress bar shows the count of the total, and no record lands on the
@@ -262,4 +309,77 @@ fn the_progress_bar_never_collides_with_records() {
         shown.contains("/300 multitraces"),
         "no bar with the total:\n{shown}"
     );
+}
+
+/// Every command's help groups its options under headings (`Options:` keeps only `--help`),
+/// the command's own options before the model's (but for `partition`, whose subject is the
+/// partition given with the model), with short help under `-h`; no paper
+/// references (issue 23, point 19, for the commands other than `check`).
+#[test]
+fn every_command_groups_its_options_under_headings() {
+    let commands: [(&str, &[&str]); 11] = [
+        ("check", &["Input", "Checking", "Output", "Model", "Limits"]),
+        ("compile", &["Compiling", "Output", "Model"]),
+        ("inspect", &["Model"]),
+        ("verify", &["Model"]),
+        ("draw", &["Drawing", "Output", "Model"]),
+        ("local", &["Input", "Checking", "Output", "Model"]),
+        ("central", &["Output", "Limits", "Model"]),
+        ("gen", &["Generation", "Output", "Limits", "Model"]),
+        ("compare", &["Checking", "Output", "Limits", "Model"]),
+        // The partition analysed (--locations) is partition's subject: its group comes first.
+        ("partition", &["Model", "Analysis", "Limits", "Output"]),
+        (
+            "monitor",
+            &["Input", "Checking", "Output", "Limits", "Model"],
+        ),
+    ];
+    for (command, headings) in commands {
+        let long = stdout(&run(&[command, "--help"]));
+        let short = stdout(&run(&[command, "-h"]));
+        for text in [&long, &short] {
+            let at: Vec<usize> = headings
+                .iter()
+                .map(|h| {
+                    text.find(&format!("\n{h}:\n"))
+                        .unwrap_or_else(|| panic!("{command}: no heading {h} in\n{text}"))
+                })
+                .collect();
+            assert!(
+                at.windows(2).all(|w| w[0] < w[1]),
+                "{command}: {headings:?}"
+            );
+            // The `Options:` section holds only the help flag: every option has its group.
+            let options = text.split("\nOptions:\n").nth(1).unwrap_or("");
+            let options = options.split("\n\n").next().unwrap_or("");
+            let flags: Vec<&str> = options
+                .lines()
+                .filter(|l| l.trim_start().starts_with('-'))
+                .collect();
+            assert!(
+                flags.iter().all(|l| l.contains("--help")),
+                "{command}: ungrouped options {flags:?}"
+            );
+            // Point 17: wherever these options exist, so do their short forms.
+            for (short, long) in [("-m", "--mode"), ("-f", "--format"), ("-p", "--procedure")]
+                .into_iter()
+                .chain([("-j", "--jobs")])
+            {
+                if text.contains(&format!("{long} <")) {
+                    assert!(
+                        text.contains(&format!("{short}, {long} <")),
+                        "{command}: {long} without {short}"
+                    );
+                }
+            }
+            let lower = text.to_lowercase();
+            for jargon in ["seed 0", "algorithm", "proj(", "def. "] {
+                assert!(!lower.contains(jargon), "{command}: `{jargon}` in\n{text}");
+            }
+        }
+        assert!(
+            short.lines().count() <= long.lines().count(),
+            "{command}: -h is the short form"
+        );
+    }
 }

@@ -359,3 +359,75 @@ fn check_local_gives_verdicts_only_where_proven() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 23, point 24: where (b) is proven, `check` may still report a CentralError (and a
+/// WeakPass where `--check-local` says Inconclusive) on a multitrace with a reception whose
+/// emission is missing; `partition` says why in one sentence.
+#[test]
+fn partition_says_why_check_differs_on_causally_impossible_multitraces() {
+    let d = scratch("causality");
+    // [A,C] [B] [D] is faithful for example 3 in prefix mode; both receptions, no emission.
+    let recv = d.join("receptions_only.htf");
+    std::fs::write(&recv, "{ [A,C] ; [B] B?msg1 ; [D] D?msg2 }\n").unwrap();
+    let recv = recv.to_str().unwrap();
+    let locations = ["--locations", "A,C;B;D"];
+    let o = run(&[&["check", EXAMPLE3, recv][..], &locations].concat());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Fail (CentralError)"), "{}", stdout(&o));
+    let o = run(&[
+        &["partition", EXAMPLE3, "--no-search", "--check-local", recv][..],
+        &locations,
+    ]
+    .concat());
+    let out = stdout(&o);
+    assert!(out.contains("(b) central step: not needed"), "{out}");
+    let sentence = out
+        .lines()
+        .find(|l| l.contains("why `check` may differ"))
+        .unwrap_or_else(|| panic!("no sentence in\n{out}"));
+    for part in [
+        "assume causality",
+        "CentralError",
+        "WeakPass",
+        "Inconclusive",
+    ] {
+        assert!(sentence.contains(part), "{part}: {sentence}");
+    }
+    assert!(out.contains(&format!("{recv}: Inconclusive")), "{out}");
+    // Ping-pong, one location per lifeline, prefix mode: B received a ping nobody sent.
+    let ping = d.join("reception_only.htf");
+    std::fs::write(&ping, "{ [A] ; [B] B?ping ; [C] ; [D] }\n").unwrap();
+    let ping = ping.to_str().unwrap();
+    let o = run(&["check", PINGPONG, ping]);
+    assert!(stdout(&o).contains("WeakPass"), "{}", stdout(&o));
+    let o = run(&["partition", PINGPONG, "--no-search", "--check-local", ping]);
+    let out = stdout(&o);
+    assert!(out.contains(&format!("{ping}: Inconclusive")), "{out}");
+    // Where (b) is not proven nothing is claimed, and no sentence is needed.
+    let o = run(&["partition", EXAMPLE3, "--no-search"]);
+    let out = stdout(&o);
+    assert!(out.contains("(b) central step: needed"), "{out}");
+    assert!(!out.contains("why `check` may differ"), "{out}");
+}
+
+/// Issue 23, points 5 and 6 for `--check-local`: `check`'s walk, so compressed multitraces are
+/// read and the files that are not are named.
+#[test]
+fn check_local_reads_compressed_files_and_names_skipped_ones() {
+    let d = scratch("check-local-walk");
+    let traces = root().join("fixtures/seed002-example3/traces");
+    std::fs::copy(traces.join("msg1.htf"), d.join("msg1.htf")).unwrap();
+    let both = std::fs::read(traces.join("both_sent.htf")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, &both).unwrap();
+    std::fs::write(d.join("both_sent.htf.gz"), gz.finish().unwrap()).unwrap();
+    std::fs::write(d.join("README.txt"), "not a multitrace\n").unwrap();
+    std::fs::write(d.join("runs.jsonl"), "{}\n").unwrap();
+    let dir = d.to_str().unwrap();
+    let o = run(&["partition", EXAMPLE3, "--no-search", "--check-local", dir]);
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert!(out.contains("both_sent.htf.gz: "), "{out}{err}");
+    assert!(out.contains("2 multitraces: "), "{out}");
+    assert!(err.contains("1 file skipped (README.txt)"), "{err}");
+    assert!(err.contains("1 JSON Lines file(s) skipped"), "{err}");
+}

@@ -337,4 +337,103 @@ fn an_interrupted_report_leaves_no_temporary_file() {
         let v: serde_json::Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
         assert!(v["verdict"].is_string(), "{l}");
     }
+
+/// The labels of a Graphviz text: every `label="..."`, unescaped.
+fn dot_labels(dot: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for part in dot.split("label=\"").skip(1) {
+        let mut label = String::new();
+        let mut chars = part.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => label.extend(chars.next()),
+                '"' => break,
+                c => label.push(c),
+            }
+        }
+        out.push(label);
+    }
+    out
+}
+
+/// The text of every `<text>` element of an SVG document, which must be well-formed XML
+/// with an `<svg>` root.
+fn svg_texts(svg: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| n.text().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// Issue 23, point 8: `draw` writes the format its output names, or refuses before writing.
+/// Run with a PATH without Graphviz, as on a machine that has none.
+#[test]
+fn draw_writes_the_format_its_output_names_or_refuses_before_writing() {
+    let d = scratch("draw-formats");
+    let no_programs = d.join("empty-path");
+    std::fs::create_dir(&no_programs).unwrap();
+    let draw = |args: &[&str]| {
+        bin()
+            .current_dir(root())
+            .env("PATH", &no_programs)
+            .arg("draw")
+            .arg("fixtures/seed004-mqtt/model.hif")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    for which in [&["--nfa"][..], &["--dfa", "brok"][..]] {
+        // The Graphviz text names every state and transition: the SVG must show each.
+        let o = draw(&[which, &["-o", "-"]].concat());
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let mut labels = dot_labels(&text(&o.stdout));
+        assert!(labels.len() > 3, "{which:?}: {labels:?}");
+        let svg = d.join("automaton.svg");
+        let _ = std::fs::remove_file(&svg);
+        let o = draw(&[which, &["-o", svg.to_str().unwrap()]].concat());
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let written = std::fs::read_to_string(&svg).unwrap();
+        assert!(
+            written.starts_with("<svg"),
+            "SVG, not Graphviz text: {written:.60}"
+        );
+        let mut texts = svg_texts(&written);
+        labels.sort();
+        texts.sort();
+        assert_eq!(
+            texts, labels,
+            "{which:?}: one <text> per state and transition"
+        );
+        assert!(text(&o.stderr).contains("wrote"));
+    }
+    // Formats only an external program writes are refused up front, and nothing is written.
+    let cases: [(&[&str], &str, &str); 4] = [
+        (&["--nfa"], "nfa.png", "Graphviz"),
+        (&["--diagram"], "diagram.png", "--diagram draws SVG"),
+        (&["--pnml"], "net.svg", "--pnml writes a PNML Petri net"),
+        (&["--nfa"], "nfa.txt", "cannot draw automata as .txt"),
+    ];
+    for (flags, name, says) in cases {
+        let out = d.join(name);
+        let o = draw(&[flags, &["-o", out.to_str().unwrap()]].concat());
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(says), "{name}: {err}");
+        assert!(
+            err.contains(".svg") || err.contains(".pnml"),
+            "{name}: {err}"
+        );
+        assert!(err.contains("nothing was written"), "{name}: {err}");
+        assert!(!out.exists(), "{name} must not be written");
+    }
+    // .dot stays Graphviz text (no .svg beside it without Graphviz).
+    let dot = d.join("nfa.dot");
+    let o = draw(&["--nfa", "-o", dot.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(std::fs::read_to_string(&dot)
+        .unwrap()
+        .starts_with("digraph nfa {"));
+    assert!(!d.join("nfa.svg").exists());
 }

@@ -47,11 +47,11 @@ impl Comparison {
     pub fn markdown(&self, model_label: &str) -> String {
         let with_term = self.with_term();
         let mut s = String::new();
-        let term_h = if with_term { " term (s) |" } else { "" };
+        let term_h = if with_term { " term |" } else { "" };
         let term_r = if with_term { "---|" } else { "" };
         let _ = writeln!(
             s,
-            "| model (states, transitions) | category | length | #MT | AC (s) | AS (s) |{term_h} setup (s) | AS/AC |"
+            "| model (states, transitions) | category | length | #MT | AC | AS |{term_h} setup | AS/AC |"
         );
         let _ = writeln!(s, "|---|---|---|---|---|---|{term_r}---|---|");
         for r in &self.rows {
@@ -69,7 +69,7 @@ impl Comparison {
                 r.count,
                 secs(r.total[0]),
                 secs(r.total[1]),
-                sig4(self.setup),
+                secs(Some(self.setup)),
                 r.as_over_ac().map_or_else(
                     || "-".into(),
                     |x| if x >= 0.1 { format!("{x:.2}") } else { sig4(x) }
@@ -78,7 +78,7 @@ impl Comparison {
         }
         let _ = writeln!(
             s,
-            "\nTimes: total over the set, median of {} run(s); setup: building the local verifiers Proj(A, Σi).",
+            "\nTimes: total over the set, median of {} run(s), in the units of `check`'s summary; setup: building the local verifiers.",
             self.runs
         );
         for r in &self.rows {
@@ -118,8 +118,15 @@ fn sig4(x: f64) -> String {
     format!("{x:.decimals$}")
 }
 
+/// Seconds as `check` prints a time (`12.3 µs`, `4.56 ms`): one time format for every command.
 fn secs(x: Option<f64>) -> String {
-    x.map_or_else(|| "-".into(), sig4)
+    x.map_or_else(
+        || "-".into(),
+        |x| match std::time::Duration::try_from_secs_f64(x) {
+            Ok(d) => multitrace_runtime::tally::human(d),
+            Err(_) => format!("{x} s"),
+        },
+    )
 }
 
 #[cfg(test)]
@@ -133,6 +140,7 @@ mod tests {
         assert_eq!(sig4(12345.0), "12345");
         assert_eq!(sig4(0.0), "0");
         assert_eq!(secs(None), "-");
-        assert_eq!(secs(Some(0.25)), "0.2500");
+        assert_eq!(secs(Some(0.25)), "250 ms");
+        assert_eq!(secs(Some(0.00005151)), "51.5 µs");
     }
 }

@@ -113,7 +113,7 @@ impl SetFormat {
     pub fn help(self) -> &'static str {
         match self {
             SetFormat::Htf => "HIBOU `.htf`, one component per location (interaction models only)",
-            SetFormat::Mtf => "Seed 004's `.mtf`, one line per location",
+            SetFormat::Mtf => "`.mtf`, one line per location (for raw automata)",
             SetFormat::Jsonl => "One `KIND.jsonl` file, one multitrace per line",
             SetFormat::Xes => "One `KIND.xes` event log, one trace per multitrace (for pm4py)",
         }

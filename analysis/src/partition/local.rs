@@ -8,7 +8,7 @@ use multitrace_runtime::check::semi::{local_check, LocalOutcome};
 use multitrace_runtime::formats::{parse_htf, parse_mtf};
 use multitrace_runtime::model::TraceMismatch;
 use multitrace_runtime::nfa::{LetterId, LocationId};
-use multitrace_runtime::syntax::{read_text, ModelError, ParseError};
+use multitrace_runtime::syntax::{ModelError, ParseError};
 use multitrace_runtime::verdict::{Mode, VerdictKind};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -135,7 +135,8 @@ pub fn check(
     let name = problem.partition_name(&main.partition);
     let mut out = Vec::new();
     for f in files {
-        let text = read_text(f).map_err(LocalError::Read)?;
+        // Compressed files (`.gz`, `.zst`) are read as `check` reads them.
+        let text = multitrace_runtime::batch::read_input_text(f).map_err(LocalError::Read)?;
         let file = f.display().to_string();
         let traces = match model.signature() {
             Some(sig) => {

@@ -389,7 +389,19 @@ fn questions(s: &mut String, a: &Analysed) {
             );
         }
     }
+    let proven = matches!(
+        main.central,
+        Central::ProvenByInclusion | Central::ProvenExhaustive(_)
+    );
+    if proven && problem.causality().counters() > 0 {
+        let _ = writeln!(s, "    {CAUSALITY_ASSUMPTION}");
+    }
 }
+
+/// Why `check` may still find a CentralError (or a WeakPass where `--check-local` says
+/// Inconclusive) where (b) is proven: (a) and (b) range over causal multitraces only, as seed
+/// 002's distribution is about what a system can produce, while `check` judges any file.
+pub const CAUSALITY_ASSUMPTION: &str = "why `check` may differ: (a) and (b) assume causality (every reception follows its message's emission, as on a real network), so a multitrace with a reception whose emission is missing can still get a CentralError from `check` (in prefix mode possibly a WeakPass, where --check-local says Inconclusive)";
 
 /// The constraints of the static analysis that apply in the mode, by family.
 fn statics(s: &mut String, a: &Analysed) {

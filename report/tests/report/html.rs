@@ -14,10 +14,15 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("multitrace-report-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
+/// A path named `name` in a scratch directory, removed when the returned guard is dropped
+/// (also when the test fails).
+fn temp(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::Builder::new()
+        .prefix("multitrace-report-")
+        .tempdir()
+        .unwrap();
+    let path = d.path().join(name);
+    (d, path)
 }
 
 fn mqtt_engine() -> Engine {
@@ -134,7 +139,7 @@ fn the_mqtt_report_counts_and_shows_where_example2_fails() {
         collect_traces(&[root().join("fixtures/seed004-mqtt/traces")], &mut |_| {}).unwrap();
     let records = run(&batch, files);
     assert_eq!(records.len(), 10);
-    let path = temp("mqtt.html");
+    let (_path_dir, path) = temp("mqtt.html");
     let page = write_report(&path, &engine, &batch, &records, 100);
     assert_self_contained(&page);
     // Counts per verdict and reason, as the summary line of `check` gives them.
@@ -225,7 +230,7 @@ fn only_the_first_failures_are_shown_in_full() {
     let files =
         collect_traces(&[root().join("fixtures/seed004-mqtt/traces")], &mut |_| {}).unwrap();
     let records = run(&batch, files);
-    let path = temp("two.html");
+    let (_path_dir, path) = temp("two.html");
     let page = write_report(&path, &engine, &batch, &records, 2);
     assert_eq!(page.matches("<article class=\"failure\"").count(), 2);
     assert!(page.contains("The first 2 of 4 failures in full"));
@@ -239,7 +244,7 @@ fn only_the_first_failures_are_shown_in_full() {
 fn json_lines_are_read_again_and_standard_input_is_drawn_from_the_diagnosis() {
     let engine = mqtt_engine();
     let batch = Batch::new(&engine, CheckOptions::default(), BatchOptions::default());
-    let jsonl = temp("in.jsonl");
+    let (_jsonl_dir, jsonl) = temp("in.jsonl");
     std::fs::write(
         &jsonl,
         concat!(
@@ -258,7 +263,7 @@ fn json_lines_are_read_again_and_standard_input_is_drawn_from_the_diagnosis() {
             .collect::<Vec<_>>(),
         ["WeakPass", "Fail", "Fail"]
     );
-    let path = temp("jsonl.html");
+    let (_path_dir, path) = temp("jsonl.html");
     let page = write_report(&path, &engine, &batch, &records, 100);
     // The id cannot close the script element, and shows as text.
     assert!(!page.contains("</script><b>x"));
@@ -331,7 +336,7 @@ fn escape(s: &str) -> String {
 fn an_unfinished_report_leaves_no_file() {
     let engine = mqtt_engine();
     // A directory of its own: the other tests of this binary write beside `temp` at once.
-    let dir = temp("unfinished");
+    let (_dir_dir, dir) = temp("unfinished");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("unfinished.html");
     let before = std::fs::read_dir(&dir).unwrap().count();
@@ -375,7 +380,7 @@ fn a_hundred_thousand_multitraces_give_a_compact_page() {
             ),
         ],
     });
-    let path = temp("big.html");
+    let (_path_dir, path) = temp("big.html");
     let setup = ReportSetup::new(engine.model(), "mqtt");
     let mut w = ReportWriter::create(&path, setup, ReportOptions::default()).unwrap();
     let start = Instant::now();

@@ -1,6 +1,7 @@
 //! The readers (and writers) of runs: every format a multitrace or a local trace arrives in,
 //! and the formats of other tools turned into events: XES logs ([`xes`]) and OpenTelemetry
-//! spans ([`otel`]), with [`label_name`], the one rule making names of free text.
+//! spans (`otel`, built with the `otel` feature), with [`label_name`], the one rule making
+//! names of free text.
 //!
 //! | reader | format | what it gives |
 //! | --- | --- | --- |
@@ -27,6 +28,7 @@ pub use jsonl::{parse_jsonl_line, write_jsonl_line, NameIndex};
 pub use mtf::{parse_mtf, parse_mtf_indexed, unwritable_name, write_mtf};
 
 mod label;
+#[cfg(feature = "otel")]
 pub mod otel;
 pub mod xes;
 

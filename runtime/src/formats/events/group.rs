@@ -53,7 +53,11 @@ impl<'a> Grouper<'a> {
         let problem = match &ev.body {
             Err(e) => Some(e.clone()),
             Ok((action, key)) => match self.letters.get(action) {
-                None => Some(EventError::UnknownAction(action.clone())),
+                None => {
+                    let names = self.letters.keys().map(String::as_str);
+                    let closest = crate::suggest::closest(action, names).map(str::to_string);
+                    Some(EventError::UnknownAction(action.clone(), closest))
+                }
                 Some(&l) => {
                     if run
                         .events

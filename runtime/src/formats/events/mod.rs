@@ -68,9 +68,11 @@ pub enum EventFormat {
 }
 
 impl EventFormat {
-    /// The format a file name says: `.csv` is CSV, anything else JSON Lines.
+    /// The format a file name says: `.csv` (also `.csv.gz`, `.csv.zst`) is CSV, anything else
+    /// JSON Lines.
     pub fn of_path(path: &Path) -> EventFormat {
-        match path.extension().and_then(|e| e.to_str()) {
+        // The extension before `.gz`/`.zst` for a compressed file (`events.csv.gz`).
+        match crate::batch::content_extension(path) {
             Some(e) if e.eq_ignore_ascii_case("csv") => EventFormat::Csv,
             _ => EventFormat::Jsonl,
         }
@@ -173,8 +175,9 @@ pub enum EventError {
     },
     /// A CSV record whose quoted field is still open at the end of the file.
     UnclosedQuote,
-    /// An action that is not a letter of the model.
-    UnknownAction(String),
+    /// An action that is not a letter of the model, with the closest letter when one is
+    /// close ("did you mean").
+    UnknownAction(String, Option<String>),
     /// The run's order keys mix timestamps and numbers.
     MixedKeys,
     /// A line longer than the limit (`--max-line-bytes`, in bytes): its event is not known,
@@ -208,8 +211,12 @@ impl fmt::Display for EventError {
             EventError::UnclosedQuote => {
                 f.write_str("a quoted field is not closed before the end of the file")
             }
-            EventError::UnknownAction(action) => {
-                write!(f, "unknown action {action:?}: not a letter of the model")
+            EventError::UnknownAction(action, closest) => {
+                write!(f, "unknown action {action:?}: not a letter of the model")?;
+                match closest {
+                    Some(c) => write!(f, "; did you mean `{c}`?"),
+                    None => Ok(()),
+                }
             }
             EventError::MixedKeys => f.write_str(
                 "this run mixes timestamps and numbers as order keys, which cannot be compared",

@@ -199,7 +199,8 @@ impl EventReader {
         let reader: Box<dyn BufRead + Send> = if path.as_os_str() == "-" {
             Box::new(std::io::BufReader::new(std::io::stdin()))
         } else {
-            Box::new(std::io::BufReader::new(std::fs::File::open(path)?))
+            // `.gz` and `.zst` files are decompressed while read, as a batch's inputs are.
+            Box::new(std::io::BufReader::new(crate::batch::open_input(path)?))
         };
         let name = if path.as_os_str() == "-" {
             "<stdin>".to_string()
