@@ -337,6 +337,7 @@ fn an_interrupted_report_leaves_no_temporary_file() {
         let v: serde_json::Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
         assert!(v["verdict"].is_string(), "{l}");
     }
+}
 
 /// The labels of a Graphviz text: every `label="..."`, unescaped.
 fn dot_labels(dot: &str) -> Vec<String> {

@@ -321,7 +321,7 @@ fn names_outside_the_bmp_keep_their_prefix() {
             Ok::<(), std::convert::Infallible>(())
         })
         .unwrap();
-    let path = temp("non-bmp.html");
+    let (_path_dir, path) = temp("non-bmp.html");
     let page = write_report(&path, &engine, &batch, &records, 0);
     let got: Vec<String> = rows(&page).into_iter().map(|r| r.0).collect();
     assert_eq!(got, names);
