@@ -27,9 +27,10 @@ pub fn interrupted() -> bool {
 }
 
 /// Watches SIGINT and SIGTERM for the rest of the process.
-fn watch_signals(temp: Option<&Path>) -> Result<()> {
+/// Registered before the temporary file is created, so that no signal finds the file without
+/// a handler (the thread waits 2 s before it reads [`TEMP`], which is set just after).
+fn watch_signals() -> Result<()> {
     use signal_hook::consts::{SIGINT, SIGTERM};
-    *TEMP.lock().unwrap_or_else(|e| e.into_inner()) = temp.map(Path::to_path_buf);
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
     std::thread::spawn(move || {
         if let Some(sig) = signals.forever().next() {
@@ -58,8 +59,9 @@ pub fn open(args: &CheckArgs, batch: &Batch<'_>) -> Result<Option<ReportWriter>>
         .iter()
         .map(|p| p.display().to_string())
         .collect();
+    watch_signals()?;
     let w = ReportWriter::create(path, setup, ReportOptions::default())?;
-    watch_signals(w.temp_path())?;
+    *TEMP.lock().unwrap_or_else(|e| e.into_inner()) = w.temp_path().map(Path::to_path_buf);
     Ok(Some(w))
 }
 
