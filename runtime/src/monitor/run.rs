@@ -228,8 +228,13 @@ impl<'e> Monitor<'e> {
         let (Some(k), Some(p)) = (self.kernel(), &mut run.product) else {
             return self.push(scratch, run, letter).map(|v| (run.events, v));
         };
-        if run.unchecked.is_empty() {
-            run.checked = Some(p.clone());
+        if run.unchecked.len() == 1 {
+            // The product after the first unchecked event: a run with one event between two
+            // checks needs no copy (a Fail is then at that event).
+            match &mut run.checked {
+                Some(c) => c.clone_from(p),
+                None => run.checked = Some(p.clone()),
+            }
         }
         let j = self.engine.model().alphabet.location(letter).index();
         run.traces[j].push(letter);
@@ -239,10 +244,16 @@ impl<'e> Monitor<'e> {
                 run.unchecked.push(j as u32);
                 None
             }
-            Err(_) => {
+            Err(w) => {
+                run.events += 1;
+                if run.unchecked.is_empty() {
+                    // Every event before this one is checked: `push`'s decision.
+                    let v = self.too_wide(w, run.events);
+                    self.decide(run, run.events, v.kind);
+                    return Some((run.events, v));
+                }
                 // Replayed with a check after each event, this one included.
                 run.unchecked.push(j as u32);
-                run.events += 1;
                 self.replay(scratch, run)
             }
         }
@@ -271,9 +282,18 @@ impl<'e> Monitor<'e> {
         self.replay(scratch, run)
     }
 
-    /// Replays the unchecked events on the product of the last check with
-    /// [`Monitor::push`]: the first decision, at its event (the run is decided then).
+    /// Finds the first unchecked event that decides the run, with [`Monitor::push`]'s
+    /// decision: the first unchecked event by itself (its product is the one kept after it,
+    /// or the current one when it is the only one), then the others replayed one at a time on
+    /// the kept product. The run is decided then.
     fn replay(&self, scratch: &mut Scratch, run: &mut LiveRun) -> Option<(u64, Verdict)> {
+        let first = run.events - run.unchecked.len() as u64 + 1;
+        let after_first = if run.unchecked.len() == 1 {
+            run.checked = None;
+            run.product.take()
+        } else {
+            run.checked.take()
+        };
         let unchecked = std::mem::take(&mut run.unchecked);
         let mut lens: Vec<usize> = run.traces.iter().map(Vec::len).collect();
         for &j in &unchecked {
@@ -290,7 +310,6 @@ impl<'e> Monitor<'e> {
                 })
                 .collect()
         };
-        let base = run.events - unchecked.len() as u64;
         let mut again = LiveRun {
             traces: run
                 .traces
@@ -298,13 +317,27 @@ impl<'e> Monitor<'e> {
                 .zip(&lens)
                 .map(|(t, &l)| t[..l].to_vec())
                 .collect(),
-            product: run.checked.take(),
+            product: after_first,
             standing: Standing::Open,
-            events: base,
+            events: first,
             unchecked: Vec::new(),
             checked: None,
         };
-        for a in letters {
+        // The first unchecked event, checked as `push` checks it.
+        let j0 = unchecked[0] as usize;
+        again.traces[j0].push(letters[0]);
+        if let (Some(k), Some(p)) = (self.kernel(), &again.product) {
+            let v = match p.is_multi_prefix(&k, &again.traces, self.opts.max_vertices) {
+                Ok(true) => None,
+                Ok(false) => Some(self.batch(scratch, &again.traces, Mode::Prefix)),
+                Err(w) => Some(self.too_wide(w, first)),
+            };
+            if let Some(v) = v {
+                self.decide(run, first, v.kind);
+                return Some((first, v));
+            }
+        }
+        for a in letters.into_iter().skip(1) {
             if let Some(v) = self.push(scratch, &mut again, a) {
                 let at = again.events;
                 self.decide(run, at, v.kind);
