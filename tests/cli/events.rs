@@ -395,9 +395,15 @@ fn sorted_files_of_several_hosts_are_merged_by_run() {
     assert_eq!(merged.len(), runs.len());
     assert_eq!(merged, unsorted);
     assert!(merged.values().all(|v| v != "\"Error\""), "{}", stdout(&o));
+    // The text summary counts runs.
+    let mut args = vec!["check", model, "--events-sorted"];
+    for f in &files {
+        args.extend(["--events", f.as_str()]);
+    }
+    let o = run(&args);
     assert!(
-        stderr(&o).contains(&format!("{} multitraces:", runs.len())),
+        stdout(&o).contains(&format!("{} multitraces:", runs.len())),
         "the summary counts runs: {}",
-        stderr(&o)
+        stdout(&o)
     );
 }
