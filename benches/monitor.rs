@@ -11,9 +11,12 @@
 //! - `monitor/NAME/parse_full`: [`jsonl_event_full`] on every line (the `serde_json::Value`
 //!   reader, the monitor's parser before the fast path);
 //! - `monitor/NAME/parse`: [`scan_flat`] and the letter lookup on every line (the fast path);
-//! - `monitor/NAME/session`: the monitor's loop without input and output: parse, then
-//!   [`Session::push`] on every event and [`Session::close_all`] at the end, every record
-//!   built ([`Decision::record`]).
+//! - `monitor/NAME/session`: the monitor's loop without input and output, checking after
+//!   every event: parse, then [`Session::push`] on every event and [`Session::close_all`] at
+//!   the end, every record built ([`Decision::record`]);
+//! - `monitor/NAME/session_deferred`: the same with the checks deferred as `multitrace
+//!   monitor` defers them: [`Session::push_deferred`], and [`Session::settle`] after every
+//!   [`ROUND`] events (about the 1 MB a polling round reads).
 
 #[path = "common.rs"]
 mod common;
@@ -37,6 +40,8 @@ const RUNS: usize = 4000;
 const ACTIVE: usize = 1000;
 /// Seed of the set.
 const SEED: u64 = 20;
+/// Events between two settles (`session_deferred`).
+const ROUND: usize = 20_000;
 
 /// The events of a generated set as JSON Lines, interleaved as they would arrive.
 fn events(engine: &Engine) -> Vec<String> {
@@ -189,6 +194,44 @@ fn bench(c: &mut Criterion) {
                         std::hint::black_box(d.record(&monitor));
                     }
                 }
+                session.close_all(&monitor, &mut scratch, Closed::EndOfInput, &mut out);
+                records += out.len();
+                out.clear();
+                records
+            })
+        });
+        group.bench_function("session_deferred", |b| {
+            let mut scratch = engine.scratch();
+            let mut out: Vec<Decision> = Vec::new();
+            b.iter(|| {
+                let mut session = Session::new(SessionOptions::default());
+                let mut records = 0usize;
+                for (n, line) in lines.iter().enumerate() {
+                    let s = scan_flat(line, "run", "action", "order").expect("a flat event");
+                    let letter = names.letter(s.action).expect("a letter");
+                    let at = n.to_string();
+                    session.push_deferred(
+                        &monitor,
+                        &mut scratch,
+                        LiveEvent {
+                            run: s.run,
+                            letter,
+                            key: s.order,
+                            at: &at,
+                            wall: 0,
+                            end: false,
+                        },
+                        &mut out,
+                    );
+                    if (n + 1) % ROUND == 0 {
+                        session.settle(&monitor, &mut scratch, &mut out);
+                    }
+                    for d in out.drain(..) {
+                        records += 1;
+                        std::hint::black_box(d.record(&monitor));
+                    }
+                }
+                session.settle(&monitor, &mut scratch, &mut out);
                 session.close_all(&monitor, &mut scratch, Closed::EndOfInput, &mut out);
                 records += out.len();
                 out.clear();
