@@ -1,5 +1,5 @@
 //! Event logs to multitraces: raw event records (JSON Lines or CSV) grouped by run into
-//! multitraces, one per run, ready for a [`Batch`].
+//! multitraces, one per run, ready for a [`Batch`](crate::batch::Batch).
 //!
 //! An event has a run id, an action (an interaction action `l1!m`/`l1?m`, or an automaton
 //! letter) and an order key within its location. The location of an event comes from the
@@ -18,9 +18,11 @@
 //!   is complete only then; at most [`EventOptions::max_buffered_events`] events are held, and
 //!   one more is a fatal [`EventsError::TooManyEvents`] naming the cap and the options that
 //!   lift it. Records come in the order of each run's first event.
-//! - Sorted input ([`EventOptions::sorted`]): the events of a run are contiguous (across file
-//!   boundaries too); a run is checked as soon as the next run begins, so memory holds one run
-//!   (plus the set of run ids seen, to catch a run that appears again, which is a bad event).
+//! - Sorted input ([`EventOptions::sorted`]): one file's runs are contiguous; several files
+//!   are each sorted by run id (natural order) and merged k-way by run id (a run takes its
+//!   events from every file where it comes next); a run is checked as soon as it is complete,
+//!   so memory holds one run per file (plus the set of run ids seen, to catch a run that
+//!   appears again, which is a bad event).
 //!
 //! # Bad events
 //!
