@@ -7,15 +7,13 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use multitrace_runtime::check::settings::Settings;
 use multitrace_runtime::check::{Choice, Engine, Procedure};
-use multitrace_runtime::events::{jsonl_event, EventOptions};
+use multitrace_runtime::events::{jsonl_event, scan_flat, EventOptions};
 use multitrace_runtime::monitor::follow::Follower;
 use multitrace_runtime::monitor::session::{
     end_flag, Checkpoint, Closed, Decision, LiveEvent, Reorder, Session, SessionOptions,
 };
 use multitrace_runtime::monitor::{Monitor, MonitorOptions};
-use multitrace_runtime::nfa::LetterId;
 use multitrace_runtime::record::{ErrorRecord, Record};
-use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -199,15 +197,11 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
         },
     )?;
     let alphabet = &engine.model().alphabet;
-    let letters: HashMap<&str, LetterId> = alphabet
-        .names()
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), LetterId(i as u32)))
-        .collect();
+    // Actions to letters by hash lookup, without allocation.
+    let letters = multitrace_runtime::formats::NameIndex::new(alphabet);
     let end_letter = match &args.end_action {
-        Some(a) => match letters.get(a.as_str()) {
-            Some(&l) => Some(l),
+        Some(a) => match letters.letter(a) {
+            Some(l) => Some(l),
             None => bail!("--end-action {a}: not an action of the model"),
         },
         None => None,
@@ -287,6 +281,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
             follower.poll(budget, &mut lines);
         }
         let wall = started.elapsed().as_nanos() as u64;
+        let idle_round = lines.is_empty();
         for l in lines.drain(..) {
             let line = match l {
                 Ok(line) => line,
@@ -306,58 +301,85 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                 continue;
             }
             events += 1;
-            let (run, body) = jsonl_event(&line.text, &ev_opts);
             let end = args
                 .end_field
                 .as_ref()
                 .is_some_and(|f| end_flag(&line.text, f));
-            match (run, body) {
-                (Some(run), Ok((action, key))) => match letters.get(action.as_str()) {
-                    Some(&letter) => session.push(
-                        &m,
-                        &mut scratch,
-                        LiveEvent {
-                            run: &run,
-                            letter,
-                            key,
-                            at: &line.at,
-                            wall,
-                            end,
-                        },
-                        &mut decided,
-                    ),
-                    None => {
-                        let e = event_error(
-                            &line.at,
-                            &run,
-                            &format!("unknown action {action:?}: not a letter of the model"),
-                        );
+            // The fast path: a flat event read in place (the full parser words what it cannot
+            // read, and reads the unusual).
+            let fast = scan_flat(
+                &line.text,
+                &args.run_field,
+                &args.action_field,
+                &args.order_field,
+            )
+            .and_then(|s| letters.letter(s.action).map(|l| (s, l)));
+            if let Some((s, letter)) = fast {
+                // Checked by the `settle` after this round's lines: one check per run and
+                // round (the same decisions, at the same events).
+                session.push_deferred(
+                    &m,
+                    &mut scratch,
+                    LiveEvent {
+                        run: s.run,
+                        letter,
+                        key: s.order,
+                        at: &line.at,
+                        wall,
+                        end,
+                    },
+                    &mut decided,
+                );
+            } else {
+                let (run, body) = jsonl_event(&line.text, &ev_opts);
+                match (run, body) {
+                    (Some(run), Ok((action, key))) => match letters.letter(&action) {
+                        Some(letter) => session.push(
+                            &m,
+                            &mut scratch,
+                            LiveEvent {
+                                run: &run,
+                                letter,
+                                key,
+                                at: &line.at,
+                                wall,
+                                end,
+                            },
+                            &mut decided,
+                        ),
+                        None => {
+                            let e = event_error(
+                                &line.at,
+                                &run,
+                                &format!("unknown action {action:?}: not a letter of the model"),
+                            );
+                            session.fail_run(&m, &run, &line.at, e, &mut decided);
+                        }
+                    },
+                    (Some(run), Err(e)) => {
+                        let e = event_error(&line.at, &run, &e.to_string());
                         session.fail_run(&m, &run, &line.at, e, &mut decided);
                     }
-                },
-                (Some(run), Err(e)) => {
-                    let e = event_error(&line.at, &run, &e.to_string());
-                    session.fail_run(&m, &run, &line.at, e, &mut decided);
-                }
-                (None, body) => {
-                    bad = true;
-                    let why = body
-                        .err()
-                        .map_or("no run id".to_string(), |e| e.to_string());
-                    let (file, no) = line
-                        .at
-                        .rsplit_once(':')
-                        .map_or((line.at.clone(), None), |(f, n)| {
-                            (f.to_string(), n.parse().ok())
-                        });
-                    let e = ErrorRecord {
-                        message: format!("{}: bad event (no run): {why}", line.at),
-                        file: Some(file),
-                        line: no,
-                        column: None,
-                    };
-                    let r = Record::error(line.at.clone(), None, e, Duration::ZERO);
-                    written += print(&mut out, &r, None, args.format)?;
+                    (None, body) => {
+                        bad = true;
+                        let why = body
+                            .err()
+                            .map_or("no run id".to_string(), |e| e.to_string());
+                        let (file, no) = line
+                            .at
+                            .rsplit_once(':')
+                            .map_or((line.at.clone(), None), |(f, n)| {
+                                (f.to_string(), n.parse().ok())
+                            });
+                        let e = ErrorRecord {
+                            message: format!("{}: bad event (no run): {why}", line.at),
+                            file: Some(file),
+                            line: no,
+                            column: None,
+                        };
+                        let r = Record::error(line.at.clone(), None, e, Duration::ZERO);
+                        written += print(&mut out, &r, None, args.format)?;
+                    }
                 }
             }
             for d in decided.drain(..) {
@@ -369,7 +391,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                 written += print(&mut out, &d.record(&m), Some(&d), args.format)?;
             }
         }
-        let idle_round = lines.is_empty();
+        session.settle(&m, &mut scratch, &mut decided);
         if args.idle_timeout.is_some() && last_idle.elapsed() > Duration::from_millis(100) {
             session.close_idle(&m, &mut scratch, wall, &mut decided);
             last_idle = Instant::now();
@@ -418,7 +440,9 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
             break;
         }
         if idle_round {
-            std::thread::sleep(Duration::from_millis(10));
+            // 1 ms: an event that arrives on an idle input is checked within about a
+            // millisecond (a poll costs a few microseconds per source).
+            std::thread::sleep(Duration::from_millis(1));
         }
     }
     if status {

@@ -242,6 +242,169 @@ fn an_over_long_event_line_leaves_no_verdict_it_could_change() {
     assert!(of("s2").is_some(), "a record for s2: {}", stdout(&o));
 }
 
+/// Issue 23 point 4: a run-field name that no event has gives one Error naming the fields the
+/// events have (and the closest one), not one error per event.
+#[test]
+fn a_wrong_field_name_is_one_error_listing_the_fields_present() {
+    let dir = scratch("events-field");
+    let model = root().join("fixtures/seed004-mqtt/model.hif");
+    let mut text = String::new();
+    for i in 0..200 {
+        text.push_str(&format!(
+            "{{\"session\":\"s{}\",\"action\":\"clt1!begin\",\"order\":{i}}}\n",
+            i % 20
+        ));
+    }
+    let log = dir.join("events.jsonl");
+    std::fs::write(&log, text).unwrap();
+    for (field, hint) in [("run", None), ("sesion", Some("did you mean `session`?"))] {
+        let o = run(&[
+            "check",
+            model.to_str().unwrap(),
+            "--events",
+            log.to_str().unwrap(),
+            "--run-field",
+            field,
+            "--format",
+            "jsonl",
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+        let records: Vec<serde_json::Value> = stdout(&o)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(records.len(), 1, "{}", stdout(&o));
+        let message = records[0]["error"]["message"].as_str().unwrap().to_string();
+        for name in [
+            format!("{field:?}"),
+            "\"action\"".into(),
+            "\"order\"".into(),
+            "\"session\"".into(),
+            "--run-field".into(),
+        ] {
+            assert!(message.contains(&name), "{name} in {message}");
+        }
+        if let Some(h) = hint {
+            assert!(message.contains(h), "{message}");
+        }
+    }
+    // A CSV header without the column: the same single error.
+    let csv = dir.join("events.csv");
+    std::fs::write(
+        &csv,
+        "session,action,order\ns1,clt1!begin,1\ns2,clt1!begin,1\n",
+    )
+    .unwrap();
+    let o = run(&[
+        "check",
+        model.to_str().unwrap(),
+        "--events",
+        csv.to_str().unwrap(),
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stdout(&o).lines().count(), 1, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("the header has the fields"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// Issue 23 point 7: `--events-sorted` with one file per host, each sorted by run id, merges
+/// them (k-way by run id, natural order): one record per run, with the verdicts of the
+/// unsorted check of the same files, and the summary counts runs.
+#[test]
+fn sorted_files_of_several_hosts_are_merged_by_run() {
+    let dir = scratch("events-merge");
+    let model = root().join("fixtures/seed004-mqtt/model.hif");
+    let model = model.to_str().unwrap();
+    let mut runs = Vec::new();
+    for kind in ["pass", "local-error", "prefix"] {
+        let out = dir.join(format!("gen-{kind}"));
+        let o = run(&[
+            "gen",
+            model,
+            "--kind",
+            kind,
+            "--count",
+            "8",
+            "--length",
+            "4..16",
+            "--seed",
+            "3",
+            "--format",
+            "jsonl",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = std::fs::read_to_string(out.join(format!("{kind}.jsonl"))).unwrap();
+        for line in text.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            runs.push(v["traces"].as_object().unwrap().clone());
+        }
+    }
+    // One file per location (a host); runs `r1`..`rN` in natural order (r2 before r10).
+    let mut hosts: std::collections::BTreeMap<String, String> = Default::default();
+    for (n, traces) in runs.iter().enumerate() {
+        for (loc, t) in traces {
+            let f = hosts.entry(loc.clone()).or_default();
+            for (i, a) in t.as_array().unwrap().iter().enumerate() {
+                f.push_str(&format!(
+                    "{{\"run\":\"r{}\",\"action\":{a},\"order\":{i}}}\n",
+                    n + 1
+                ));
+            }
+        }
+    }
+    let mut files = Vec::new();
+    for (loc, text) in &hosts {
+        let f = dir.join(format!("{loc}.jsonl"));
+        std::fs::write(&f, text).unwrap();
+        files.push(f.to_str().unwrap().to_string());
+    }
+    let check = |sorted: bool| {
+        let mut args = vec!["check", model, "--format", "jsonl"];
+        for f in &files {
+            args.extend(["--events", f.as_str()]);
+        }
+        if sorted {
+            args.push("--events-sorted");
+        }
+        let o = run(&args);
+        let records: std::collections::BTreeMap<String, String> = stdout(&o)
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (
+                    v["id"].as_str().unwrap().to_string(),
+                    v["verdict"].to_string(),
+                )
+            })
+            .collect();
+        (o, records)
+    };
+    let (o, merged) = check(true);
+    let (_, unsorted) = check(false);
+    assert_eq!(stdout(&o).lines().count(), runs.len(), "{}", stdout(&o));
+    assert_eq!(merged.len(), runs.len());
+    assert_eq!(merged, unsorted);
+    assert!(merged.values().all(|v| v != "\"Error\""), "{}", stdout(&o));
+    // The text summary counts runs.
+    let mut args = vec!["check", model, "--events-sorted"];
+    for f in &files {
+        args.extend(["--events", f.as_str()]);
+    }
+    let o = run(&args);
+    assert!(
+        stdout(&o).contains(&format!("{} multitraces:", runs.len())),
+        "the summary counts runs: {}",
+        stdout(&o)
+    );
+}
+
 /// Issue 22: a cut line whose run id lies beyond the cut could belong to any run of its
 /// file: none of the runs read from that file gets a verdict.
 #[test]

@@ -62,6 +62,14 @@ impl Faces {
         self.sets.clear();
     }
 
+    /// Copies `other` into these buffers (a derived `clone_from` would allocate anew).
+    fn copy_from(&mut self, other: &Faces) {
+        self.clear();
+        self.pos.extend_from_slice(&other.pos);
+        self.keys.extend_from_slice(&other.keys);
+        self.sets.extend_from_slice(&other.sets);
+    }
+
     fn find(&self, k: usize, target: &[u32], key: u64) -> Option<usize> {
         self.keys
             .iter()
@@ -136,6 +144,37 @@ impl Work {
     fn push_work(&mut self, v: usize) {
         self.stack.push(v as u32);
         self.deltas.extend_from_slice(&self.delta);
+    }
+
+    /// Extends vertex `u` (its new states in `d`) by the next letter location `i` logged
+    /// (none when its trace is read up to `lens[i]`): the successor vertex gets the states
+    /// reached, and is queued when any of them is new there.
+    fn extend(
+        &mut self,
+        kernel: &Kernel<'_>,
+        traces: &[Vec<LetterId>],
+        lens: &[u32],
+        u: usize,
+        i: usize,
+    ) {
+        let (k, w) = (lens.len(), self.d.len());
+        let ui = self.faces.pos[u * k + i];
+        if ui >= lens[i] {
+            return;
+        }
+        self.t.fill(0);
+        kernel
+            .tables
+            .step_into(kernel.nfa, &self.d, traces[i][ui as usize], &mut self.t);
+        if is_empty(&self.t) {
+            return;
+        }
+        self.at.copy_from_slice(&self.faces.pos[u * k..(u + 1) * k]);
+        self.at[i] += 1;
+        let (v, fresh) = self.faces.merge(k, w, &self.at, &self.t, &mut self.delta);
+        if fresh {
+            self.push_work(v);
+        }
     }
 
     /// Pops a pending vertex into `d`.
@@ -298,22 +337,8 @@ impl Product {
         // Close the new face by the letters the other locations logged.
         while let Some(u) = wk.pop_work(w) {
             for i in 0..k {
-                let ui = wk.faces.pos[u * k + i];
-                if i == j || ui >= self.lens[i] {
-                    continue;
-                }
-                wk.t.fill(0);
-                kernel
-                    .tables
-                    .step_into(kernel.nfa, &wk.d, traces[i][ui as usize], &mut wk.t);
-                if is_empty(&wk.t) {
-                    continue;
-                }
-                wk.at.copy_from_slice(&wk.faces.pos[u * k..(u + 1) * k]);
-                wk.at[i] += 1;
-                let (v, fresh) = wk.faces.merge(k, w, &wk.at, &wk.t, &mut wk.delta);
-                if fresh {
-                    wk.push_work(v);
+                if i != j {
+                    wk.extend(kernel, traces, &self.lens, u, i);
                 }
             }
             if wk.faces.len() + self.faces.len() > max_vertices {
@@ -401,7 +426,7 @@ impl Product {
         let live = kernel.tables.live();
         let (k, w) = (self.k as usize, self.w as usize);
         wk.reset(k, w);
-        wk.faces.clone_from(&self.faces);
+        wk.faces.copy_from(&self.faces);
         for v in 0..self.faces.len() {
             wk.delta
                 .copy_from_slice(&self.faces.sets[v * w..(v + 1) * w]);
@@ -426,23 +451,7 @@ impl Product {
                 return Ok(true);
             }
             for i in 0..k {
-                let ui = wk.faces.pos[u * k + i];
-                if ui >= self.lens[i] {
-                    continue;
-                }
-                wk.t.fill(0);
-                kernel
-                    .tables
-                    .step_into(kernel.nfa, &wk.d, traces[i][ui as usize], &mut wk.t);
-                if is_empty(&wk.t) {
-                    continue;
-                }
-                wk.at.copy_from_slice(&wk.faces.pos[u * k..(u + 1) * k]);
-                wk.at[i] += 1;
-                let (v, fresh) = wk.faces.merge(k, w, &wk.at, &wk.t, &mut wk.delta);
-                if fresh {
-                    wk.push_work(v);
-                }
+                wk.extend(kernel, traces, &self.lens, u, i);
             }
             if wk.faces.len() > max_vertices {
                 return Err(self.too_wide(0));

@@ -48,6 +48,13 @@ pub struct LiveRun {
     product: Option<Product>,
     standing: Standing,
     events: u64,
+    /// Locations of the events fed by [`Monitor::push_unchecked`] since the last multi-prefix
+    /// check ([`Monitor::settle`]), oldest first.
+    #[serde(default)]
+    unchecked: Vec<u32>,
+    /// The product as it was at the last check, while events are unchecked.
+    #[serde(default)]
+    checked: Option<Product>,
 }
 
 /// Why a run's state bytes cannot be read.
@@ -82,6 +89,11 @@ impl LiveRun {
         self.standing
     }
 
+    /// Events fed by [`Monitor::push_unchecked`] and not yet settled ([`Monitor::settle`]).
+    pub fn unchecked(&self) -> usize {
+        self.unchecked.len()
+    }
+
     /// Bytes held by this run (traces and product), for the memory figures.
     pub fn bytes(&self) -> usize {
         std::mem::size_of::<LiveRun>()
@@ -91,6 +103,8 @@ impl LiveRun {
                 .map(|t| std::mem::size_of::<Vec<LetterId>>() + 4 * t.capacity())
                 .sum::<usize>()
             + self.product.as_ref().map_or(0, Product::bytes)
+            + self.checked.as_ref().map_or(0, Product::bytes)
+            + 4 * self.unchecked.capacity()
     }
 
     /// Drops the traces and the product of a run whose record is written (an Error found by
@@ -101,6 +115,8 @@ impl LiveRun {
         }
         self.traces = Vec::new();
         self.product = None;
+        self.unchecked = Vec::new();
+        self.checked = None;
     }
 
     /// The state as bytes (for checkpoints); [`LiveRun::from_bytes`] reads it back.
@@ -184,7 +200,164 @@ impl<'e> Monitor<'e> {
             product: self.kernel().map(|k| Product::new(&k)),
             standing: Standing::Open,
             events: 0,
+            unchecked: Vec::new(),
+            checked: None,
         }
+    }
+
+    /// Feeds one event like [`Monitor::push`] but leaves the multi-prefix check for later: a
+    /// stream's many events of one run between two checks cost one check ([`Monitor::settle`]).
+    /// Decisions are those of [`Monitor::push`], at the same events: the product as it was at
+    /// the last check is kept, and the unchecked events are replayed on it with a check after
+    /// each when the run is no longer a multi-prefix. Returns a decision (with the number of
+    /// the event that decides it) only when the product's budget runs out on this event (the
+    /// events before it are replayed first: one of them may be the Fail), or for a run
+    /// re-checked from its traces (term exploration, checked at once). Call
+    /// [`Monitor::settle`] before [`Monitor::push`], [`Monitor::finish`] or
+    /// [`Monitor::verdict_now`] on the run.
+    pub fn push_unchecked(
+        &self,
+        scratch: &mut Scratch,
+        run: &mut LiveRun,
+        letter: LetterId,
+    ) -> Option<(u64, Verdict)> {
+        if run.standing != Standing::Open {
+            run.events += 1;
+            return None;
+        }
+        let (Some(k), Some(p)) = (self.kernel(), &mut run.product) else {
+            return self.push(scratch, run, letter).map(|v| (run.events, v));
+        };
+        if run.unchecked.len() == 1 {
+            // The product after the first unchecked event: a run with one event between two
+            // checks needs no copy (a Fail is then at that event).
+            match &mut run.checked {
+                Some(c) => c.clone_from(p),
+                None => run.checked = Some(p.clone()),
+            }
+        }
+        let j = self.engine.model().alphabet.location(letter).index();
+        run.traces[j].push(letter);
+        match p.push(&k, &run.traces, j, letter, self.opts.max_vertices) {
+            Ok(()) => {
+                run.events += 1;
+                run.unchecked.push(j as u32);
+                None
+            }
+            Err(w) => {
+                run.events += 1;
+                if run.unchecked.is_empty() {
+                    // Every event before this one is checked: `push`'s decision.
+                    let v = self.too_wide(w, run.events);
+                    self.decide(run, run.events, v.kind);
+                    return Some((run.events, v));
+                }
+                // Replayed with a check after each event, this one included.
+                run.unchecked.push(j as u32);
+                self.replay(scratch, run)
+            }
+        }
+    }
+
+    /// Checks the events fed by [`Monitor::push_unchecked`] since the last check: `None` while
+    /// the run is a multi-prefix; else the decision [`Monitor::push`] gives (a Fail as the
+    /// batch record of the prefix, or Inconclusive) with the number of the event it gives it
+    /// at.
+    pub fn settle(&self, scratch: &mut Scratch, run: &mut LiveRun) -> Option<(u64, Verdict)> {
+        if run.unchecked.is_empty() || run.standing != Standing::Open {
+            run.unchecked.clear();
+            run.checked = None;
+            return None;
+        }
+        let (Some(k), Some(p)) = (self.kernel(), &run.product) else {
+            run.unchecked.clear();
+            run.checked = None;
+            return None;
+        };
+        if let Ok(true) = p.is_multi_prefix(&k, &run.traces, self.opts.max_vertices) {
+            run.unchecked.clear();
+            run.checked = None;
+            return None;
+        }
+        self.replay(scratch, run)
+    }
+
+    /// Finds the first unchecked event that decides the run, with [`Monitor::push`]'s
+    /// decision: the first unchecked event by itself (its product is the one kept after it,
+    /// or the current one when it is the only one), then the others replayed one at a time on
+    /// the kept product. The run is decided then.
+    fn replay(&self, scratch: &mut Scratch, run: &mut LiveRun) -> Option<(u64, Verdict)> {
+        let first = run.events - run.unchecked.len() as u64 + 1;
+        let after_first = if run.unchecked.len() == 1 {
+            run.checked = None;
+            run.product.take()
+        } else {
+            run.checked.take()
+        };
+        let unchecked = std::mem::take(&mut run.unchecked);
+        let mut lens: Vec<usize> = run.traces.iter().map(Vec::len).collect();
+        for &j in &unchecked {
+            lens[j as usize] -= 1;
+        }
+        let letters: Vec<LetterId> = {
+            let mut at = lens.clone();
+            unchecked
+                .iter()
+                .map(|&j| {
+                    let a = run.traces[j as usize][at[j as usize]];
+                    at[j as usize] += 1;
+                    a
+                })
+                .collect()
+        };
+        let mut again = LiveRun {
+            traces: run
+                .traces
+                .iter()
+                .zip(&lens)
+                .map(|(t, &l)| t[..l].to_vec())
+                .collect(),
+            product: after_first,
+            standing: Standing::Open,
+            events: first,
+            unchecked: Vec::new(),
+            checked: None,
+        };
+        // The first unchecked event, checked as `push` checks it.
+        let j0 = unchecked[0] as usize;
+        again.traces[j0].push(letters[0]);
+        if let (Some(k), Some(p)) = (self.kernel(), &again.product) {
+            let v = match p.is_multi_prefix(&k, &again.traces, self.opts.max_vertices) {
+                Ok(true) => None,
+                Ok(false) => Some(self.batch(scratch, &again.traces, Mode::Prefix)),
+                Err(w) => Some(self.too_wide(w, first)),
+            };
+            if let Some(v) = v {
+                self.decide(run, first, v.kind);
+                return Some((first, v));
+            }
+        }
+        for a in letters.into_iter().skip(1) {
+            if let Some(v) = self.push(scratch, &mut again, a) {
+                let at = again.events;
+                self.decide(run, at, v.kind);
+                return Some((at, v));
+            }
+        }
+        // Not expected (the product said the run is no longer a multi-prefix, or ran out of
+        // budget), but then the replay has the run's state exactly.
+        again.events = run.events;
+        *run = again;
+        None
+    }
+
+    /// Marks the run decided at event `at` and frees what a decided run no longer needs.
+    fn decide(&self, run: &mut LiveRun, at: u64, kind: VerdictKind) {
+        run.standing = Standing::Decided(at, kind);
+        run.product = None;
+        run.traces = Vec::new();
+        run.unchecked = Vec::new();
+        run.checked = None;
     }
 
     /// Feeds one event (a letter of the model: its location is the letter's). Returns the

@@ -190,6 +190,12 @@ struct Live {
     last_at: Option<(String, OrderKey)>,
     /// The record was written (Fail, Inconclusive, Error): later events are only counted.
     done: bool,
+    /// Events fed unchecked ([`Session::push_deferred`]): their `FILE:LINE`, order key and
+    /// event number, the first `pending_n` in use (the strings are reused).
+    #[serde(default)]
+    pending: Vec<(String, OrderKey, u64)>,
+    #[serde(default)]
+    pending_n: usize,
 }
 
 /// All live runs of a stream.
@@ -199,6 +205,9 @@ pub struct Session {
     arrivals: u64,
     /// Largest timestamp seen (the stream's event clock).
     clock: Option<i128>,
+    /// Runs with events fed unchecked, to settle ([`Session::settle`]).
+    #[serde(default)]
+    dirty: Vec<String>,
     #[serde(skip)]
     opts: Option<SessionOptions>,
 }
@@ -226,6 +235,7 @@ impl Session {
             runs: FxHashMap::default(),
             arrivals: 0,
             clock: None,
+            dirty: Vec::new(),
             opts: Some(opts),
         }
     }
@@ -252,6 +262,7 @@ impl Session {
                         .flatten()
                         .map(|h| 48 + h.at.len())
                         .sum::<usize>()
+                    + l.pending.iter().map(|p| 48 + p.0.capacity()).sum::<usize>()
                     + 64
             })
             .sum()
@@ -280,6 +291,9 @@ impl Session {
         ev: LiveEvent<'_>,
         out: &mut Vec<Decision>,
     ) {
+        if !self.dirty.is_empty() {
+            self.settle_run(m, scratch, ev.run, out);
+        }
         let opts = self.opts();
         self.arrivals += 1;
         if let OrderKey::Time(t) = ev.key {
@@ -304,6 +318,8 @@ impl Session {
                     max_key: vec![None; locations],
                     last_at: None,
                     done: false,
+                    pending: Vec::new(),
+                    pending_n: 0,
                 },
             );
         }
@@ -355,6 +371,12 @@ impl Session {
                     bytes: live.run.bytes(),
                 });
                 live.run.forget();
+            } else if live.held[j].is_empty() && opts.reorder == Reorder::Events(0) {
+                // Nothing held and no window: fed at once, without holding a copy.
+                if live.max_key[j].is_none_or(|k| later(&k, &ev.key)) {
+                    live.max_key[j] = Some(ev.key);
+                }
+                feed(m, scratch, ev.run, live, j, ev.letter, ev.key, ev.at, out);
             } else {
                 let h = &mut live.held[j];
                 // Stable insertion by key: equal keys keep arrival order.
@@ -389,6 +411,9 @@ impl Session {
         error: ErrorRecord,
         out: &mut Vec<Decision>,
     ) {
+        if !self.dirty.is_empty() {
+            self.settle_run(m, &mut m.engine().scratch(), run, out);
+        }
         let live = self.runs.entry(run.to_string()).or_insert_with(|| Live {
             run: m.start(),
             first_at: first_at.to_string(),
@@ -401,6 +426,8 @@ impl Session {
             max_key: Vec::new(),
             last_at: None,
             done: false,
+            pending: Vec::new(),
+            pending_n: 0,
         });
         if live.done {
             return;
@@ -432,6 +459,7 @@ impl Session {
         why: Closed,
         out: &mut Vec<Decision>,
     ) {
+        self.settle_run(m, scratch, run, out);
         let Some(mut live) = self.runs.remove(run) else {
             return;
         };
@@ -508,6 +536,106 @@ impl Session {
         }
     }
 
+    /// Takes one event like [`Session::push`], but an in-order event of a live run is fed
+    /// unchecked ([`Monitor::push_unchecked`]): its run is checked by the next
+    /// [`Session::settle`] (or when it ends, or takes another kind of event), which gives the
+    /// same decisions, at the same events, as [`Session::push`] would have, later. A front end
+    /// calls `settle` after each batch of events it reads: one check per run and batch instead
+    /// of one per event.
+    pub fn push_deferred(
+        &mut self,
+        m: &Monitor<'_>,
+        scratch: &mut Scratch,
+        ev: LiveEvent<'_>,
+        out: &mut Vec<Decision>,
+    ) {
+        let opts = self.opts();
+        let plain = opts.reorder == Reorder::Events(0)
+            && !ev.end
+            && opts.end_letter != Some(ev.letter)
+            && m.incremental();
+        let live = match self.runs.get_mut(ev.run) {
+            Some(live) if plain && !live.done => live,
+            _ => return self.push(m, scratch, ev, out),
+        };
+        let j = m.engine().model().alphabet.location(ev.letter).index();
+        let is_time = matches!(ev.key, OrderKey::Time(_));
+        if !live.held[j].is_empty()
+            || live.timestamps != Some(is_time)
+            || live.fed[j].is_some_and(|f| later(&ev.key, &f))
+        {
+            return self.push(m, scratch, ev, out);
+        }
+        self.arrivals += 1;
+        if let OrderKey::Time(t) = ev.key {
+            self.clock = Some(self.clock.map_or(t, |c| c.max(t)));
+            live.last_time = Some(t);
+        }
+        live.touched = self.arrivals;
+        live.last_wall = ev.wall;
+        if live.max_key[j].is_none_or(|k| later(&k, &ev.key)) {
+            live.max_key[j] = Some(ev.key);
+        }
+        live.fed[j] = Some(ev.key);
+        if live.pending_n == 0 {
+            self.dirty.push(ev.run.to_string());
+        }
+        let number = live.run.events() + 1;
+        match live.pending.get_mut(live.pending_n) {
+            Some(p) => {
+                p.0.clear();
+                p.0.push_str(ev.at);
+                p.1 = ev.key;
+                p.2 = number;
+            }
+            None => live.pending.push((ev.at.to_string(), ev.key, number)),
+        }
+        live.pending_n += 1;
+        match &mut live.last_at {
+            Some((a, k)) => {
+                a.clear();
+                a.push_str(ev.at);
+                *k = ev.key;
+            }
+            None => live.last_at = Some((ev.at.to_string(), ev.key)),
+        }
+        if let Some(decided) = m.push_unchecked(scratch, &mut live.run, ev.letter) {
+            decide_pending(ev.run, live, decided, out);
+        }
+    }
+
+    /// Checks every run with events fed unchecked ([`Session::push_deferred`]); decisions are
+    /// appended to `out`.
+    pub fn settle(&mut self, m: &Monitor<'_>, scratch: &mut Scratch, out: &mut Vec<Decision>) {
+        let mut dirty = std::mem::take(&mut self.dirty);
+        for id in &dirty {
+            self.settle_run(m, scratch, id, out);
+        }
+        dirty.clear();
+        if self.dirty.is_empty() {
+            self.dirty = dirty;
+        }
+    }
+
+    fn settle_run(
+        &mut self,
+        m: &Monitor<'_>,
+        scratch: &mut Scratch,
+        id: &str,
+        out: &mut Vec<Decision>,
+    ) {
+        let Some(live) = self.runs.get_mut(id) else {
+            return;
+        };
+        if live.pending_n == 0 {
+            return;
+        }
+        if let Some(decided) = m.settle(scratch, &mut live.run) {
+            decide_pending(id, live, decided, out);
+        }
+        live.pending_n = 0;
+    }
+
     fn evict(&mut self, m: &Monitor<'_>, scratch: &mut Scratch, out: &mut Vec<Decision>) {
         // The decided runs go first (their record is written), then the oldest idle one.
         let oldest = self
@@ -559,26 +687,71 @@ fn release(
             return;
         }
         let h = live.held[j].remove(0);
-        live.fed[j] = Some(h.key);
-        let decided = m.push(scratch, &mut live.run, h.letter);
-        live.last_at = Some((h.at.clone(), h.key));
-        if live.done {
-            continue;
+        feed(m, scratch, id, live, j, h.letter, h.key, &h.at, out);
+    }
+}
+
+/// The record of a run decided at event number `decided.0`, one of its unchecked events.
+fn decide_pending(id: &str, live: &mut Live, decided: (u64, Verdict), out: &mut Vec<Decision>) {
+    let (number, v) = decided;
+    let place = live.pending[..live.pending_n]
+        .iter()
+        .find(|p| p.2 == number)
+        .map(|p| (p.0.clone(), p.1));
+    live.done = true;
+    live.pending_n = 0;
+    out.push(Decision {
+        run: id.to_string(),
+        first_at: live.first_at.clone(),
+        verdict: Ok(v),
+        closed: Closed::Decided,
+        at: place.as_ref().map(|p| p.0.clone()),
+        order: place.map(|p| p.1),
+        events: number,
+        bytes: live.run.bytes(),
+    });
+}
+
+/// Feeds one event of location `j` to the run (its record when the event decides it).
+#[allow(clippy::too_many_arguments)]
+fn feed(
+    m: &Monitor<'_>,
+    scratch: &mut Scratch,
+    id: &str,
+    live: &mut Live,
+    j: usize,
+    letter: LetterId,
+    key: OrderKey,
+    at: &str,
+    out: &mut Vec<Decision>,
+) {
+    live.fed[j] = Some(key);
+    let decided = m.push(scratch, &mut live.run, letter);
+    // The deciding event's place, in a buffer reused from event to event.
+    match &mut live.last_at {
+        Some((a, k)) => {
+            a.clear();
+            a.push_str(at);
+            *k = key;
         }
-        if let Some(v) = decided {
-            live.done = true;
-            out.push(Decision {
-                run: id.to_string(),
-                first_at: live.first_at.clone(),
-                verdict: Ok(v),
-                closed: Closed::Decided,
-                at: Some(h.at),
-                order: Some(h.key),
-                events: live.run.events(),
-                bytes: live.run.bytes(),
-            });
-            debug_assert!(matches!(live.run.standing(), Standing::Decided(..)));
-        }
+        None => live.last_at = Some((at.to_string(), key)),
+    }
+    if live.done {
+        return;
+    }
+    if let Some(v) = decided {
+        live.done = true;
+        out.push(Decision {
+            run: id.to_string(),
+            first_at: live.first_at.clone(),
+            verdict: Ok(v),
+            closed: Closed::Decided,
+            at: Some(at.to_string()),
+            order: Some(key),
+            events: live.run.events(),
+            bytes: live.run.bytes(),
+        });
+        debug_assert!(matches!(live.run.standing(), Standing::Decided(..)));
     }
 }
 

@@ -208,3 +208,79 @@ fn a_lagging_location_ends_inconclusive_naming_it() {
     };
     assert!(established.unwrap().contains("location"));
 }
+
+/// Deferred checks ([`session::Session::push_deferred`], settled at random points) give the
+/// decisions of checking every event ([`session::Session::push`]): the same records, decided
+/// at the same events, for AC, AS (term exploration checks at once either way) and a small
+/// product budget (Inconclusive runs).
+#[test]
+fn deferred_checks_decide_as_every_event_does() {
+    use session::{Closed, Decision, LiveEvent, Session, SessionOptions};
+    let engine = mqtt();
+    let mut scratch = engine.scratch();
+    let mut rng = Rng::new(11);
+    let mut decided = 0;
+    for case in 0..60 {
+        let p = [Procedure::Ac, Procedure::As][case % 2];
+        let mut o = opts(p, [Mode::Prefix, Mode::Complete][case % 3 % 2]);
+        if case % 5 == 0 {
+            o.max_vertices = 6;
+        }
+        let m = Monitor::new(&engine, o).unwrap();
+        // Runs interleaved at random.
+        let mut queues: Vec<(String, Vec<LetterId>)> = (0..8)
+            .map(|r| {
+                let steps = rng.between(0, 30);
+                (format!("r{r}"), random_events(&engine, &mut rng, steps))
+            })
+            .collect();
+        let mut stream = Vec::new();
+        while queues.iter().any(|q| !q.1.is_empty()) {
+            let live: Vec<usize> = (0..queues.len())
+                .filter(|&i| !queues[i].1.is_empty())
+                .collect();
+            let i = live[rng.below(live.len())];
+            let a = queues[i].1.remove(0);
+            stream.push((queues[i].0.clone(), a));
+        }
+        let (mut now, mut later) = (
+            Session::new(SessionOptions::default()),
+            Session::new(SessionOptions::default()),
+        );
+        let (mut a, mut b): (Vec<Decision>, Vec<Decision>) = (Vec::new(), Vec::new());
+        for (n, (run, letter)) in stream.iter().enumerate() {
+            let at = format!("f:{}", n + 1);
+            let ev = LiveEvent {
+                run,
+                letter: *letter,
+                key: crate::events::OrderKey::Int(n as i128),
+                at: &at,
+                wall: 0,
+                end: false,
+            };
+            now.push(&m, &mut scratch, ev, &mut a);
+            later.push_deferred(&m, &mut scratch, ev, &mut b);
+            if rng.below(6) == 0 {
+                later.settle(&m, &mut scratch, &mut b);
+            }
+        }
+        later.settle(&m, &mut scratch, &mut b);
+        now.close_all(&m, &mut scratch, Closed::EndOfInput, &mut a);
+        later.close_all(&m, &mut scratch, Closed::EndOfInput, &mut b);
+        let key = |d: &Decision| {
+            let mut d = d.clone();
+            d.bytes = 0;
+            (d.run.clone(), format!("{d:?}"))
+        };
+        let mut x: Vec<_> = a.iter().map(key).collect();
+        let mut y: Vec<_> = b.iter().map(key).collect();
+        x.sort();
+        y.sort();
+        decided += a.iter().filter(|d| d.closed == Closed::Decided).count();
+        for (x, y) in x.iter().zip(&y) {
+            assert_eq!(x, y, "{p:?} case {case}");
+        }
+        assert_eq!(a.len(), b.len());
+    }
+    assert!(decided > 50, "{decided}");
+}

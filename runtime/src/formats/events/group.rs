@@ -1,7 +1,17 @@
 //! Events grouped into runs (in memory, or streamed when sorted by run), and the runs checked
 //! on a [`Batch`].
 
-use super::*;
+use super::event::{EventError, EventOptions, EventReadError, EventsError, RawEvent};
+use super::key::OrderKey;
+use super::read::EventReader;
+use crate::batch::{natural_cmp, Batch, Item, Outcome, RunError};
+use crate::nfa::{Alphabet, LetterId};
+use crate::record::{ErrorRecord, Record};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// What grouping gives for one run (or one event that has no run).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -230,15 +240,7 @@ pub fn read_runs<'a>(
     opts: &EventOptions,
 ) -> Result<Box<dyn Iterator<Item = RunOut> + Send + 'a>, EventsError> {
     if opts.sorted {
-        return Ok(Box::new(SortedRuns {
-            grouper: Grouper::new(alphabet),
-            files: files.iter().cloned().collect(),
-            opts: opts.clone(),
-            reader: None,
-            current: None,
-            seen: FxHashSet::default(),
-            ready: VecDeque::new(),
-        }));
+        return Ok(Box::new(SortedRuns::new(alphabet, files, opts)));
     }
     let grouper = Grouper::new(alphabet);
     let mut out: Vec<RunOut> = Vec::new();
@@ -282,99 +284,178 @@ pub fn read_runs<'a>(
     Ok(Box::new(out.into_iter()))
 }
 
-/// Streams sorted input: a run is finished when the next one begins.
+/// One file of sorted input, with its next event read ahead.
+struct Source {
+    reader: EventReader,
+    head: Option<RawEvent>,
+}
+
+/// Streams sorted input: a k-way merge of the files by run id (each file sorted by run, in
+/// natural order when there are several: `r2` before `r10`). The run with the smallest run id
+/// at the files' heads takes its events from every file where it is at the head (files in the
+/// order given), and is finished then; a run id that comes again later (a file not sorted)
+/// gets an Error record, never a verdict on part of its events. One file: its runs in file
+/// order, contiguous.
 struct SortedRuns<'a> {
     grouper: Grouper<'a>,
-    files: VecDeque<PathBuf>,
     opts: EventOptions,
-    reader: Option<EventReader>,
-    current: Option<Run>,
+    sources: Vec<Source>,
     seen: FxHashSet<String>,
     ready: VecDeque<RunOut>,
+    several: bool,
+    /// The first line cut at the length limit whose run is unknown (file, line, limit): it
+    /// comes after the events of the run being merged in its file, which is sorted, so it may
+    /// belong to that run or any later one: each of them gets an Error record.
+    cut: Option<(String, u32, u64)>,
+}
+
+impl<'a> SortedRuns<'a> {
+    fn new(alphabet: &'a Alphabet, files: &[PathBuf], opts: &EventOptions) -> Self {
+        let mut s = SortedRuns {
+            grouper: Grouper::new(alphabet),
+            opts: opts.clone(),
+            sources: Vec::new(),
+            seen: FxHashSet::default(),
+            ready: VecDeque::new(),
+            several: files.len() > 1,
+            cut: None,
+        };
+        for f in files {
+            match EventReader::open(f, opts) {
+                Ok(reader) => {
+                    let mut src = Source { reader, head: None };
+                    s.advance(&mut src);
+                    if src.head.is_some() {
+                        s.sources.push(src);
+                    }
+                }
+                Err(error) => {
+                    let file = f.display().to_string();
+                    s.ready
+                        .push_back(file_error(f, EventReadError::Io { file, error }));
+                }
+            }
+        }
+        s
+    }
+
+    /// Reads `src`'s next event with a run id into its head (events without one, and read
+    /// errors, are records in place).
+    fn advance(&mut self, src: &mut Source) {
+        src.head = None;
+        loop {
+            match src.reader.next_event() {
+                Ok(None) => return,
+                Err(m) => {
+                    let file = PathBuf::from(&src.reader.file);
+                    if let EventReadError::LineTooLong { file, line, max } = &m {
+                        self.cut.get_or_insert((file.clone(), *line, *max));
+                    }
+                    self.ready.push_back(file_error(&file, m));
+                    return;
+                }
+                Ok(Some(ev)) if ev.run.is_none() => {
+                    self.ready.push_back(RunOut::Error(Box::new(orphan(&ev))));
+                }
+                Ok(Some(ev)) => {
+                    src.head = Some(ev);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn add(&self, run: &mut Run, ev: &RawEvent) {
+        let cap = self.opts.max_buffered_events;
+        if run.events.len() >= cap && run.bad.is_none() {
+            run.bad = Some((
+                ErrorRecord {
+                    message: format!(
+                        "{}: run {:?} has more than {cap} events (--max-buffered-events)",
+                        ev.at, run.id
+                    ),
+                    file: Some(ev.file.clone()),
+                    line: Some(ev.line),
+                    column: None,
+                },
+                1,
+            ));
+        }
+        if run.bad.is_none() || run.events.len() < cap {
+            self.grouper.add(run, ev);
+        }
+    }
+
+    /// The next run: the smallest run id at the heads, with its events from every file.
+    fn next_run(&mut self) -> Option<Run> {
+        let head_id = |s: &Source| s.head.as_ref().and_then(|e| e.run.clone());
+        let mut best: Option<(usize, String)> = None;
+        for (i, s) in self.sources.iter().enumerate() {
+            if let Some(id) = head_id(s) {
+                if best
+                    .as_ref()
+                    .is_none_or(|(_, b)| natural_cmp(&id, b) == std::cmp::Ordering::Less)
+                {
+                    best = Some((i, id));
+                }
+            }
+        }
+        let (first, id) = best?;
+        let at = self.sources[first]
+            .head
+            .as_ref()
+            .map(|e| (e.at.clone(), e.file.clone(), e.line))?;
+        let mut run = self.grouper.new_run(id.clone(), &at.0);
+        if !self.seen.insert(id.clone()) {
+            let how = if self.several {
+                "each file must be sorted by run id (in natural order, as `sort -V` sorts: r2 \
+                 before r10) for several files to be merged"
+            } else {
+                "a run's events must be contiguous"
+            };
+            run.bad = Some((
+                ErrorRecord {
+                    message: format!(
+                        "{}: run {id:?} appears again after other runs, yet the input was given as sorted by run (--events-sorted; {how}): sort it, or leave out --events-sorted",
+                        at.0
+                    ),
+                    file: Some(at.1),
+                    line: Some(at.2),
+                    column: None,
+                },
+                1,
+            ));
+        }
+        let mut sources = std::mem::take(&mut self.sources);
+        for src in &mut sources {
+            while src.head.as_ref().and_then(|e| e.run.as_deref()) == Some(id.as_str()) {
+                let ev = src.head.take().expect("a head");
+                self.add(&mut run, &ev);
+                self.advance(src);
+            }
+        }
+        sources.retain(|s| s.head.is_some());
+        self.sources = sources;
+        if let Some((file, line, max)) = &self.cut {
+            let ev = cut_event(run.id.clone(), file, *line, *max);
+            self.grouper.add(&mut run, &ev);
+        }
+        Some(run)
+    }
 }
 
 impl Iterator for SortedRuns<'_> {
     type Item = RunOut;
 
     fn next(&mut self) -> Option<RunOut> {
-        loop {
-            if let Some(r) = self.ready.pop_front() {
-                return Some(r);
-            }
-            let Some(reader) = &mut self.reader else {
-                match self.files.pop_front() {
-                    Some(f) => match EventReader::open(&f, &self.opts) {
-                        Ok(r) => self.reader = Some(r),
-                        Err(error) => {
-                            let file = f.display().to_string();
-                            return Some(file_error(&f, EventReadError::Io { file, error }));
-                        }
-                    },
-                    None => return self.current.take().map(|r| self.grouper.finish(r)),
-                }
-                continue;
-            };
-            match reader.next_event() {
-                Ok(None) => self.reader = None,
-                Err(m) => {
-                    let file = PathBuf::from(&reader.file);
-                    if let (EventReadError::LineTooLong { line, max, .. }, Some(run)) =
-                        (&m, &mut self.current)
-                    {
-                        let ev = cut_event(run.id.clone(), &reader.file, *line, *max);
-                        self.grouper.add(run, &ev);
-                    }
-                    self.reader = None;
-                    self.ready.push_back(file_error(&file, m));
-                }
-                Ok(Some(ev)) => {
-                    let Some(id) = &ev.run else {
-                        self.ready.push_back(RunOut::Error(Box::new(orphan(&ev))));
-                        continue;
-                    };
-                    if self.current.as_ref().is_some_and(|r| &r.id != id) {
-                        let done = self.current.take().unwrap();
-                        self.ready.push_back(self.grouper.finish(done));
-                    }
-                    if self.current.is_none() {
-                        let mut run = self.grouper.new_run(id.clone(), &ev.at);
-                        if !self.seen.insert(id.clone()) {
-                            run.bad = Some((
-                                ErrorRecord {
-                                    message: format!(
-                                        "{}: run {id:?} appears again after other runs, yet the input was given as sorted by run (--events-sorted): sort it, or leave out --events-sorted",
-                                        ev.at
-                                    ),
-                                    file: Some(ev.file.clone()),
-                                    line: Some(ev.line),
-                                    column: None,
-                                },
-                                1,
-                            ));
-                        }
-                        self.current = Some(run);
-                    }
-                    let run = self.current.as_mut().unwrap();
-                    if run.events.len() >= self.opts.max_buffered_events && run.bad.is_none() {
-                        run.bad = Some((
-                            ErrorRecord {
-                                message: format!(
-                                    "{}: run {id:?} has more than {} events (--max-buffered-events)",
-                                    ev.at, self.opts.max_buffered_events
-                                ),
-                                file: Some(ev.file.clone()),
-                                line: Some(ev.line),
-                                column: None,
-                            },
-                            1,
-                        ));
-                    }
-                    if run.bad.is_none() || run.events.len() < self.opts.max_buffered_events {
-                        self.grouper.add(run, &ev);
-                    }
-                }
-            }
+        if let Some(r) = self.ready.pop_front() {
+            return Some(r);
         }
+        let run = self.next_run()?;
+        // Records of events read ahead (no run id, a read error) come after this run's.
+        let done = self.grouper.finish(run);
+        self.ready.push_front(done);
+        self.ready.pop_front()
     }
 }
 

@@ -1,6 +1,12 @@
 //! One event per line: JSON Lines objects, or CSV records under a header row.
 
-use super::*;
+use super::event::{EventError, EventFormat, EventOptions, EventReadError, Field, RawEvent};
+use super::key::{OrderKey, OrderKeyError};
+use crate::batch::{read_line_bounded, LineRead};
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::io::BufRead;
+use std::path::Path;
 
 /// The run id of a JSON value: a string as is, a number or a boolean as written.
 fn field_text(v: &Value) -> Option<String> {
@@ -14,6 +20,20 @@ fn field_text(v: &Value) -> Option<String> {
 
 /// Parses one JSON Lines event.
 pub fn jsonl_event(
+    text: &str,
+    opts: &EventOptions,
+) -> (Option<String>, Result<(String, OrderKey), EventError>) {
+    if let Some(s) =
+        super::scan::scan_flat(text, &opts.run_field, &opts.action_field, &opts.order_field)
+    {
+        return (Some(s.run.to_string()), Ok((s.action.to_string(), s.order)));
+    }
+    jsonl_event_full(text, opts)
+}
+
+/// Parses one JSON Lines event with the full JSON parser (what [`jsonl_event`] falls back to
+/// when the fast path ([`super::scan::scan_flat`]) cannot answer).
+pub fn jsonl_event_full(
     text: &str,
     opts: &EventOptions,
 ) -> (Option<String>, Result<(String, OrderKey), EventError>) {
@@ -191,6 +211,39 @@ pub struct EventReader {
     /// CSV: the column of each field (run, action, order), from the header.
     columns: Option<[Option<usize>; 3]>,
     done: bool,
+    /// Lines read ahead to check the field names (JSON Lines), handed out first.
+    ahead: VecDeque<Raw>,
+    probed: bool,
+}
+
+/// Events looked at to tell a field name absent from the input (a wrong `--run-field`...)
+/// from a few bad events.
+const PROBE_EVENTS: usize = 8;
+
+/// One line as read, before it is counted.
+enum Raw {
+    Line(Vec<u8>),
+    End,
+    TooLong,
+    Io(std::io::Error),
+}
+
+/// The field (of `fields`: run, action, order) that none of `present` (the field names of
+/// each event looked at) has, with the names they have.
+fn absent_field(
+    fields: [(&str, Field); 3],
+    present: &[Vec<String>],
+) -> Option<(String, Field, Vec<String>)> {
+    if present.is_empty() {
+        return None;
+    }
+    let (name, role) = fields
+        .into_iter()
+        .find(|(f, _)| present.iter().all(|keys| !keys.iter().any(|k| k == f)))?;
+    let mut all: Vec<String> = present.iter().flatten().cloned().collect();
+    all.sort();
+    all.dedup();
+    Some((name.to_string(), role, all))
 }
 
 impl EventReader {
@@ -227,25 +280,97 @@ impl EventReader {
             buf: Vec::new(),
             columns: None,
             done: false,
+            ahead: VecDeque::new(),
+            probed: false,
+        }
+    }
+
+    fn read_raw(&mut self) -> Raw {
+        match self.ahead.pop_front() {
+            Some(r) => r,
+            None => self.read_fresh(),
+        }
+    }
+
+    fn read_fresh(&mut self) -> Raw {
+        match read_line_bounded(&mut self.reader, &mut self.buf, self.opts.max_line_bytes) {
+            Err(error) => Raw::Io(error),
+            Ok(LineRead::End) => Raw::End,
+            Ok(LineRead::TooLong) => Raw::TooLong,
+            Ok(LineRead::Line) => Raw::Line(std::mem::take(&mut self.buf)),
+        }
+    }
+
+    fn fields(&self) -> [(&str, Field); 3] {
+        [
+            (self.opts.run_field.as_str(), Field::Run),
+            (self.opts.action_field.as_str(), Field::Action),
+            (self.opts.order_field.as_str(), Field::Order),
+        ]
+    }
+
+    /// Reads the first events of a JSON Lines file ahead: when none of them has one of the
+    /// three fields, its name is wrong (one error naming the fields present, rather than one
+    /// per event).
+    fn probe(&mut self) -> Result<(), EventReadError> {
+        self.probed = true;
+        let mut present: Vec<Vec<String>> = Vec::new();
+        while present.len() < PROBE_EVENTS {
+            let raw = self.read_fresh();
+            let stop = !matches!(raw, Raw::Line(_));
+            if let Raw::Line(bytes) = &raw {
+                if let Ok(serde_json::Value::Object(map)) =
+                    serde_json::from_slice::<serde_json::Value>(bytes)
+                {
+                    present.push(map.keys().cloned().collect());
+                }
+            }
+            self.ahead.push_back(raw);
+            if stop {
+                break;
+            }
+        }
+        match absent_field(self.fields(), &present) {
+            Some((field, role, names)) => Err(self.absent(&field, role, names, present.len())),
+            None => Ok(()),
+        }
+    }
+
+    fn absent(
+        &self,
+        field: &str,
+        role: Field,
+        present: Vec<String>,
+        events: usize,
+    ) -> EventReadError {
+        EventReadError::FieldAbsent {
+            file: self.file.clone(),
+            field: field.to_string(),
+            role,
+            present,
+            events,
         }
     }
 
     /// The next line without its line break; `Err` is a fatal read error.
     fn next_line(&mut self) -> Result<Option<String>, EventReadError> {
-        match read_line_bounded(&mut self.reader, &mut self.buf, self.opts.max_line_bytes) {
-            Err(error) => Err(EventReadError::Io {
+        match self.read_raw() {
+            Raw::Io(error) => Err(EventReadError::Io {
                 file: self.file.clone(),
                 error,
             }),
-            Ok(LineRead::End) => Ok(None),
-            Ok(LineRead::TooLong) => Err(EventReadError::LineTooLong {
+            Raw::End => Ok(None),
+            Raw::TooLong => Err(EventReadError::LineTooLong {
                 file: self.file.clone(),
                 line: self.line + 1,
                 max: self.opts.max_line_bytes,
             }),
-            Ok(LineRead::Line) => {
+            Raw::Line(bytes) => {
                 self.line += 1;
-                let mut text = String::from_utf8_lossy(&self.buf).into_owned();
+                let mut text = match String::from_utf8(bytes) {
+                    Ok(t) => t,
+                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                };
                 while text.ends_with('\n') || text.ends_with('\r') {
                     text.pop();
                 }
@@ -315,6 +440,9 @@ impl EventReader {
         if self.done {
             return Ok(None);
         }
+        if !self.probed && self.format == EventFormat::Jsonl {
+            self.probe().inspect_err(|_| self.done = true)?;
+        }
         loop {
             let next = match self.next_line() {
                 Err(EventReadError::LineTooLong { file, line, max }) => {
@@ -379,6 +507,11 @@ impl EventReader {
                             find(&self.opts.action_field),
                             find(&self.opts.order_field),
                         ]);
+                        let header = vec![fields.iter().map(|f| f.trim().to_string()).collect()];
+                        if let Some((field, role, present)) = absent_field(self.fields(), &header) {
+                            self.done = true;
+                            return Err(self.absent(&field, role, present, 0));
+                        }
                         continue;
                     };
                     let get = |i: Option<usize>| {

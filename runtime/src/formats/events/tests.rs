@@ -1,8 +1,10 @@
 //! Readers and grouping of event logs.
 use super::*;
 use crate::artifact::decode;
-use crate::batch::BatchOptions;
+use crate::batch::{Batch, BatchOptions};
 use crate::check::{CheckOptions, Engine};
+use crate::record::Record;
+use std::path::PathBuf;
 
 fn engine() -> Engine {
     Engine::new(
@@ -197,15 +199,25 @@ fn run_events_in_order_with_cap_and_sorted_mode() {
             ("3".into(), "WeakPass".into())
         ]
     );
-    // Sorted mode: run 1 appears again in b after run 2: an Error for that part.
+    // Sorted mode, two files each sorted by run: merged by run id, the same records.
     let sorted = EventOptions {
         sorted: true,
         ..EventOptions::default()
     };
     let mut got = Vec::new();
     batch.run_events(&files, &sorted, &mut got).unwrap();
+    let w: Vec<_> = got
+        .iter()
+        .map(|r: &Record| (r.id.clone().unwrap(), r.verdict.clone()))
+        .collect();
+    assert_eq!(w, v);
+    // A file not sorted: run 1 appears again after run 2, an Error for that part.
+    let c = dir.join("c.jsonl");
+    std::fs::write(&c, "{\"run\":1,\"action\":\"clt1!begin\",\"order\":1}\n{\"run\":2,\"action\":\"clt1!begin\",\"order\":1}\n{\"run\":1,\"action\":\"brok?pub\",\"order\":1}\n").unwrap();
+    let mut got = Vec::new();
+    batch.run_events(&[c], &sorted, &mut got).unwrap();
     let v: Vec<_> = got.iter().map(|r| r.verdict.clone()).collect();
-    assert_eq!(v, vec!["WeakPass", "Error", "Error", "WeakPass"]);
+    assert_eq!(v, vec!["WeakPass", "WeakPass", "Error"]);
     assert!(got[2]
         .explanation
         .as_ref()

@@ -1,0 +1,296 @@
+//! The fast path of JSON Lines events: a flat object scanned in place, its fields borrowed
+//! from the line (no `serde_json::Value`, no allocation).
+//!
+//! Exactness: [`scan_flat`] answers only when its answer is the one the full parser
+//! ([`super::read::jsonl_event`]) would give: the line is one flat JSON object whose values are
+//! strings without escapes, integers, `true`, `false` or `null`, the run, action and order
+//! fields each appear once, the run id is a string or an integer, the action a string and the
+//! order key an integer (of `i64`/`u64`) or a string that reads as a key. Anything else
+//! (escapes, nesting, floats, duplicates, a missing field, a bad value) returns `None`, and the
+//! caller falls back to the full parser, which also words the error.
+
+use super::key::OrderKey;
+
+/// The fields of an event, borrowed from its line.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scanned<'a> {
+    /// The run id as the full parser gives it (a string's contents, an integer as written).
+    pub run: &'a str,
+    /// The action.
+    pub action: &'a str,
+    /// The order key.
+    pub order: OrderKey,
+}
+
+/// One value, as the scan saw it.
+enum Val<'a> {
+    Str(&'a str),
+    Int(&'a str),
+    Other,
+}
+
+struct Cur<'a> {
+    s: &'a str,
+    i: usize,
+}
+
+impl<'a> Cur<'a> {
+    fn ws(&mut self) {
+        let b = self.s.as_bytes();
+        while self.i < b.len() && matches!(b[self.i], b' ' | b'\t' | b'\n' | b'\r') {
+            self.i += 1;
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.s.as_bytes().get(self.i).copied()
+    }
+
+    fn eat(&mut self, c: u8) -> Option<()> {
+        (self.peek()? == c).then(|| self.i += 1)
+    }
+
+    /// A string without escapes or control characters (its contents).
+    fn string(&mut self) -> Option<&'a str> {
+        self.eat(b'"')?;
+        let b = self.s.as_bytes();
+        let start = self.i;
+        loop {
+            match *b.get(self.i)? {
+                b'"' => break,
+                b'\\' => return None,
+                c if c < 0x20 => return None,
+                _ => self.i += 1,
+            }
+        }
+        let text = &self.s[start..self.i];
+        self.i += 1;
+        Some(text)
+    }
+
+    /// A JSON number (strict grammar); `Int` when it has no fraction or exponent.
+    fn number(&mut self) -> Option<Val<'a>> {
+        let start = self.i;
+        if self.peek() == Some(b'-') {
+            self.i += 1;
+        }
+        let digits = |c: &mut Cur<'_>| {
+            let from = c.i;
+            while c.peek().is_some_and(|d| d.is_ascii_digit()) {
+                c.i += 1;
+            }
+            c.i - from
+        };
+        let first = self.peek()?;
+        let n = digits(self);
+        if n == 0 || (first == b'0' && n > 1) {
+            return None;
+        }
+        let mut int = true;
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            if digits(self) == 0 {
+                return None;
+            }
+            int = false;
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            if digits(self) == 0 {
+                return None;
+            }
+            int = false;
+        }
+        let text = &self.s[start..self.i];
+        // `-0` reads as the integer 0 and is written back as `0`: leave it to the parser.
+        Some(if int && text != "-0" {
+            Val::Int(text)
+        } else {
+            Val::Other
+        })
+    }
+
+    fn word(&mut self, w: &str) -> Option<Val<'a>> {
+        self.s[self.i..].starts_with(w).then(|| {
+            self.i += w.len();
+            Val::Other
+        })
+    }
+
+    fn value(&mut self) -> Option<Val<'a>> {
+        match self.peek()? {
+            b'"' => self.string().map(Val::Str),
+            b't' => self.word("true"),
+            b'f' => self.word("false"),
+            b'n' => self.word("null"),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
+}
+
+/// An integer as `serde_json` reads it: `i64`, else `u64`, else not an integer.
+fn int_key(text: &str) -> Option<OrderKey> {
+    if let Ok(i) = text.parse::<i64>() {
+        return Some(OrderKey::Int(i.into()));
+    }
+    text.parse::<u64>().ok().map(|u| OrderKey::Int(u.into()))
+}
+
+/// The fields of a flat JSON event line, when the fast path can give exactly the full
+/// parser's answer (see the module docs); `None` otherwise.
+pub fn scan_flat<'a>(
+    text: &'a str,
+    run_f: &str,
+    action_f: &str,
+    order_f: &str,
+) -> Option<Scanned<'a>> {
+    let mut c = Cur { s: text, i: 0 };
+    c.ws();
+    c.eat(b'{')?;
+    let (mut run, mut action, mut order) = (None, None, None);
+    c.ws();
+    if c.peek()? != b'}' {
+        loop {
+            c.ws();
+            let key = c.string()?;
+            c.ws();
+            c.eat(b':')?;
+            c.ws();
+            let v = c.value()?;
+            let slot = if key == run_f {
+                &mut run
+            } else if key == action_f {
+                &mut action
+            } else if key == order_f {
+                &mut order
+            } else {
+                c.ws();
+                if c.eat(b',').is_some() {
+                    continue;
+                }
+                break;
+            };
+            if slot.is_some() {
+                // A field given twice: the parser keeps the last one; leave it to it.
+                return None;
+            }
+            *slot = Some(v);
+            c.ws();
+            if c.eat(b',').is_none() {
+                break;
+            }
+        }
+    }
+    c.eat(b'}')?;
+    c.ws();
+    if c.i != text.len() {
+        return None;
+    }
+    let run = match run? {
+        Val::Str(s) | Val::Int(s) => s,
+        Val::Other => return None,
+    };
+    let Val::Str(action) = action? else {
+        return None;
+    };
+    let order = match order? {
+        Val::Int(t) => int_key(t)?,
+        Val::Str(s) => OrderKey::parse(s).ok()?,
+        Val::Other => return None,
+    };
+    Some(Scanned { run, action, order })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::events::{jsonl_event_full, EventOptions};
+
+    /// Whenever the scan answers, it is the full parser's answer.
+    fn agrees(line: &str) -> bool {
+        let opts = EventOptions::default();
+        let fast = scan_flat(line, "run", "action", "order");
+        let (run, body) = jsonl_event_full(line, &opts);
+        match fast {
+            None => false,
+            Some(s) => {
+                assert_eq!(Some(s.run.to_string()), run, "{line}");
+                let (a, k) = body.expect("the parser reads it too");
+                assert_eq!(s.action, a, "{line}");
+                assert_eq!(s.order, k, "{line}");
+                true
+            }
+        }
+    }
+
+    #[test]
+    fn scans_plain_events_as_the_parser_reads_them() {
+        for line in [
+            r#"{"run":"r1","action":"a!m","order":3}"#,
+            r#" { "order" : -7 , "action":"b?m", "run": 12, "x": [1] } "#,
+            r#"{"run":"r1","action":"a!m","order":"2024-05-01T12:00:00Z","y":null}"#,
+            r#"{"run":"é","action":"a!m","order":18446744073709551615,"z":1.5e3,"t":true}"#,
+            r#"{"run":"r","action":"a","order":"1.5"}"#,
+        ] {
+            assert!(agrees(line) || line.contains('['), "{line}");
+        }
+    }
+
+    #[test]
+    fn leaves_the_unusual_to_the_parser() {
+        for line in [
+            r#"{"run":"r\"1","action":"a","order":1}"#,
+            r#"{"run":"r","action":"a","order":1.5}"#,
+            r#"{"run":"r","action":"a","order":-0}"#,
+            r#"{"run":"r","action":"a","order":01}"#,
+            r#"{"run":"r","run":"s","action":"a","order":1}"#,
+            r#"{"run":true,"action":"a","order":1}"#,
+            r#"{"run":"r","action":"a"}"#,
+            r#"{"run":"r","action":"a","order":1} x"#,
+            r#"{"run":"r","action":"a","order":1,}"#,
+            r#"{"run":"r","action":"a","order":"soon"}"#,
+            r#"{"run":"r","action":"a","order":1e2}"#,
+            r#"{"run":"r","action":"a","order":1,"o":{"a":1}}"#,
+            r#"{"run":"r","action":"a","order":170141183460469231731687303715884105728}"#,
+            "[1]",
+            "",
+        ] {
+            assert_eq!(scan_flat(line, "run", "action", "order"), None, "{line}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Lines built from JSON-ish pieces (some malformed): whenever the scan answers, the
+        /// full parser reads the same event.
+        #[test]
+        fn the_scan_never_disagrees_with_the_parser(
+            parts in proptest::collection::vec(
+                (
+                    proptest::sample::select(vec!["run", "action", "order", "x", "r\\u0075n"]),
+                    proptest::sample::select(vec![
+                        "\"a!m\"", "12", "-3", "-0", "1.5", "1e3", "true", "null", "\"7\"",
+                        "\"2024-05-01T12:00:00Z\"", "\"x\\\"y\"", "[1]", "{}", "0012",
+                        "99999999999999999999", "\"\"", " \"b?m\" ",
+                    ]),
+                ),
+                0..6,
+            ),
+            sep in proptest::sample::select(vec![",", " , ", ",,"]),
+            tail in proptest::sample::select(vec!["", " ", "x", ","]),
+        ) {
+            let body: Vec<String> = parts.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+            let line = format!("{{{}}}{tail}", body.join(sep));
+            if let Some(fast) = scan_flat(&line, "run", "action", "order") {
+                let (run, parsed) = jsonl_event_full(&line, &EventOptions::default());
+                let (a, k) = parsed.expect("the parser reads what the scan read");
+                proptest::prop_assert_eq!(Some(fast.run.to_string()), run);
+                proptest::prop_assert_eq!(fast.action, a.as_str());
+                proptest::prop_assert_eq!(fast.order, k);
+            }
+        }
+    }
+}
