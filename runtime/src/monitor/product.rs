@@ -288,6 +288,14 @@ impl Product {
             + 8 * (self.faces.sets.capacity() + self.faces.keys.capacity())
     }
 
+    /// The bytes of the product's content (lengths, not capacities): the same for the same
+    /// events however the run was fed or restored, as records need.
+    pub fn state_bytes(&self) -> usize {
+        std::mem::size_of::<Product>()
+            + 4 * (self.lens.len() + self.faces.pos.len())
+            + 8 * (self.faces.sets.len() + self.faces.keys.len())
+    }
+
     /// Feeds event `a` of location `j` (`traces[j]` already ends with it; `traces` are the
     /// local traces seen so far). `Err` when more than `max_vertices` would be stored: the
     /// product is then unusable.

@@ -107,6 +107,19 @@ impl LiveRun {
             + 4 * self.unchecked.capacity()
     }
 
+    /// The bytes of the run's state as its record reports it (`state_bytes`): its traces and
+    /// product by their content, without the copies kept for one reading round, so that a
+    /// run gives the same figure however its events were batched, checkpointed or restored.
+    pub fn state_bytes(&self) -> usize {
+        std::mem::size_of::<LiveRun>()
+            + self
+                .traces
+                .iter()
+                .map(|t| std::mem::size_of::<Vec<LetterId>>() + 4 * t.len())
+                .sum::<usize>()
+            + self.product.as_ref().map_or(0, Product::state_bytes)
+    }
+
     /// Drops the traces and the product of a run whose record is written (an Error found by
     /// the caller): later events are only counted.
     pub fn forget(&mut self) {
@@ -405,17 +418,25 @@ impl<'e> Monitor<'e> {
     /// The verdict the batch check gives in prefix mode on the events fed so far (for a
     /// decided run: the kind of its decision, without recomputing its record).
     pub fn verdict_now(&self, scratch: &mut Scratch, run: &LiveRun) -> VerdictKind {
-        self.verdict_in(scratch, run, Mode::Prefix).kind
+        self.verdict_in(scratch, run, Mode::Prefix, false).kind
     }
 
     /// The verdict of an open run ending now, in the monitor's mode: Pass/WeakPass from the
     /// product (no search), a Fail as the batch record of the whole run (with its diagnosis).
     /// A decided run's verdict was given by [`Monitor::push`]; this gives its kind only.
     pub fn finish(&self, scratch: &mut Scratch, run: &LiveRun) -> Verdict {
-        self.verdict_in(scratch, run, self.opts.check.mode)
+        self.verdict_in(scratch, run, self.opts.check.mode, true)
     }
 
-    fn verdict_in(&self, scratch: &mut Scratch, run: &LiveRun, mode: Mode) -> Verdict {
+    /// `records`: the verdict goes into a record, so a WeakPass is explained as `check`
+    /// explains it (what each location could still do).
+    fn verdict_in(
+        &self,
+        scratch: &mut Scratch,
+        run: &LiveRun,
+        mode: Mode,
+        records: bool,
+    ) -> Verdict {
         if let Standing::Decided(_, kind) = run.standing {
             return Verdict::new(kind);
         }
@@ -433,8 +454,14 @@ impl<'e> Monitor<'e> {
                 Err(w) => return self.too_wide(w, run.events),
             },
         };
-        if kind == VerdictKind::Fail || (kind == VerdictKind::Pass && self.opts.check.witness) {
-            // The batch record: canonical diagnosis, or the witness.
+        let explained =
+            records && kind == VerdictKind::WeakPass && self.opts.check.diagnosis.is_some();
+        if kind == VerdictKind::Fail
+            || (kind == VerdictKind::Pass && self.opts.check.witness)
+            || explained
+        {
+            // The batch record: canonical diagnosis, the witness, or what a WeakPass's
+            // locations could still do (once, when the run's record is written).
             return self.batch(scratch, &run.traces, mode);
         }
         let mut v = Verdict::new(kind);

@@ -129,7 +129,7 @@ pub struct Decision {
     pub order: Option<OrderKey>,
     /// Events of the run so far.
     pub events: u64,
-    /// Bytes the run's state held.
+    /// Bytes of the run's state by its content ([`LiveRun::state_bytes`](super::run::LiveRun::state_bytes)): the same however the run was fed or restored.
     pub bytes: usize,
 }
 
@@ -368,7 +368,7 @@ impl Session {
                     at: Some(ev.at.to_string()),
                     order: Some(ev.key),
                     events: live.run.events() + 1,
-                    bytes: live.run.bytes(),
+                    bytes: live.run.state_bytes(),
                 });
                 live.run.forget();
             } else if live.held[j].is_empty() && opts.reorder == Reorder::Events(0) {
@@ -445,7 +445,7 @@ impl Session {
             at,
             order: None,
             events: live.run.events(),
-            bytes: live.run.bytes(),
+            bytes: live.run.state_bytes(),
         });
         live.run.forget();
     }
@@ -484,7 +484,7 @@ impl Session {
             at,
             order,
             events: live.run.events(),
-            bytes: live.run.bytes(),
+            bytes: live.run.state_bytes(),
         });
     }
 
@@ -708,7 +708,7 @@ fn decide_pending(id: &str, live: &mut Live, decided: (u64, Verdict), out: &mut 
         at: place.as_ref().map(|p| p.0.clone()),
         order: place.map(|p| p.1),
         events: number,
-        bytes: live.run.bytes(),
+        bytes: live.run.state_bytes(),
     });
 }
 
@@ -749,7 +749,7 @@ fn feed(
             at: Some(at.to_string()),
             order: Some(key),
             events: live.run.events(),
-            bytes: live.run.bytes(),
+            bytes: live.run.state_bytes(),
         });
         debug_assert!(matches!(live.run.standing(), Standing::Decided(..)));
     }
@@ -767,14 +767,26 @@ impl Decision {
             OrderKey::Float(f) => f.into(),
             OrderKey::Time(ns) => serde_json::Value::String(format!("{ns}ns")),
         });
-        let extra = serde_json::json!({
-            "closed": self.closed.name(),
-            "cut": self.closed == Closed::Stop,
-            "at": self.at,
-            "order": order,
-            "events": self.events,
-            "state_bytes": self.bytes,
-        });
+        // A struct, not a `json!` map, so that the keys come in this order whatever features
+        // serde_json is built with (the Python package's `preserve_order` among them).
+        #[derive(serde::Serialize)]
+        struct Extra<'a> {
+            at: &'a Option<String>,
+            closed: &'static str,
+            cut: bool,
+            events: u64,
+            order: Option<serde_json::Value>,
+            state_bytes: usize,
+        }
+        let extra = Extra {
+            at: &self.at,
+            closed: self.closed.name(),
+            cut: self.closed == Closed::Stop,
+            events: self.events,
+            order,
+            state_bytes: self.bytes,
+        };
+        let extra = serde_json::to_string(&extra).expect("a record serializes");
         j.push_str(&format!(",\"monitor\":{extra}}}"));
         j
     }

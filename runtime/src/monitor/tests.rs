@@ -284,3 +284,60 @@ fn deferred_checks_decide_as_every_event_does() {
     }
     assert!(decided > 50, "{decided}");
 }
+
+/// A run that ends as a WeakPass gets the batch check's record: its complete-mode diagnosis
+/// (what each location could still do), as `check` writes it, for AC and AS.
+#[test]
+fn a_weak_pass_at_the_end_is_explained_as_the_batch_explains_it() {
+    let engine = mqtt();
+    let mut scratch = engine.scratch();
+    let mut rng = Rng::new(23);
+    let mut weak = 0;
+    for procedure in [Procedure::Ac, Procedure::As] {
+        let check = CheckOptions {
+            choice: Choice::Force(procedure),
+            ..CheckOptions::default()
+        };
+        let m = Monitor::new(
+            &engine,
+            MonitorOptions {
+                check,
+                ..MonitorOptions::default()
+            },
+        )
+        .unwrap();
+        for _ in 0..200 {
+            let steps = 1 + rng.below(12);
+            let events = random_events(&engine, &mut rng, steps);
+            let mut run = m.start();
+            let mut decided = false;
+            for &e in &events {
+                if m.push(&mut scratch, &mut run, e).is_some() {
+                    decided = true;
+                    break;
+                }
+            }
+            if decided {
+                continue;
+            }
+            let got = m.finish(&mut scratch, &run);
+            if got.kind != VerdictKind::WeakPass {
+                continue;
+            }
+            weak += 1;
+            let a = &engine.model().alphabet;
+            let mut traces = vec![Vec::new(); a.locations()];
+            for &e in &events {
+                traces[a.location(e).index()].push(e);
+            }
+            let (want, _) = engine.check_letters(&mut scratch, &traces, &check).unwrap();
+            assert!(want.diagnosis.is_some(), "the batch explains a WeakPass");
+            assert_eq!(got.kind, want.kind);
+            assert_eq!(got.diagnosis, want.diagnosis);
+        }
+    }
+    assert!(
+        weak > 20,
+        "only {weak} WeakPass runs: the test tested little"
+    );
+}
