@@ -23,6 +23,7 @@
 //! Invariant: a run's record is decided once; a Fail or Inconclusive record is final at the
 //! event that decides it, and later events of that run are counted, never checked.
 
+pub mod decision;
 pub mod follow;
 pub mod product;
 mod run;
