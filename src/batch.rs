@@ -225,7 +225,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
 }
 
 /// Why `--otel` is refused by a build without the `otel` feature.
-const OTEL_MISSING: &str = "--otel: this build of multitrace lacks OpenTelemetry support (the `otel` cargo feature); rebuild with default features (`cargo install multitrace`) or `--features otel`";
+pub(crate) const OTEL_MISSING: &str = "--otel: this build of multitrace lacks OpenTelemetry support (the `otel` cargo feature); rebuild with default features (`cargo install multitrace`) or `--features otel`";
 
 /// `--otel`: the spans of the files, mapped to events and checked one run at a time.
 #[cfg(feature = "otel")]

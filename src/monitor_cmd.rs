@@ -109,6 +109,18 @@ pub struct MonitorArgs {
     /// Read files to their end and stop (instead of following them).
     #[arg(long, help_heading = "Input")]
     no_follow: bool,
+    /// The sources hold OpenTelemetry spans: OTLP JSON, one ExportTraceServiceRequest per
+    /// line (the Collector's file exporter), mapped to events as `check --otel` does.
+    ///
+    /// service.name is the lifeline, the span kind says emission or reception, the trace is
+    /// the run, span timestamps order each service's events (the events of one line are
+    /// taken in timestamp order; across lines --reorder-window restores it).
+    #[arg(long, conflicts_with_all = ["run_field", "action_field", "order_field", "end_field"], help_heading = "Input")]
+    otel: bool,
+    /// --otel: a mapping file overriding the rules (`lifeline = ATTR`, `run = ATTR`,
+    /// `message = ATTR`, `reply_suffix = TEXT`).
+    #[arg(long, value_name = "FILE", requires = "otel", help_heading = "Input")]
+    otel_map: Option<PathBuf>,
     /// Checkpoint directory: a restart with it goes on where the last checkpoint was.
     ///
     /// Read positions, live runs and the output length, written atomically. Needs --output,
@@ -167,6 +179,14 @@ fn parse_window(s: &str) -> Result<Reorder, String> {
 
 /// Runs `monitor`; returns the exit status (0, or 1 when some run failed, 2 on bad input).
 pub fn monitor(args: MonitorArgs) -> Result<u8> {
+    if args.otel && !cfg!(feature = "otel") {
+        bail!("{}", crate::batch::OTEL_MISSING);
+    }
+    let otel = if args.otel {
+        Some(otel::read_map(args.otel_map.as_deref())?)
+    } else {
+        None
+    };
     let model = crate::model_cmd::load(&args.model, &args.model_args)?;
     let check = Settings {
         mode: args.mode.mode(),
@@ -268,6 +288,9 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     let mut lines = Vec::new();
     let mut decided: Vec<Decision> = Vec::new();
     let mut bad = false;
+    // --otel: the events of one line, and the lines' Error records (no run to give them to).
+    let mut raw = Vec::new();
+    let mut line_errors = Vec::new();
     loop {
         let stopping = stop.load(Ordering::Relaxed);
         lines.clear();
@@ -301,6 +324,36 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                 continue;
             }
             events += 1;
+            if let Some(map) = &otel {
+                otel::push_line(
+                    otel::Line {
+                        text: &line.text,
+                        at: &line.at,
+                        wall,
+                        map,
+                    },
+                    &m,
+                    &mut scratch,
+                    &mut session,
+                    &letters,
+                    &mut raw,
+                    &mut line_errors,
+                    &mut decided,
+                );
+                for r in line_errors.drain(..) {
+                    bad = true;
+                    written += print(&mut out, &r, None, args.format)?;
+                }
+                for d in decided.drain(..) {
+                    records += 1;
+                    fails += u64::from(
+                        matches!(&d.verdict, Ok(v) if v.kind == multitrace_runtime::verdict::VerdictKind::Fail),
+                    );
+                    bad |= d.verdict.is_err();
+                    written += print(&mut out, &d.record(&m), Some(&d), args.format)?;
+                }
+                continue;
+            }
             let end = args
                 .end_field
                 .as_ref()
@@ -481,4 +534,162 @@ fn print(out: &mut dyn Write, r: &Record, d: Option<&Decision>, format: FormatAr
     };
     writeln!(out, "{line}")?;
     Ok(line.len() as u64 + 1)
+}
+
+/// `--otel`: each line of a source is one OTLP JSON request, mapped to events by the runtime's
+/// rules (the mapping of `check --otel`), and pushed to the session.
+mod otel {
+    /// One line of spans and where it was read.
+    pub struct Line<'a> {
+        pub text: &'a str,
+        /// `FILE:LINE`.
+        pub at: &'a str,
+        pub wall: u64,
+        pub map: &'a Map,
+    }
+
+    #[cfg(feature = "otel")]
+    pub use feature::*;
+
+    #[cfg(feature = "otel")]
+    mod feature {
+        use super::Line;
+        use anyhow::Result;
+        use multitrace_runtime::check::Scratch;
+        use multitrace_runtime::events::{EventError, RawEvent};
+        use multitrace_runtime::formats::otel::{otel_json_events, parse_otel_map};
+        use multitrace_runtime::formats::NameIndex;
+        use multitrace_runtime::monitor::session::{Decision, LiveEvent, Session};
+        use multitrace_runtime::monitor::Monitor;
+        use multitrace_runtime::record::{ErrorRecord, Record};
+        use std::path::Path;
+        use std::time::Duration;
+
+        /// The mapping rules (`--otel-map`).
+        pub type Map = multitrace_runtime::formats::otel::OtelMap;
+
+        /// The default rules, or those of `--otel-map FILE`.
+        pub fn read_map(path: Option<&Path>) -> Result<Map> {
+            Ok(match path {
+                Some(p) => {
+                    let text = multitrace_runtime::syntax::read_text(p)?;
+                    parse_otel_map(&p.display().to_string(), &text)?
+                }
+                None => Map::default(),
+            })
+        }
+
+        /// Pushes the events of one line; a line that is not a request, and an event with no
+        /// run, give an Error record in `errors`; a bad event fails its run (as in `check`).
+        #[allow(clippy::too_many_arguments)]
+        pub fn push_line(
+            line: Line<'_>,
+            m: &Monitor<'_>,
+            scratch: &mut Scratch,
+            session: &mut Session,
+            letters: &NameIndex,
+            raw: &mut Vec<RawEvent>,
+            errors: &mut Vec<Record>,
+            decided: &mut Vec<Decision>,
+        ) {
+            let (file, no) = match line.at.rsplit_once(':') {
+                Some((f, n)) => (f, n.parse().unwrap_or(0)),
+                None => (line.at, 0),
+            };
+            raw.clear();
+            if let Err(message) = otel_json_events(line.text, line.map, file, no, raw) {
+                let e = ErrorRecord {
+                    message,
+                    file: Some(file.to_string()),
+                    line: Some(no),
+                    column: None,
+                };
+                errors.push(Record::error(line.at.to_string(), None, e, Duration::ZERO));
+                return;
+            }
+            // A line holds the spans of one export in the order they ended (a parent after
+            // its children): its events are taken in timestamp order (a stable sort, and only
+            // each location's order matters). Events without a key fail their run first.
+            raw.sort_by(|a, b| match (&a.body, &b.body) {
+                (Ok((_, x)), Ok((_, y))) => x.cmp_key(y),
+                (Err(_), Ok(_)) => std::cmp::Ordering::Less,
+                (Ok(_), Err(_)) => std::cmp::Ordering::Greater,
+                (Err(_), Err(_)) => std::cmp::Ordering::Equal,
+            });
+            let alphabet = &m.engine().model().alphabet;
+            for ev in raw.drain(..) {
+                let Some(run) = &ev.run else {
+                    let why = match &ev.body {
+                        Err(e) => e.to_string(),
+                        Ok(_) => "no run id".into(),
+                    };
+                    let e = ErrorRecord {
+                        message: format!("{}: bad event (no run): {why}", ev.at),
+                        file: Some(ev.file.clone()),
+                        line: Some(ev.line),
+                        column: None,
+                    };
+                    errors.push(Record::error(ev.at.clone(), None, e, Duration::ZERO));
+                    continue;
+                };
+                let problem = match &ev.body {
+                    Err(e) => e.clone(),
+                    Ok((action, key)) => match letters.letter(action) {
+                        Some(letter) => {
+                            session.push(
+                                m,
+                                scratch,
+                                LiveEvent {
+                                    run,
+                                    letter,
+                                    key: *key,
+                                    at: &ev.at,
+                                    wall: line.wall,
+                                    end: false,
+                                },
+                                decided,
+                            );
+                            continue;
+                        }
+                        None => {
+                            let names = alphabet.names().iter().map(String::as_str);
+                            let closest = multitrace_runtime::suggest::closest(action, names);
+                            EventError::UnknownAction(action.clone(), closest.map(str::to_string))
+                        }
+                    },
+                };
+                // The Error record `check --otel` gives the run: it names the span and the rule.
+                let e = ErrorRecord {
+                    message: format!("{}: bad event of run {run:?}: {problem}", ev.at),
+                    file: Some(ev.file.clone()),
+                    line: Some(ev.line),
+                    column: None,
+                };
+                session.fail_run(m, run, &ev.at, e, decided);
+            }
+        }
+    }
+
+    #[cfg(not(feature = "otel"))]
+    pub use without::*;
+
+    /// Without the `otel` feature `--otel` is refused before any line is read.
+    #[cfg(not(feature = "otel"))]
+    mod without {
+        use super::Line;
+        use anyhow::Result;
+        use std::path::Path;
+
+        /// No rules can be given (`--otel` is refused).
+        pub type Map = std::convert::Infallible;
+
+        pub fn read_map(_: Option<&Path>) -> Result<Map> {
+            anyhow::bail!("{}", crate::batch::OTEL_MISSING)
+        }
+
+        #[allow(clippy::too_many_arguments)]
+        pub fn push_line<A, B, C, D, E, F, G>(line: Line<'_>, _: A, _: B, _: C, _: D, _: E, _: F, _: G) {
+            match *line.map {}
+        }
+    }
 }
