@@ -688,7 +688,16 @@ mod otel {
         }
 
         #[allow(clippy::too_many_arguments)]
-        pub fn push_line<A, B, C, D, E, F, G>(line: Line<'_>, _: A, _: B, _: C, _: D, _: E, _: F, _: G) {
+        pub fn push_line<A, B, C, D, E, F, G>(
+            line: Line<'_>,
+            _: A,
+            _: B,
+            _: C,
+            _: D,
+            _: E,
+            _: F,
+            _: G,
+        ) {
             match *line.map {}
         }
     }

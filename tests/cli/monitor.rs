@@ -373,3 +373,136 @@ fn restarts_after_kill_give_the_uninterrupted_records() {
         "no run was killed: the test tested nothing"
     );
 }
+
+/// The checkout example's spans (`examples/checkout/app.py`: the OpenTelemetry Python SDK's
+/// own export, written as the Collector's file exporter writes it; `runs.json` says which
+/// trace is which scenario).
+const OTEL_MODEL: &str = "examples/checkout/README.md";
+const OTEL_SPANS: &str = "tests/cli/otel-checkout/spans.jsonl";
+
+/// Records by run id (records without one under the empty id, in order).
+fn by_run(text: &str) -> BTreeMap<String, Vec<serde_json::Value>> {
+    let mut out: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
+    for r in records(text) {
+        let id = r["id"].as_str().unwrap_or("").to_string();
+        out.entry(id).or_default().push(r);
+    }
+    out
+}
+
+/// `monitor --otel` on a file of spans gives every run the verdict, reason and explanation of
+/// `check --otel` (one record per run), and an Error naming the span for the run with an
+/// action the model lacks.
+#[test]
+fn otel_spans_get_the_verdicts_of_check() {
+    let c = run(&[
+        "check",
+        OTEL_MODEL,
+        "--otel",
+        OTEL_SPANS,
+        "--format",
+        "jsonl",
+        "--no-progress",
+    ]);
+    let m = run(&[
+        "monitor",
+        OTEL_MODEL,
+        "--otel",
+        OTEL_SPANS,
+        "--no-follow",
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(m.status.code(), c.status.code(), "{}", stderr(&m));
+    let (checked, monitored) = (by_run(&stdout(&c)), by_run(&stdout(&m)));
+    let scenarios: BTreeMap<String, String> = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/cli/otel-checkout/runs.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        monitored.keys().collect::<Vec<_>>(),
+        scenarios.keys().collect::<Vec<_>>(),
+        "one record per trace, and no record without a run"
+    );
+    assert_eq!(
+        checked.keys().collect::<Vec<_>>(),
+        monitored.keys().collect::<Vec<_>>()
+    );
+    for (id, recs) in &monitored {
+        assert_eq!(recs.len(), 1, "run {id}: {recs:?}");
+        let (mr, cr) = (&recs[0], &checked[id][0]);
+        for field in ["verdict", "reason", "procedure"] {
+            assert_eq!(mr[field], cr[field], "run {id}, {field}: {mr}\n{cr}");
+        }
+        if mr["verdict"] == "Error" {
+            // check counts the run's bad events after the first; monitor writes the record at
+            // the first.
+            let (me, ce) = (
+                mr["error"]["message"].as_str().unwrap(),
+                cr["error"]["message"].as_str().unwrap(),
+            );
+            assert!(ce.starts_with(me), "run {id}: {me}\n{ce}");
+            for part in [
+                format!("of trace {id}"),
+                "service \"checkout\"".into(),
+                "span name \"refund\"".into(),
+                "rule: CLIENT span".into(),
+            ] {
+                assert!(me.contains(&part), "run {id}: {part} not in {me}");
+            }
+            assert_eq!(mr["error"]["file"], cr["error"]["file"]);
+            assert_eq!(mr["error"]["line"], cr["error"]["line"]);
+        } else {
+            assert_eq!(mr["explanation"], cr["explanation"], "run {id}");
+        }
+        let want = match scenarios[id].as_str() {
+            "ok" => "Pass",
+            "late-publish" => "Fail",
+            _ => "Error",
+        };
+        assert_eq!(mr["verdict"], want, "run {id} ({})", scenarios[id]);
+    }
+}
+
+/// A line that is not OTLP JSON is one Error record at its FILE:LINE; the spans of the other
+/// lines are still checked.
+#[test]
+fn otel_garbage_line_is_one_located_error() {
+    let dir = scratch("monitor-otel-garbage");
+    let spans = std::fs::read_to_string(root().join(OTEL_SPANS)).unwrap();
+    let mut lines: Vec<&str> = spans.lines().collect();
+    lines.insert(1, "{\"resourceSpans\": [ this is not JSON");
+    let file = dir.join("spans.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let f = file.to_str().unwrap();
+    let m = run(&[
+        "monitor",
+        OTEL_MODEL,
+        "--otel",
+        f,
+        "--no-follow",
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(m.status.code(), Some(2), "{}", stderr(&m));
+    let recs = by_run(&stdout(&m));
+    let orphans = &recs[""];
+    assert_eq!(orphans.len(), 1, "{orphans:?}");
+    let e = &orphans[0]["error"];
+    assert_eq!(orphans[0]["verdict"], "Error");
+    assert_eq!(e["file"], f);
+    assert_eq!(e["line"], 2);
+    let msg = e["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with(&format!("{f}:2:")) && msg.contains("not an OTLP JSON"),
+        "{msg}"
+    );
+    // Every trace still gets its one record.
+    let scenarios: BTreeMap<String, String> = serde_json::from_str(
+        &std::fs::read_to_string(root().join("tests/cli/otel-checkout/runs.json")).unwrap(),
+    )
+    .unwrap();
+    for id in scenarios.keys() {
+        assert_eq!(recs.get(id).map(Vec::len), Some(1), "run {id}");
+    }
+}
