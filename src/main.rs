@@ -55,7 +55,7 @@ enum Command {
     Partition(partition_cmd::PartitionArgs),
     /// Live verdicts on event streams: one record per run as soon as it is final (a Fail at
     /// the event that makes it certain), files followed as they grow.
-    Monitor(monitor_cmd::MonitorArgs),
+    Monitor(Box<monitor_cmd::MonitorArgs>),
 }
 
 /// Membership question.
@@ -475,7 +475,7 @@ fn main() -> ExitCode {
             Command::Gen(args) => gen_cmd::gen(args),
             Command::Compare(args) => gen_cmd::compare(args),
             Command::Partition(args) => partition_cmd::partition(args),
-            Command::Monitor(args) => monitor_cmd::monitor(args),
+            Command::Monitor(args) => monitor_cmd::monitor(*args),
         });
     let result = match worker.map(|h| h.join()) {
         Ok(Ok(r)) => r,

@@ -289,7 +289,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     let mut decided: Vec<Decision> = Vec::new();
     let mut bad = false;
     // --otel: the events of one line, and the lines' Error records (no run to give them to).
-    let mut raw = Vec::new();
+    let mut raw: Vec<otel::Raw> = Vec::new();
     let mut line_errors = Vec::new();
     loop {
         let stopping = stop.load(Ordering::Relaxed);
@@ -540,6 +540,7 @@ fn print(out: &mut dyn Write, r: &Record, d: Option<&Decision>, format: FormatAr
 /// rules (the mapping of `check --otel`), and pushed to the session.
 mod otel {
     /// One line of spans and where it was read.
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
     pub struct Line<'a> {
         pub text: &'a str,
         /// `FILE:LINE`.
@@ -567,6 +568,8 @@ mod otel {
 
         /// The mapping rules (`--otel-map`).
         pub type Map = multitrace_runtime::formats::otel::OtelMap;
+        /// One event of a line, as mapped.
+        pub type Raw = RawEvent;
 
         /// The default rules, or those of `--otel-map FILE`.
         pub fn read_map(path: Option<&Path>) -> Result<Map> {
@@ -682,6 +685,8 @@ mod otel {
 
         /// No rules can be given (`--otel` is refused).
         pub type Map = std::convert::Infallible;
+        /// No event is read.
+        pub type Raw = ();
 
         pub fn read_map(_: Option<&Path>) -> Result<Map> {
             anyhow::bail!("{}", crate::batch::OTEL_MISSING)
