@@ -506,3 +506,98 @@ fn otel_garbage_line_is_one_located_error() {
         assert_eq!(recs.get(id).map(Vec::len), Some(1), "run {id}");
     }
 }
+
+/// Followed live: the spans arrive one export (line) at a time; the broken trace's Fail is
+/// written as soon as payment's spans show it, before the queue's arrive, and after a stop
+/// every trace has one record with the verdict of `check --otel`.
+#[test]
+fn otel_spans_followed_live() {
+    let dir = scratch("monitor-otel-live");
+    let spans = std::fs::read_to_string(root().join(OTEL_SPANS)).unwrap();
+    let lines: Vec<&str> = spans.lines().collect();
+    assert_eq!(lines.len(), 3, "one export per service");
+    let file = dir.join("spans.jsonl");
+    let out = dir.join("records.jsonl");
+    std::fs::write(&file, "").unwrap();
+    let mut child = bin()
+        .current_dir(root())
+        .args([
+            "monitor",
+            OTEL_MODEL,
+            "--otel",
+            file.to_str().unwrap(),
+            "--format",
+            "jsonl",
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .spawn()
+        .unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    // Waits (up to 20 s) until some record satisfies `want`.
+    let wait_for = |want: &dyn Fn(&serde_json::Value) -> bool| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            let text = std::fs::read_to_string(&out).unwrap_or_default();
+            // Only whole lines (the monitor may be writing one).
+            let done: Vec<&str> = text
+                .split_inclusive('\n')
+                .filter(|l| l.ends_with('\n'))
+                .collect();
+            if records(&done.concat()).iter().any(want) {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no such record in {text}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    writeln!(f, "{}", lines[0]).unwrap();
+    f.flush().unwrap();
+    wait_for(&|r| r["verdict"] == "Error");
+    writeln!(f, "{}", lines[1]).unwrap();
+    f.flush().unwrap();
+    wait_for(&|r| r["verdict"] == "Fail");
+    // The queue's export, then a line of garbage: its Error (line 4) says line 3 was read.
+    writeln!(f, "{}\nnot spans", lines[2]).unwrap();
+    f.flush().unwrap();
+    wait_for(&|r| r["error"]["line"] == 4);
+    let o = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert_eq!(child.wait().unwrap().code(), Some(2));
+    let mut live = by_run(&std::fs::read_to_string(&out).unwrap());
+    assert_eq!(
+        live.remove("").map(|r| r.len()),
+        Some(1),
+        "the garbage line's Error"
+    );
+    let c = run(&[
+        "check",
+        OTEL_MODEL,
+        "--otel",
+        OTEL_SPANS,
+        "--format",
+        "jsonl",
+        "--no-progress",
+    ]);
+    let checked = by_run(&stdout(&c));
+    assert_eq!(
+        live.keys().collect::<Vec<_>>(),
+        checked.keys().collect::<Vec<_>>()
+    );
+    for (id, recs) in &live {
+        assert_eq!(recs.len(), 1, "run {id}: {recs:?}");
+        assert_eq!(recs[0]["verdict"], checked[id][0]["verdict"], "run {id}");
+        if recs[0]["verdict"] == "Pass" {
+            assert_eq!(recs[0]["monitor"]["closed"], "stop", "run {id}");
+        }
+    }
+}
