@@ -323,9 +323,9 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
             if line.text.trim().is_empty() {
                 continue;
             }
-            events += 1;
             if let Some(map) = &otel {
-                otel::push_line(
+                // The status line counts span events, not lines.
+                events += otel::push_line(
                     otel::Line {
                         text: &line.text,
                         at: &line.at,
@@ -354,6 +354,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                 }
                 continue;
             }
+            events += 1;
             let end = args
                 .end_field
                 .as_ref()
@@ -582,8 +583,9 @@ mod otel {
             })
         }
 
-        /// Pushes the events of one line; a line that is not a request, and an event with no
-        /// run, give an Error record in `errors`; a bad event fails its run (as in `check`).
+        /// Pushes the events of one line (returns how many); a line that is not a request, and
+        /// an event with no run, give an Error record in `errors`; a bad event fails its run
+        /// (as in `check`).
         #[allow(clippy::too_many_arguments)]
         pub fn push_line(
             line: Line<'_>,
@@ -594,7 +596,7 @@ mod otel {
             raw: &mut Vec<RawEvent>,
             errors: &mut Vec<Record>,
             decided: &mut Vec<Decision>,
-        ) {
+        ) -> u64 {
             let (file, no) = match line.at.rsplit_once(':') {
                 Some((f, n)) => (f, n.parse().unwrap_or(0)),
                 None => (line.at, 0),
@@ -608,7 +610,7 @@ mod otel {
                     column: None,
                 };
                 errors.push(Record::error(line.at.to_string(), None, e, Duration::ZERO));
-                return;
+                return 0;
             }
             // A line holds the spans of one export in the order they ended (a parent after
             // its children): its events are taken in timestamp order (a stable sort, and only
@@ -620,6 +622,7 @@ mod otel {
                 (Err(_), Err(_)) => std::cmp::Ordering::Equal,
             });
             let alphabet = &m.engine().model().alphabet;
+            let n = raw.len() as u64;
             for ev in raw.drain(..) {
                 let Some(run) = &ev.run else {
                     let why = match &ev.body {
@@ -670,6 +673,7 @@ mod otel {
                 };
                 session.fail_run(m, run, &ev.at, e, decided);
             }
+            n
         }
     }
 
@@ -702,7 +706,7 @@ mod otel {
             _: E,
             _: F,
             _: G,
-        ) {
+        ) -> u64 {
             match *line.map {}
         }
     }
