@@ -601,3 +601,56 @@ fn otel_spans_followed_live() {
         }
     }
 }
+
+/// `--otel-map` is read as `check` reads it: with no reply actions (`reply_suffix =`) the
+/// monitor's verdicts are check's with the same map, and differ from those without it.
+#[test]
+fn otel_map_is_applied_as_check_applies_it() {
+    let dir = scratch("monitor-otel-map");
+    let map = dir.join("map.txt");
+    std::fs::write(
+        &map,
+        "# CLIENT and SERVER spans give no reply\nreply_suffix =\n",
+    )
+    .unwrap();
+    let map = map.to_str().unwrap();
+    let verdicts = |args: &[&str]| -> BTreeMap<String, (serde_json::Value, serde_json::Value)> {
+        let o = run(args);
+        by_run(&stdout(&o))
+            .into_iter()
+            .map(|(id, r)| {
+                assert_eq!(r.len(), 1, "run {id}: {r:?}");
+                (id, (r[0]["verdict"].clone(), r[0]["explanation"].clone()))
+            })
+            .collect()
+    };
+    let with_map = |cmd: &'static str| {
+        let mut a = vec![cmd, OTEL_MODEL, "--otel", OTEL_SPANS, "--otel-map", map];
+        a.extend(["--format", "jsonl"]);
+        a.push(if cmd == "check" {
+            "--no-progress"
+        } else {
+            "--no-follow"
+        });
+        verdicts(&a)
+    };
+    let monitored = with_map("monitor");
+    assert_eq!(monitored, with_map("check"));
+    let default = verdicts(&[
+        "monitor",
+        OTEL_MODEL,
+        "--otel",
+        OTEL_SPANS,
+        "--no-follow",
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(
+        default.keys().collect::<Vec<_>>(),
+        monitored.keys().collect::<Vec<_>>()
+    );
+    assert!(
+        default.iter().any(|(id, v)| monitored[id].0 != v.0),
+        "the map changed no verdict: {monitored:?}"
+    );
+}
