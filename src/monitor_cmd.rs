@@ -27,7 +27,8 @@ mod otel;
 pub struct MonitorArgs {
     /// The model: an interaction (.hif), a Timbuk automaton (.timbuk) or a compiled model (.mtm).
     model: PathBuf,
-    /// Event sources (JSON Lines): files, directories, `-` for standard input (the default).
+    /// Event sources (JSON Lines; OTLP JSON spans with --otel): files, directories, `-` for
+    /// standard input (the default).
     ///
     /// Files are followed as they grow (like tail -F); in directories new files are picked
     /// up.
