@@ -290,6 +290,9 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     let mut last_checkpoint = Instant::now();
     let mut lines = Vec::new();
     let mut decided: Vec<Decision> = Vec::new();
+    // Records of lines with no run to give them to, keyed by the arrivals before them: a round's
+    // records are written together, in the order of the events that decided them.
+    let mut loose: Vec<(u64, Record)> = Vec::new();
     let mut bad = false;
     // --otel: the events of one line, and the lines' Error records (no run to give them to).
     let mut raw: Vec<otel::Raw> = Vec::new();
@@ -343,18 +346,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                     &mut line_errors,
                     &mut decided,
                 );
-                for r in line_errors.drain(..) {
-                    bad = true;
-                    written += print(&mut out, &r, None, args.format)?;
-                }
-                for d in decided.drain(..) {
-                    records += 1;
-                    fails += u64::from(
-                        matches!(&d.verdict, Ok(v) if v.kind == multitrace_runtime::verdict::VerdictKind::Fail),
-                    );
-                    bad |= d.verdict.is_err();
-                    written += print(&mut out, &d.record(&m), Some(&d), args.format)?;
-                }
+                loose.extend(line_errors.drain(..).map(|r| (session.arrivals(), r)));
                 continue;
             }
             events += 1;
@@ -435,17 +427,9 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                             column: None,
                         };
                         let r = Record::error(line.at.clone(), None, e, Duration::ZERO);
-                        written += print(&mut out, &r, None, args.format)?;
+                        loose.push((session.arrivals(), r));
                     }
                 }
-            }
-            for d in decided.drain(..) {
-                records += 1;
-                fails += u64::from(
-                    matches!(&d.verdict, Ok(v) if v.kind == multitrace_runtime::verdict::VerdictKind::Fail),
-                );
-                bad |= d.verdict.is_err();
-                written += print(&mut out, &d.record(&m), Some(&d), args.format)?;
             }
         }
         session.settle(&m, &mut scratch, &mut decided);
@@ -462,12 +446,25 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
             };
             session.close_all(&m, &mut scratch, why, &mut decided);
         }
+        // The round's records in the order of their deciding events (a run decided at once
+        // and one decided when settled keep the order of their events), then the closes.
+        decided.sort_by_key(|d| d.arrival);
+        let mut loose_records = loose.drain(..).peekable();
         for d in decided.drain(..) {
+            while let Some((_, r)) = loose_records.next_if(|(k, _)| *k < d.arrival) {
+                bad = true;
+                written += print(&mut out, &r, None, args.format)?;
+            }
             records += 1;
             fails += u64::from(
                 matches!(&d.verdict, Ok(v) if v.kind == multitrace_runtime::verdict::VerdictKind::Fail),
             );
+            bad |= d.verdict.is_err();
             written += print(&mut out, &d.record(&m), Some(&d), args.format)?;
+        }
+        for (_, r) in loose_records {
+            bad = true;
+            written += print(&mut out, &r, None, args.format)?;
         }
         out.flush()?;
         if let Some(dir) = &args.state {

@@ -63,6 +63,11 @@ pub struct Decision {
     pub events: u64,
     /// Bytes of the run's state by its content ([`LiveRun::state_bytes`](super::run::LiveRun::state_bytes)): the same however the run was fed or restored.
     pub bytes: usize,
+    /// The session's arrival number of the deciding event (`u64::MAX` for a run closed by an
+    /// end, a timeout, an eviction or a stop): [`Session::settle`](super::session::Session::settle)
+    /// hands back a round's decisions in this order, the order of the events that decided
+    /// them, as when every event is checked at once.
+    pub arrival: u64,
 }
 
 impl Decision {

@@ -107,9 +107,9 @@ struct Live {
     /// The record was written (Fail, Inconclusive, Error): later events are only counted.
     done: bool,
     /// Events fed unchecked ([`Session::push_deferred`]): their `FILE:LINE`, order key and
-    /// event number, the first `pending_n` in use (the strings are reused).
+    /// event number and arrival number, the first `pending_n` in use (the strings are reused).
     #[serde(default)]
-    pending: Vec<(String, OrderKey, u64)>,
+    pending: Vec<(String, OrderKey, u64, u64)>,
     #[serde(default)]
     pending_n: usize,
 }
@@ -163,6 +163,12 @@ impl Session {
     /// Runs known (live, or decided and waiting for their end).
     pub fn live_runs(&self) -> usize {
         self.runs.len()
+    }
+
+    /// Events arrived so far (bad events of known runs included): the arrival number of the
+    /// latest (see [`Decision::arrival`]).
+    pub fn arrivals(&self) -> u64 {
+        self.arrivals
     }
 
     /// Bytes held by the runs' states (engine states and held events).
@@ -285,6 +291,7 @@ impl Session {
                     order: Some(ev.key),
                     events: live.run.events() + 1,
                     bytes: live.run.state_bytes(),
+                    arrival: live.touched,
                 });
                 live.run.forget();
             } else if live.held[j].is_empty() && opts.reorder == Reorder::Events(0) {
@@ -330,6 +337,9 @@ impl Session {
         if !self.dirty.is_empty() {
             self.settle_run(m, &mut m.engine().scratch(), run, out);
         }
+        // The bad event is an arrival of its own: its record comes after those of the events
+        // before it (see [`Decision::arrival`]).
+        self.arrivals += 1;
         let live = self.runs.entry(run.to_string()).or_insert_with(|| Live {
             run: m.start(),
             first_at: first_at.to_string(),
@@ -362,6 +372,7 @@ impl Session {
             order: None,
             events: live.run.events(),
             bytes: live.run.state_bytes(),
+            arrival: self.arrivals,
         });
         live.run.forget();
     }
@@ -401,6 +412,7 @@ impl Session {
             order,
             events: live.run.events(),
             bytes: live.run.state_bytes(),
+            arrival: u64::MAX,
         });
     }
 
@@ -503,8 +515,11 @@ impl Session {
                 p.0.push_str(ev.at);
                 p.1 = ev.key;
                 p.2 = number;
+                p.3 = self.arrivals;
             }
-            None => live.pending.push((ev.at.to_string(), ev.key, number)),
+            None => live
+                .pending
+                .push((ev.at.to_string(), ev.key, number, self.arrivals)),
         }
         live.pending_n += 1;
         match &mut live.last_at {
@@ -524,9 +539,13 @@ impl Session {
     /// appended to `out`.
     pub fn settle(&mut self, m: &Monitor<'_>, scratch: &mut Scratch, out: &mut Vec<Decision>) {
         let mut dirty = std::mem::take(&mut self.dirty);
+        let start = out.len();
         for id in &dirty {
             self.settle_run(m, scratch, id, out);
         }
+        // Runs are settled in the order they were first fed this round; their records come
+        // in the order of the events that decided them, as when every event is checked.
+        out[start..].sort_by_key(|d| d.arrival);
         dirty.clear();
         if self.dirty.is_empty() {
             self.dirty = dirty;
@@ -613,7 +632,8 @@ fn decide_pending(id: &str, live: &mut Live, decided: (u64, Verdict), out: &mut 
     let place = live.pending[..live.pending_n]
         .iter()
         .find(|p| p.2 == number)
-        .map(|p| (p.0.clone(), p.1));
+        .map(|p| (p.0.clone(), p.1, p.3));
+    let place_arrival = place.as_ref().map_or(live.touched, |p| p.2);
     live.done = true;
     live.pending_n = 0;
     out.push(Decision {
@@ -625,6 +645,7 @@ fn decide_pending(id: &str, live: &mut Live, decided: (u64, Verdict), out: &mut 
         order: place.map(|p| p.1),
         events: number,
         bytes: live.run.state_bytes(),
+        arrival: place_arrival,
     });
 }
 
@@ -666,6 +687,7 @@ fn feed(
             order: Some(key),
             events: live.run.events(),
             bytes: live.run.state_bytes(),
+            arrival: live.touched,
         });
         debug_assert!(matches!(live.run.standing(), Standing::Decided(..)));
     }
