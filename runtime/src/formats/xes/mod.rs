@@ -22,11 +22,14 @@
 //! that sort by timestamp keep each location's order.
 
 use crate::batch::Item;
-use crate::events::{EventError, Field, Grouper, OrderKey, RawEvent, RunOut};
+use crate::events::{
+    parse_timestamp, EventError, Field, Grouper, OrderKey, OrderKeyError, RawEvent, RunOut,
+};
 use crate::nfa::Alphabet;
 use crate::record::{ErrorRecord, Record};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::XmlVersion;
+use std::borrow::Cow;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -105,13 +108,14 @@ fn open(path: &Path) -> std::io::Result<Box<dyn BufRead + Send>> {
     })
 }
 
-/// One event's attributes of interest, as read.
+/// One event's attributes of interest, as read; the order key is parsed when its attribute
+/// is read, so that its text is not kept.
 #[derive(Default)]
 struct Pending {
     line: u32,
     action: Option<String>,
     lifeline: Option<String>,
-    order: Option<String>,
+    order: Option<Result<OrderKey, OrderKeyError>>,
 }
 
 /// The runs of one XES file: an iterator of [`RunOut`], one per trace, then one `Error`
@@ -124,6 +128,35 @@ pub struct XesRuns<'a> {
     buf: Vec<u8>,
     traces: u32,
     seen_log: bool,
+}
+
+/// The attribute `key` and `value` of an XES attribute element, borrowed from the element
+/// when they hold no entity (the usual case: no allocation per attribute). Every attribute is
+/// checked, as the XML requires, though only these two are kept.
+fn key_value<'e>(e: &'e BytesStart<'_>) -> Result<(Cow<'e, str>, Cow<'e, str>), String> {
+    let mut key = None;
+    let mut value = None;
+    for a in e.attributes() {
+        let a = a.map_err(|e| format!("bad attribute: {e}"))?;
+        let v = a
+            .normalized_value(XmlVersion::Implicit1_0)
+            .map_err(|e| format!("bad attribute value: {e}"))?;
+        match a.key.as_ref() {
+            "key" => key = Some(v),
+            "value" => value = Some(v),
+            _ => {}
+        }
+    }
+    match (key, value) {
+        (Some(k), Some(v)) => Ok((k, v)),
+        (Some(k), None) if matches!(e.name().as_ref(), "list" | "container") => {
+            Ok((k, Cow::Borrowed("")))
+        }
+        _ => Err(format!(
+            "<{}> needs `key` and `value` attributes",
+            e.name().as_ref()
+        )),
+    }
 }
 
 impl<'a> XesRuns<'a> {
@@ -144,39 +177,10 @@ impl<'a> XesRuns<'a> {
         })
     }
 
-    fn line(&self) -> u32 {
-        self.reader.as_ref().map_or(0, |r| r.get_ref().newlines + 1)
-    }
-
-    /// The attribute `key`'s `value` of an XES attribute element.
-    fn key_value(&self, e: &BytesStart<'_>) -> Result<(String, String), String> {
-        let mut key = None;
-        let mut value = None;
-        for a in e.attributes() {
-            let a = a.map_err(|e| format!("bad attribute: {e}"))?;
-            let v = a
-                .normalized_value(XmlVersion::Implicit1_0)
-                .map_err(|e| format!("bad attribute value: {e}"))?
-                .into_owned();
-            match a.key.as_ref() {
-                "key" => key = Some(v),
-                "value" => value = Some(v),
-                _ => {}
-            }
-        }
-        match (key, value) {
-            (Some(k), Some(v)) => Ok((k, v)),
-            (Some(k), None) if matches!(e.name().as_ref(), "list" | "container") => {
-                Ok((k, String::new()))
-            }
-            _ => Err(format!(
-                "<{}> needs `key` and `value` attributes",
-                e.name().as_ref()
-            )),
-        }
-    }
-
     /// Reads the next trace (or the end); `Err` is the file's fatal error.
+    ///
+    /// The elements are looked at in the reader's buffer (no copy of an element, its name or
+    /// its attributes); only the values kept (action, lifeline, trace name) are allocated.
     fn next_trace(&mut self) -> Result<Option<RunOut>, String> {
         // Depth of elements inside the current trace: 1 = trace attribute or event, 2 = event
         // attribute; deeper ones (nested attributes) are skipped.
@@ -186,99 +190,23 @@ impl<'a> XesRuns<'a> {
         let mut events: Vec<Pending> = Vec::new();
         let mut current: Option<Pending> = None;
         let mut trace_line = 0;
+        let reader = self.reader.as_mut().expect("an open reader");
+        let file = self.file.as_str();
+        let opts = &self.opts;
         loop {
-            let line = self.line();
-            let reader = self.reader.as_mut().expect("an open reader");
+            let line = reader.get_ref().newlines + 1;
             self.buf.clear();
             let ev = reader
                 .read_event_into(&mut self.buf)
-                .map_err(|e| format!("{}:{line}: not well-formed XML: {e}", self.file))?;
+                .map_err(|e| format!("{file}:{line}: not well-formed XML: {e}"))?;
             let line = reader.get_ref().newlines + 1;
-            let (start, empty) = match &ev {
-                Event::Start(s) => (Some(s.clone().into_owned()), false),
-                Event::Empty(s) => (Some(s.clone().into_owned()), true),
-                _ => (None, false),
-            };
-            if let Some(s) = start {
-                let name = s.name().as_ref().to_string();
-                if !self.seen_log {
-                    if name != "log" {
-                        return Err(format!(
-                            "{}:{line}: not an XES log: the root element is <{}>, not <log>",
-                            self.file, name
-                        ));
-                    }
-                    self.seen_log = true;
-                    continue;
-                }
-                if !in_trace {
-                    if name == "trace" && !empty {
-                        in_trace = true;
-                        depth = 0;
-                        trace_line = line;
-                    }
-                    // Log-level elements (extensions, globals, classifiers, attributes) and
-                    // their children are not needed.
-                    continue;
-                }
-                depth += 1;
-                match (depth, name.as_str()) {
-                    (1, "event") => {
-                        if events.len() >= self.opts.max_trace_events {
-                            return Err(format!(
-                                "{}:{line}: a trace with more than {} events",
-                                self.file, self.opts.max_trace_events
-                            ));
-                        }
-                        current = Some(Pending {
-                            line,
-                            ..Pending::default()
-                        });
-                    }
-                    (1, _) => {
-                        let (k, v) = self
-                            .key_value(&s)
-                            .map_err(|m| format!("{}:{line}: {m}", self.file))?;
-                        if k == "concept:name" {
-                            trace_name = Some(v);
-                        }
-                    }
-                    (2, _) => {
-                        if let Some(p) = &mut current {
-                            let (k, v) = self
-                                .key_value(&s)
-                                .map_err(|m| format!("{}:{line}: {m}", self.file))?;
-                            if k == self.opts.action_key {
-                                p.action = Some(v.clone());
-                            }
-                            if self.opts.lifeline_key.as_deref() == Some(k.as_str()) {
-                                p.lifeline = Some(v.clone());
-                            }
-                            if let XesOrder::Key(o) = &self.opts.order {
-                                if *o == k {
-                                    p.order = Some(v);
-                                }
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-                if empty {
-                    if depth == 1 {
-                        if let Some(p) = current.take() {
-                            events.push(p);
-                        }
-                    }
-                    depth -= 1;
-                }
-                continue;
-            }
-            match ev {
+            let (s, empty) = match &ev {
+                Event::Start(s) => (s, false),
+                Event::Empty(s) => (s, true),
                 Event::End(e) if in_trace => {
                     if depth == 0 && e.name().as_ref() == "trace" {
                         self.traces += 1;
                         let id = trace_name.unwrap_or_else(|| format!("trace {}", self.traces));
-                        let _ = trace_line;
                         return Ok(Some(self.run(id, events)));
                     }
                     if depth == 1 {
@@ -287,23 +215,93 @@ impl<'a> XesRuns<'a> {
                         }
                     }
                     depth = depth.saturating_sub(1);
+                    continue;
                 }
                 Event::Eof => {
                     if in_trace {
                         return Err(format!(
-                            "{}:{line}: the file ends inside the <trace> opened at line {trace_line}",
-                            self.file
+                            "{file}:{line}: the file ends inside the <trace> opened at line {trace_line}"
                         ));
                     }
                     if !self.seen_log {
-                        return Err(format!(
-                            "{}:{line}: not an XES log: no <log> element",
-                            self.file
-                        ));
+                        return Err(format!("{file}:{line}: not an XES log: no <log> element"));
                     }
                     return Ok(None);
                 }
+                _ => continue,
+            };
+            let name = s.name();
+            let name = name.as_ref();
+            if !self.seen_log {
+                if name != "log" {
+                    return Err(format!(
+                        "{file}:{line}: not an XES log: the root element is <{name}>, not <log>"
+                    ));
+                }
+                self.seen_log = true;
+                continue;
+            }
+            if !in_trace {
+                if name == "trace" && !empty {
+                    in_trace = true;
+                    depth = 0;
+                    trace_line = line;
+                }
+                // Log-level elements (extensions, globals, classifiers, attributes) and
+                // their children are not needed.
+                continue;
+            }
+            depth += 1;
+            match (depth, name) {
+                (1, "event") => {
+                    if events.len() >= opts.max_trace_events {
+                        return Err(format!(
+                            "{file}:{line}: a trace with more than {} events",
+                            opts.max_trace_events
+                        ));
+                    }
+                    current = Some(Pending {
+                        line,
+                        ..Pending::default()
+                    });
+                }
+                (1, _) => {
+                    let (k, v) = key_value(s).map_err(|m| format!("{file}:{line}: {m}"))?;
+                    if k == "concept:name" {
+                        trace_name = Some(v.into_owned());
+                    }
+                }
+                (2, _) => {
+                    if let Some(p) = &mut current {
+                        let (k, v) = key_value(s).map_err(|m| format!("{file}:{line}: {m}"))?;
+                        if k == opts.action_key {
+                            p.action = Some(v.to_string());
+                        }
+                        if opts.lifeline_key.as_deref() == Some(&*k) {
+                            p.lifeline = Some(v.to_string());
+                        }
+                        if let XesOrder::Key(o) = &opts.order {
+                            if *o == k {
+                                // A timestamp is neither an integer nor a float: trying it
+                                // first gives `OrderKey::parse`'s result without its two
+                                // failed number parses (XES orders by `<date>`s).
+                                p.order = Some(match parse_timestamp(v.trim()) {
+                                    Some(t) => Ok(OrderKey::Time(t)),
+                                    None => OrderKey::parse(&v),
+                                });
+                            }
+                        }
+                    }
+                }
                 _ => {}
+            }
+            if empty {
+                if depth == 1 {
+                    if let Some(p) = current.take() {
+                        events.push(p);
+                    }
+                }
+                depth -= 1;
             }
         }
     }
@@ -323,11 +321,11 @@ impl<'a> XesRuns<'a> {
                 let key = match &self.opts.order {
                     XesOrder::Document => OrderKey::Int(i as i128),
                     XesOrder::Key(k) => {
-                        let text = p.order.ok_or_else(|| EventError::Missing {
+                        let parsed = p.order.ok_or_else(|| EventError::Missing {
                             field: k.clone(),
                             role: Field::Order,
                         })?;
-                        OrderKey::parse(&text).map_err(|error| EventError::OrderKey {
+                        parsed.map_err(|error| EventError::OrderKey {
                             field: Some(k.clone()),
                             error,
                         })?
