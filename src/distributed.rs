@@ -20,7 +20,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Arguments of `local`.
+// Arguments of `local` (a plain comment: see `Command`'s `defer`).
 #[derive(Args)]
 pub struct LocalArgs {
     /// The model (.mtm, .hif or .timbuk); all hosts must use the same compiled model.
@@ -46,7 +46,7 @@ pub struct LocalArgs {
     model_args: ModelArgs,
 }
 
-/// Arguments of `central`.
+// Arguments of `central` (a plain comment: see `Command`'s `defer`).
 #[derive(Args)]
 pub struct CentralArgs {
     /// The model (.mtm, .hif or .timbuk): the same as the local verifiers'.

@@ -34,7 +34,7 @@ fn format_parser() -> impl clap::builder::TypedValueParser<Value = SetFormat> {
         .try_map(|s| SetFormat::from_name(&s).ok_or_else(|| format!("unknown format `{s}`")))
 }
 
-/// Arguments of `gen`.
+// Arguments of `gen` (a plain comment: see `Command`'s `defer`).
 #[derive(Args)]
 #[command(
     after_help = "--seed S seeds the generation as well as --random-locations. The same model, options and seed give byte-identical files."
@@ -80,7 +80,7 @@ pub enum CompareFormat {
     Json,
 }
 
-/// Arguments of `compare`.
+// Arguments of `compare` (a plain comment: see `Command`'s `defer`).
 #[derive(Args)]
 pub struct CompareArgs {
     /// The model the sets were generated for (with the same location options).

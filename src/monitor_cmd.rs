@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 mod otel;
 
-/// Arguments of `monitor`.
+// Arguments of `monitor` (a plain comment: see `Command`'s `defer`).
 #[derive(Args)]
 pub struct MonitorArgs {
     /// The model: an interaction (.hif), a Timbuk automaton (.timbuk) or a compiled model (.mtm).

@@ -38,7 +38,7 @@ pub enum PartitionFormat {
     Json,
 }
 
-/// The arguments of `multitrace partition`.
+// The arguments of `multitrace partition` (a plain comment: see `Command`'s `defer`).
 #[derive(Args)]
 pub struct PartitionArgs {
     /// The model: an interaction (.hif) or a Timbuk automaton (.timbuk).

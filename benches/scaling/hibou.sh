@@ -3,7 +3,10 @@
 # (../shared/data/hibou-lfrem-sample: 10 interactions, 5 folders of 240 multitraces each),
 # prefix mode, the interaction compiled (or explored) by each process.
 #
-#     bash benches/scaling/hibou.sh [BINARY] [REPEAT]   # default: the release build, least of 3
+#     bash benches/scaling/hibou.sh [BINARY] [REPEAT] [CHECK OPTIONS...]
+#
+# Default: the release build, least of 3, `check`'s default options (the WeakPass explanation
+# included); e.g. `bash benches/scaling/hibou.sh "" 3 --no-diagnosis` for the verdicts alone.
 #
 # Prints, per interaction, the procedure its records name, the least wall time of the five
 # folders' processes (each repeated REPEAT times, the least kept) and the time per multitrace
@@ -22,10 +25,10 @@ if [ -z "$b" ]; then
     b="$root/target/release/multitrace"
 fi
 echo "load average before: $(cat /proc/loadavg)"
-python3 - "$b" "$data" "${2:-3}" <<'PY'
+python3 - "$b" "$data" "${2:-3}" "${@:3}" <<'PY'
 import json, resource, subprocess, sys, time
 from pathlib import Path
-b, data, repeat = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
+b, data, repeat, extra = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
 kinds = ["accepted", "slices", "noise", "swap_act", "swap_comp"]
 print("| interaction | procedure | multitraces | wall time (5 processes) | per multitrace | CPU time | per multitrace |")
 print("|---|---|---:|---:|---:|---:|---:|")
@@ -40,7 +43,7 @@ for i in range(10):
             t = time.perf_counter()
             r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             p = subprocess.run([b, "check", str(model), *files, "--mode", "prefix",
-                                "--jobs", "1", "--format", "jsonl"],
+                                "--jobs", "1", "--format", "jsonl", *extra],
                                capture_output=True, text=True)
             t = time.perf_counter() - t
             r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
