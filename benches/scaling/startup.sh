@@ -4,6 +4,7 @@
 # hyperfine is absent and cannot be installed with apt-get).
 #
 #     bash benches/scaling/startup.sh [RUNS]      # default 400 runs per command
+#     BASE=/tmp/old-multitrace bash benches/scaling/startup.sh   # an older build beside it
 #
 # Commands: a hello world (rustc -O), the same with a thread of the checking stack's size
 # (what the command's checking-stack thread costs), `multitrace --version` (process, loading,
@@ -32,6 +33,10 @@ rustc -O "$out/hello_thread.rs" -o "$out/hello_thread"
 "$b" compile fixtures/seed004-mqtt/model.hif -o "$out/mqtt.mtm" 2>/dev/null
 trace=fixtures/seed004-mqtt/traces/example1.htf
 cmds=("$out/hello" "$out/hello_thread" "$b --version" "$b check $out/mqtt.mtm $trace")
+# BASE=path/to/an/older/multitrace: its `check` too, in the same run (before and after).
+if [ -n "${BASE:-}" ]; then
+    cmds+=("$BASE check $out/mqtt.mtm $trace")
+fi
 
 if ! command -v hyperfine >/dev/null && command -v apt-get >/dev/null; then
     sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
@@ -54,21 +59,26 @@ json.dump({"results": [{"command": c, "times": t} for c, t in times.items()]}, o
 PY
 fi
 echo "load average after: $(cat /proc/loadavg)"
-python3 - "$out/startup.json" <<'PY'
+python3 - "$out/startup.json" "${BASE:-}" <<'PY'
 import json, statistics, sys
 rs = json.load(open(sys.argv[1]))["results"]
+base = sys.argv[2]
 h = rs[0]["times"]
 print("| command | min wall | median wall | min / hello min | median / hello median |")
 print("|---|---:|---:|---:|---:|")
 for r in rs:
     t = r["times"]
     name = r["command"].split("/")[-1]
+    if base and r["command"].startswith(base + " "):
+        name = "BASE: " + name
     print(f"| `{name}` | {min(t) * 1e3:.2f} ms | {statistics.median(t) * 1e3:.2f} ms "
           f"| {min(t) / min(h):.2f} | {statistics.median(t) / statistics.median(h):.2f} |")
 PY
 if command -v perf >/dev/null; then
     for c in "${cmds[@]}"; do
-        printf '%s: ' "${c##*/}"
+        name="${c##*/}"
+        if [ -n "${BASE:-}" ] && [[ "$c" == "$BASE "* ]]; then name="BASE: $name"; fi
+        printf '%s: ' "$name"
         perf stat -r 200 -e task-clock,page-faults $c 2>&1 >/dev/null |
             awk '/task-clock/ {printf "%s ms CPU, ", $1} /page-faults/ {printf "%s page faults\n", $1}'
     done
