@@ -383,3 +383,35 @@ fn every_command_groups_its_options_under_headings() {
         );
     }
 }
+
+/// Subcommands are built only when used (clap's `defer`, for start-up time): each one's help
+/// still starts with the line the top-level help lists for it, not with the doc comment of
+/// an `Args` struct it flattens (which a deferred build would put there).
+#[test]
+fn every_command_help_starts_with_its_own_summary() {
+    let top = stdout(&run(&["--help"]));
+    let listed: Vec<(&str, &str)> = top
+        .split("\nCommands:\n")
+        .nth(1)
+        .unwrap_or("")
+        .split("\n\n")
+        .next()
+        .unwrap_or("")
+        .lines()
+        .filter_map(|l| l.trim_start().split_once(' '))
+        .map(|(name, about)| (name, about.trim()))
+        .filter(|(name, _)| *name != "help")
+        .collect();
+    assert!(listed.len() >= 11, "{top}");
+    for (command, about) in listed {
+        for flag in ["-h", "--help"] {
+            let help = stdout(&run(&[command, flag]));
+            let first = help.lines().next().unwrap_or("");
+            assert_eq!(
+                first.trim_end_matches('.'),
+                about.trim_end_matches('.'),
+                "{command} {flag}"
+            );
+        }
+    }
+}
