@@ -9,7 +9,8 @@
 # Commands: a hello world (rustc -O), the same with a thread of the checking stack's size
 # (what the command's checking-stack thread costs), `multitrace --version` (process, loading,
 # clap), and `multitrace check mqtt.mtm example1.htf` (the MQTT fixture, compiled first; the
-# staleness check of the .mtm against its source included). Prints min and median wall times,
+# staleness check of the .mtm against its source included), the same `check` with the
+# statically linked build. Prints min and median wall times,
 # the ratios to the hello world, CPU time (perf stat task-clock, when perf is present) and
 # the load average.
 set -euo pipefail
@@ -18,6 +19,17 @@ cd "$root"
 runs="${1:-400}"
 out="$root/target/startup"
 mkdir -p "$out"
+# The same binary linked statically against glibc (`-C target-feature=+crt-static`: no
+# dynamic loader, no shared libraries to map and relocate). `cargo rustc` passes the flag to
+# the final link only, reusing the dependencies; skipped (with a note) when it fails, e.g.
+# without glibc's libc.a (Debian: libc6-dev). The default build is made again after it.
+static=""
+if cargo rustc --release --locked --bin multitrace -- -C target-feature=+crt-static; then
+    cp "$root/target/release/multitrace" "$out/multitrace-static"
+    static="$out/multitrace-static"
+else
+    echo "note: no statically linked build (cargo rustc ... +crt-static failed)"
+fi
 cargo build --release --locked --bin multitrace
 b="$root/target/release/multitrace"
 stack=$(grep -o 'CHECK_STACK_SIZE: usize = [^;]*' runtime/src/check/explore.rs | sed 's/.*= //')
@@ -33,6 +45,9 @@ rustc -O "$out/hello_thread.rs" -o "$out/hello_thread"
 "$b" compile fixtures/seed004-mqtt/model.hif -o "$out/mqtt.mtm" 2>/dev/null
 trace=fixtures/seed004-mqtt/traces/example1.htf
 cmds=("$out/hello" "$out/hello_thread" "$b --version" "$b check $out/mqtt.mtm $trace")
+if [ -n "$static" ]; then
+    cmds+=("$static check $out/mqtt.mtm $trace")
+fi
 # BASE=path/to/an/older/multitrace: its `check` too, in the same run (before and after).
 if [ -n "${BASE:-}" ]; then
     cmds+=("$BASE check $out/mqtt.mtm $trace")
@@ -68,7 +83,7 @@ print("| command | min wall | median wall | min / hello min | median / hello med
 print("|---|---:|---:|---:|---:|")
 for r in rs:
     t = r["times"]
-    name = r["command"].split("/")[-1]
+    name = " ".join(w.split("/")[-1] for w in r["command"].split())
     if base and r["command"].startswith(base + " "):
         name = "BASE: " + name
     print(f"| `{name}` | {min(t) * 1e3:.2f} ms | {statistics.median(t) * 1e3:.2f} ms "
@@ -76,7 +91,8 @@ for r in rs:
 PY
 if command -v perf >/dev/null; then
     for c in "${cmds[@]}"; do
-        name="${c##*/}"
+        name=""
+        for w in $c; do name="$name${name:+ }${w##*/}"; done
         if [ -n "${BASE:-}" ] && [[ "$c" == "$BASE "* ]]; then name="BASE: $name"; fi
         printf '%s: ' "$name"
         perf stat -r 200 -e task-clock,page-faults $c 2>&1 >/dev/null |
