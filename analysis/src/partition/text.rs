@@ -76,6 +76,22 @@ pub fn undecided_text(problem: &Problem, u: &Undecided) -> String {
                 "undecided: the search reached its {limit} states (--max-states); no counterexample among the global traces of at most {complete_up_to} actions{bound}"
             )
         }
+        Undecided::Memory {
+            limit,
+            complete_up_to,
+            in_flight,
+        } => {
+            let bound = if problem.causality().counters() > 0 {
+                format!(" with at most {} in flight per channel", messages(*in_flight))
+            } else {
+                String::new()
+            };
+            format!(
+                "undecided: the search reached its memory limit of {} MiB (--max-memory {}); no counterexample among the global traces of at most {complete_up_to} actions{bound}",
+                limit >> 20,
+                limit >> 20
+            )
+        }
         Undecided::InFlight { bound, spurious } => format!(
             "undecided: no counterexample with at most {} in flight per channel (searched exhaustively, any length); beyond that bound the abstraction finds {}, which is not causally possible (raise --max-in-flight)",
             messages(*bound),
