@@ -101,10 +101,12 @@ pub struct PartitionArgs {
         help_heading = "Limits"
     )]
     max_states: usize,
-    /// (a): memory budget of the analysis in MiB (0: none); then (a) is undecided.
+    /// Memory budget of the searches in MiB (0: none); then the question is undecided.
     ///
-    /// The product's states and the determinized automata built for it. Default: half the
-    /// memory the process may use (physical memory or `ulimit -v`, the smaller).
+    /// (a): the product's states and the determinized automata built for it (or the traces
+    /// enumerated, when the global language is not regular); (a) and (b): each check.
+    /// Default: half the memory the process may use (physical memory or `ulimit -v`, the
+    /// smaller).
     #[arg(long, value_name = "MIB", help_heading = "Limits")]
     max_memory: Option<u64>,
     /// Finest faithful partitions: most partitions enumerated (B(10) = 115,975).
@@ -212,6 +214,11 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
             );
         }
     }
+    let max_memory = match args.max_memory {
+        Some(0) => None,
+        Some(mb) => Some(mb.saturating_mul(1 << 20)),
+        None => Some(multitrace_runtime::budget::default_max_memory(1)),
+    };
     let options = RunOptions {
         locations_given: args.locations.is_some(),
         mode,
@@ -224,17 +231,14 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
             max_in_flight: args.max_in_flight,
             max_length: args.max_length,
             max_words: args.max_multitraces,
-            max_memory: match args.max_memory {
-                Some(0) => None,
-                Some(mb) => Some(mb.saturating_mul(1 << 20)),
-                None => Some(multitrace_runtime::budget::default_max_memory(1)),
-            },
+            max_memory,
         },
         central: CentralLimits {
             max_length: args.max_length,
             max_multitraces: args.max_multitraces,
             samples: args.samples,
             seed: args.seed,
+            max_memory,
         },
         search: SearchLimits {
             max_partitions: args.max_partitions,

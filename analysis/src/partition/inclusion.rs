@@ -134,8 +134,8 @@ pub enum Undecided {
     Memory {
         /// The limit, in bytes.
         limit: u64,
-        /// Traces up to this length were all searched.
-        complete_up_to: usize,
+        /// Traces up to this length were all searched (`None`: not even the empty one).
+        complete_up_to: Option<usize>,
         /// The in-flight bound of the search that ran out.
         in_flight: u32,
     },
@@ -256,7 +256,7 @@ pub fn check(
                 return (
                     Inclusion::Undecided(Undecided::Memory {
                         limit: limits.max_memory.unwrap_or(u64::MAX),
-                        complete_up_to,
+                        complete_up_to: Some(complete_up_to),
                         in_flight: k,
                     }),
                     stats,
@@ -294,12 +294,15 @@ pub fn bounded(
     let mut stats = InclusionStats { states: 0, runs: 1 };
     let global = Engine::new(problem.global().clone());
     let mut scratch = global.scratch();
-    let opts = CheckOptions {
+    let mut opts = CheckOptions {
         mode,
         choice: Choice::Force(Procedure::Term),
         diagnosis: None,
         ..CheckOptions::default()
     };
+    // A check holds its structures besides the frontier: each gets the whole limit (an
+    // Inconclusive one leaves the answer undecided, never decided).
+    opts.budget.max_memory = limits.max_memory;
     let to_global: Option<Vec<LetterId>> = problem
         .translate(
             problem.global(),
@@ -314,6 +317,11 @@ pub fn bounded(
     let (mut words, mut inconclusive) = (0u64, 0u64);
     let mut complete_up_to = None;
     let mut cut = false;
+    let mut out_of_memory = false;
+    // Bytes of a frontier entry of `len` actions: three vectors (headers and contents).
+    let fixed = blocks.len() + causality.counters();
+    let entry_bytes = |len: usize| (72 + 4 * (len + fixed)) as u64;
+    let graph_bytes = g.bytes();
     // (word, block states, counters)
     let mut frontier: Vec<(Vec<LetterId>, Vec<u32>, Vec<u32>)> = vec![(
         Vec::new(),
@@ -380,6 +388,14 @@ pub fn bounded(
                         break 'search None; // complete up to the previous length
                     }
                     next.push((w2, s2, c));
+                    let held = (frontier.len() + next.len()) as u64 * entry_bytes(len + 1);
+                    if limits
+                        .max_memory
+                        .is_some_and(|m| graph_bytes + g.dfa_bytes() + held > m)
+                    {
+                        out_of_memory = true;
+                        break 'search None; // complete up to the previous length
+                    }
                 }
             }
             complete_up_to = Some(len);
@@ -395,11 +411,19 @@ pub fn bounded(
         None
     };
     an.put_blocks(p, blocks);
-    let r = result.unwrap_or(Inclusion::Undecided(Undecided::Bounded {
-        complete_up_to,
-        words,
-        inconclusive,
-    }));
+    let r = result.unwrap_or(if out_of_memory {
+        Inclusion::Undecided(Undecided::Memory {
+            limit: limits.max_memory.unwrap_or(u64::MAX),
+            complete_up_to,
+            in_flight: 0,
+        })
+    } else {
+        Inclusion::Undecided(Undecided::Bounded {
+            complete_up_to,
+            words,
+            inconclusive,
+        })
+    });
     (r, stats)
 }
 

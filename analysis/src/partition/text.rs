@@ -86,8 +86,12 @@ pub fn undecided_text(problem: &Problem, u: &Undecided) -> String {
             } else {
                 String::new()
             };
+            let upto = match complete_up_to {
+                Some(n) => format!("the global traces of at most {}{bound}", actions(*n)),
+                None => "no global trace".to_string(),
+            };
             format!(
-                "undecided: the search reached its memory limit of {} MiB (--max-memory {}); no counterexample among the global traces of at most {complete_up_to} actions{bound}",
+                "undecided: the search reached its memory limit of {} MiB (--max-memory {}; 0: none); no counterexample among {upto}",
                 limit >> 20,
                 limit >> 20
             )
