@@ -694,4 +694,24 @@ mod tests {
             "{r:?}"
         );
     }
+
+    /// The memory limit is kept: the search stops with an undecided answer naming it (and what
+    /// was searched), where without it the same question is proven.
+    #[test]
+    fn the_memory_limit_leaves_the_question_undecided() {
+        let pb = problem("count3", COUNT3);
+        let mut an = Analyzer::new(&pb);
+        let p = Partition::finest(pb.atoms());
+        let tiny = InclusionLimits {
+            max_memory: Some(1),
+            ..limits(3)
+        };
+        let (r, _) = check(&mut an, &p, Mode::Prefix, &tiny);
+        assert!(
+            matches!(r, Inclusion::Undecided(Undecided::Memory { limit: 1, .. })),
+            "{r:?}"
+        );
+        let (r, _) = check(&mut an, &p, Mode::Prefix, &limits(3));
+        assert_eq!(r, Inclusion::Faithful { in_flight: Some(2) });
+    }
 }
