@@ -14,12 +14,13 @@ use crate::{ModeArg, ModelArgs};
 use anyhow::Result;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
-use multitrace_analysis::compare::{compare as run_compare, CompareOptions};
+use multitrace_analysis::compare::{compare_with, CompareOptions};
 use multitrace_analysis::generate::{
-    generate, parse_length_range, write_set, GenError, GenOptions, Kind, SetFormat,
+    generate_with, parse_length_range, write_set, GenError, GenOptions, Kind, SetFormat,
 };
 use multitrace_runtime::check::Engine;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 /// `--kind`: the library's kinds, their names and help ([`Kind::ALL`]).
 fn kind_parser() -> impl clap::builder::TypedValueParser<Value = Kind> {
@@ -63,6 +64,14 @@ pub struct GenArgs {
     /// Search-vertex budget per check (0: none); an Inconclusive candidate is never kept.
     #[arg(long, default_value_t = 5_000_000, help_heading = "Limits")]
     max_vertices: u64,
+    /// Most time for the whole generation, in seconds (0: none); reaching it exits with status 3.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 300.0,
+        help_heading = "Limits"
+    )]
+    timeout: f64,
     /// Write what was produced when fewer than --count multitraces could be (default: error).
     #[arg(long, help_heading = "Generation")]
     allow_fewer: bool,
@@ -116,7 +125,26 @@ pub struct CompareArgs {
 
 /// Runs `gen`; returns the exit status.
 pub fn gen(args: GenArgs) -> Result<u8> {
+    crate::writable::output_dir(&args.output, "--output")?;
+    if !(args.timeout >= 0.0 && args.timeout.is_finite()) {
+        anyhow::bail!(
+            "--timeout {}: give a number of seconds (0: no limit)",
+            args.timeout
+        );
+    }
+    // The time bound covers the whole command: loading a large model counts.
+    let start = Instant::now();
+    let limit = (args.timeout > 0.0).then(|| Duration::from_secs_f64(args.timeout));
     let model = crate::model_cmd::load(&args.model, &args.model_args)?;
+    let left = limit.map(|l| l.saturating_sub(start.elapsed()));
+    if left.is_some_and(|l| l.is_zero()) {
+        eprintln!(
+            "multitrace: time limit of {} s reached while loading the model {}; raise --timeout (0: none)",
+            args.timeout,
+            args.model.display()
+        );
+        return Ok(3);
+    }
     let format = args
         .format
         .unwrap_or_else(|| SetFormat::default_for(&model));
@@ -126,18 +154,48 @@ pub fn gen(args: GenArgs) -> Result<u8> {
     let opts = GenOptions {
         max_attempts: args.max_attempts,
         max_vertices: (args.max_vertices > 0).then_some(args.max_vertices),
+        timeout: left,
         ..GenOptions::new(kind, args.count, min_len, max_len, args.model_args.seed)
     };
     let engine = Engine::new(model);
     // A large automaton can take minutes before its first multitrace: show it is working.
-    let spinner = crate::progress::Progress::spinner(&format!(
+    let bar = crate::progress::Progress::analysis(&format!(
         "generating {} `{kind}` multitraces",
         args.count
     ));
-    let generated = generate(&engine, &opts);
-    spinner.clear();
+    let generated = generate_with(&engine, &opts, Some(&|p| bar.report(p)));
+    bar.clear();
     let generation = match generated {
         Ok(g) => g,
+        Err(GenError::Timeout {
+            kind,
+            wanted,
+            during,
+            partial,
+            ..
+        }) => {
+            // The limit as given (the library was given what the loading left of it).
+            let e = GenError::Timeout {
+                kind,
+                wanted,
+                limit: limit.unwrap_or_default(),
+                during,
+                partial,
+            };
+            eprintln!("multitrace: {e}");
+            let GenError::Timeout { partial, .. } = e else {
+                unreachable!()
+            };
+            if args.allow_fewer && !partial.items.is_empty() {
+                write_set(engine.model(), &partial, kind, format, &args.output)?;
+                eprintln!(
+                    "multitrace: wrote the {} `{kind}` multitraces produced to {} (--allow-fewer)",
+                    partial.items.len(),
+                    args.output.display()
+                );
+            }
+            return Ok(3);
+        }
         Err(e @ GenError::Shortfall { .. }) if args.allow_fewer => {
             eprintln!("multitrace: warning: {e}");
             let GenError::Shortfall { partial, .. } = e else {
@@ -171,10 +229,13 @@ pub fn compare(args: CompareArgs) -> Result<u8> {
         max_vertices: (args.max_vertices > 0).then_some(args.max_vertices),
     };
     let engine = Engine::new(model);
-    let spinner = crate::progress::Progress::spinner("comparing the procedures");
-    let c = run_compare(&engine, &args.dirs, &opts);
-    spinner.clear();
+    let bar = crate::progress::Progress::analysis("reading the sets");
+    let c = compare_with(&engine, &args.dirs, &opts, Some(&|p| bar.report(p)));
+    bar.clear();
     let c = c?;
+    for n in &c.notes {
+        eprintln!("multitrace: note: {n}");
+    }
     for finding in c.rows.iter().flat_map(|r| &r.findings) {
         eprintln!("multitrace: {finding}");
     }

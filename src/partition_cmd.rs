@@ -101,6 +101,14 @@ pub struct PartitionArgs {
         help_heading = "Limits"
     )]
     max_states: usize,
+    /// Memory budget of the searches in MiB (0: none); then the question is undecided.
+    ///
+    /// (a): the product's states and the determinized automata built for it (or the traces
+    /// enumerated, when the global language is not regular); (a) and (b): each check.
+    /// Default: half the memory the process may use (physical memory or `ulimit -v`, the
+    /// smaller).
+    #[arg(long, value_name = "MIB", help_heading = "Limits")]
+    max_memory: Option<u64>,
     /// Finest faithful partitions: most partitions enumerated (B(10) = 115,975).
     #[arg(
         long,
@@ -171,6 +179,9 @@ fn check_local_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 }
 
 pub fn partition(args: PartitionArgs) -> Result<u8> {
+    if let Some(dir) = &args.output {
+        crate::writable::output_dir(dir, "--output")?;
+    }
     let mode = match args.mode {
         ModeArg::Complete => Mode::Complete,
         ModeArg::Prefix => Mode::Prefix,
@@ -203,6 +214,11 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
             );
         }
     }
+    let max_memory = match args.max_memory {
+        Some(0) => None,
+        Some(mb) => Some(mb.saturating_mul(1 << 20)),
+        None => Some(multitrace_runtime::budget::default_max_memory(1)),
+    };
     let options = RunOptions {
         locations_given: args.locations.is_some(),
         mode,
@@ -215,12 +231,14 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
             max_in_flight: args.max_in_flight,
             max_length: args.max_length,
             max_words: args.max_multitraces,
+            max_memory,
         },
         central: CentralLimits {
             max_length: args.max_length,
             max_multitraces: args.max_multitraces,
             samples: args.samples,
             seed: args.seed,
+            max_memory,
         },
         search: SearchLimits {
             max_partitions: args.max_partitions,
@@ -232,9 +250,9 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
         model: args.model,
         signature: args.signature,
     };
-    let spinner = crate::progress::Progress::spinner("analysing the partitions");
-    let report = run::run(source, given, &compile, options);
-    spinner.clear();
+    let bar = crate::progress::Progress::analysis("analysing the partitions");
+    let report = run::run_with(source, given, &compile, options, Some(&|p| bar.report(p)));
+    bar.clear();
     let report = report?;
     match args.format {
         PartitionFormat::Json => crate::print_out(&format!("{}\n", report.json()))?,

@@ -1,7 +1,8 @@
 //! The progress bar of a batch on a terminal (`indicatif`): count, total when known, rate and
 //! time left, on standard error only when it is a terminal. Records printed while it shows go
 //! through [`Progress::suspend`], which clears the bar first, so a record never lands on the
-//! bar's line.
+//! bar's line. The same bar shows the analyses' progress (`gen`, `compare`, `partition`:
+//! [`Progress::analysis`] and [`Progress::report`], fed by the library's callbacks).
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -15,6 +16,7 @@ impl Progress {
         Progress((shown && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
             bar.set_style(Self::style("{spinner} {pos} checked, {per_sec}"));
+            bar.set_message("multitraces");
             bar
         }))
     }
@@ -32,6 +34,28 @@ impl Progress {
         p
     }
 
+    /// The bar of an analysis: `message` and the time elapsed until the first report, then
+    /// count (of the total when known), rate and time left.
+    pub fn analysis(message: &str) -> Self {
+        Progress::spinner(message)
+    }
+
+    /// A report of the analysis library: `done` `unit`s of `total` when known.
+    pub fn report(&self, p: multitrace_analysis::progress::Progress) {
+        let Some(bar) = &self.0 else { return };
+        if bar.message() != p.unit {
+            bar.set_message(p.unit);
+            bar.set_style(Self::style(match p.total {
+                Some(_) => "[{bar:30}] {pos}/{len} {msg}, {per_sec}, {eta} left",
+                None => "{spinner} {pos} {msg}, {per_sec} ({elapsed})",
+            }));
+        }
+        if let Some(total) = p.total {
+            bar.set_length(total);
+        }
+        bar.set_position(p.done);
+    }
+
     /// Whether the bar is shown at all.
     pub fn shown(&self) -> bool {
         self.0.is_some()
@@ -47,7 +71,7 @@ impl Progress {
         if let (Some(total), None) = (total, bar.length()) {
             bar.set_length(total as u64);
             bar.set_style(Self::style(
-                "[{bar:30}] {pos}/{len} multitraces, {per_sec}, {eta} left",
+                "[{bar:30}] {pos}/{len} {msg}, {per_sec}, {eta} left",
             ));
         }
         bar.set_position(done as u64);

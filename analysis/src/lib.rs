@@ -22,7 +22,8 @@
 //! - [`manifest`]: the `manifest.tsv` of a generated set, and plain TSVs of expected verdicts;
 //! - [`expect`]: `check --expect`, a batch's records compared with their expected verdicts;
 //! - [`compare`]: the comparison harness (AC, AS and term exploration timed on such sets);
-//! - [`partition`]: which participants must be monitored together (seed 002).
+//! - [`partition`]: which participants must be monitored together (seed 002);
+//! - [`progress`]: how far a long analysis has got, reported to a skin's callback.
 //!
 //! Papers are cited as "seed NNN": see `docs/papers.md` for the table of the papers.
 #![deny(missing_docs)]
@@ -33,3 +34,4 @@ pub mod expect;
 pub mod generate;
 pub mod manifest;
 pub mod partition;
+pub mod progress;

@@ -85,6 +85,8 @@ fn gen_shows_progress_on_a_terminal_only() {
         shown.contains("generating 3000 `pass` multitraces"),
         "{shown}"
     );
+    // The library's progress reports: a bar with the count of the total.
+    assert!(shown.contains("/3000 multitraces"), "{shown}");
     assert!(shown.contains("wrote 3000 `pass` multitraces"), "{shown}");
     // Off a terminal: no spinner.
     let o = run(&[
@@ -99,4 +101,183 @@ fn gen_shows_progress_on_a_terminal_only() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stderr(&o).contains("generating"), "{}", stderr(&o));
+    // Nothing of a bar at all: notes and one line, no carriage return, no escape sequence.
+    let e = stderr(&o);
+    let said: Vec<&str> = e
+        .lines()
+        .filter(|l| !l.starts_with("multitrace: note:"))
+        .collect();
+    assert_eq!(said.len(), 1, "{e}");
+    assert!(
+        said[0].starts_with("multitrace: wrote 3 `pass` multitraces"),
+        "{e}"
+    );
+    assert!(!e.contains('\r') && !e.contains('\x1b'), "{e:?}");
+}
+
+/// A Timbuk automaton of `n` states over six letters on three locations: from each state one
+/// transition to the next state and one further on, so every state lies on many cycles.
+fn large_timbuk(n: usize) -> String {
+    let letters = ["a", "b", "c", "d", "e", "f"];
+    let mut t = String::from("Ops a:1 b:1 c:1 d:1 e:1 f:1 x:0\n\nAutomaton Large\nStates");
+    for i in 0..n {
+        t.push_str(&format!(" q{i}"));
+    }
+    t.push_str("\nFinal States q0\nTransitions\nx -> q0\n");
+    for i in 0..n {
+        let (j, k) = ((i + 1) % n, (i * 7 + 3) % n);
+        t.push_str(&format!("{}(q{i}) -> q{j}\n", letters[i % 6]));
+        t.push_str(&format!("{}(q{i}) -> q{k}\n", letters[(i + 3) % 6]));
+    }
+    t.push_str("Systems\n    [l1] a b\n    [l2] c d\n    [l3] e f\n");
+    t
+}
+
+/// Issue 22 point 5: `gen` is bounded in time. On a 20,000-state automaton asked for more
+/// multitraces than it can make in a second, `--timeout 1` stops it with status 3 and a
+/// message naming the option, long before an unbounded run would end (it writes nothing
+/// without --allow-fewer, and with it what was produced).
+#[test]
+fn gen_stops_at_its_time_limit_naming_the_option() {
+    let dir = scratch("gen-timeout");
+    let model = dir.join("large.timbuk");
+    std::fs::write(&model, large_timbuk(20_000)).unwrap();
+    let out = dir.join("set");
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "gen",
+            model.to_str().unwrap(),
+            "--kind",
+            "central-error",
+            "--count",
+            "1000000",
+            "-o",
+            out.to_str().unwrap(),
+            "--timeout",
+            "1",
+        ];
+        a.extend_from_slice(extra);
+        a.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let start = std::time::Instant::now();
+    let o = bin().current_dir(root()).args(args(&[])).output().unwrap();
+    let took = start.elapsed();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("time limit of 1 s reached"), "{e}");
+    assert!(e.contains("raise --timeout"), "{e}");
+    assert!(!out.exists(), "nothing is written without --allow-fewer");
+    // Generous: loading the model and stopping are not free on a loaded machine, but an
+    // unbounded run asks for a million multitraces.
+    assert!(took.as_secs() < 60, "{took:?}");
+    // With --allow-fewer, what was produced within the time is written (when anything was).
+    let o = bin()
+        .current_dir(root())
+        .args(args(&["--allow-fewer"]))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    if !stderr(&o).contains(": 0 of 1000000") {
+        assert!(out.join("manifest.tsv").is_file(), "{}", stderr(&o));
+    }
+}
+
+/// Issue 23 point 9: the output directory is checked before any work: a file, or a directory
+/// that cannot be created, is refused at once (status 2), naming the path and the option.
+#[test]
+fn gen_refuses_an_unwritable_output_before_any_work() {
+    let dir = scratch("gen-unwritable");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    for (out, says) in [
+        (
+            file.clone(),
+            "--output names an output directory, but this is a file",
+        ),
+        (file.join("sub"), "is not a directory"),
+    ] {
+        let o = run(&[
+            "gen",
+            "fixtures/seed004-mqtt/model.hif",
+            "--kind",
+            "pass",
+            "--count",
+            "3",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains(&out.display().to_string()), "{e}");
+        assert!(e.contains(says), "{e}");
+        assert!(e.contains("--output"), "{e}");
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+}
+
+/// Issue 23 point 6: `compare` on a directory without a manifest reads what `check` reads
+/// (its directory walk): subdirectories, and a note naming the files of other extensions,
+/// which are not read. (Compressed files are found by the walk too, but the runtime's
+/// `Batch::read_items`, which `compare` reads them with, does not decompress yet.)
+#[test]
+fn compare_reads_a_directory_as_check_does() {
+    let dir = scratch("compare-walk");
+    let set = dir.join("set");
+    let model = "fixtures/seed004-fig3/model.timbuk";
+    let o = run(&[
+        "gen",
+        model,
+        "--kind",
+        "pass",
+        "--count",
+        "6",
+        "--length",
+        "6..30",
+        "-o",
+        set.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    std::fs::remove_file(set.join("manifest.tsv")).unwrap();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&set)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 6);
+    // Two in nested subdirectories, and a file of another extension.
+    std::fs::create_dir_all(set.join("sub/deeper")).unwrap();
+    std::fs::rename(
+        &files[0],
+        set.join("sub").join(files[0].file_name().unwrap()),
+    )
+    .unwrap();
+    std::fs::rename(
+        &files[1],
+        set.join("sub/deeper").join(files[1].file_name().unwrap()),
+    )
+    .unwrap();
+    std::fs::write(set.join("README.txt"), "not a multitrace").unwrap();
+    let o = run(&[
+        "compare",
+        model,
+        set.to_str().unwrap(),
+        "--runs",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let counted: u64 = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, 6, "{rows}");
+    let e = stderr(&o);
+    assert!(e.contains("1 file skipped (README.txt)"), "{e}");
+    // `check` reads the same six.
+    let o = run(&["check", model, set.to_str().unwrap()]);
+    assert!(stdout(&o).contains("6 multitraces"), "{}", stdout(&o));
 }

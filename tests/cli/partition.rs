@@ -431,3 +431,116 @@ fn check_local_reads_compressed_files_and_names_skipped_ones() {
     assert!(err.contains("1 file skipped (README.txt)"), "{err}");
     assert!(err.contains("1 JSON Lines file(s) skipped"), "{err}");
 }
+
+/// `par(a0 -- m -> b0, ..., a{n-1} -- m -> b{n-1})`: `n` independent messages over `2n`
+/// lifelines (issue 22's reproduction has `n = 11`); the global automaton has `3^n` states.
+fn par_messages(n: usize) -> String {
+    let parts: Vec<String> = (0..n).map(|i| format!("  a{i} -- m -> b{i}")).collect();
+    format!("par(\n{}\n)\n", parts.join(",\n"))
+}
+
+/// Runs `multitrace` in the repository under an address-space limit of `mb` MiB (`prlimit`,
+/// util-linux), so that an allocation past the limit fails instead of succeeding; `None`
+/// when `prlimit` is missing (the caller says the test is skipped).
+fn run_limited(mb: u64, args: &[&str]) -> Option<Output> {
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        return None;
+    }
+    Some(
+        Command::new("prlimit")
+            .arg(format!("--as={}", mb << 20))
+            .arg("--")
+            .arg(env!("CARGO_BIN_EXE_multitrace"))
+            .args(args)
+            .current_dir(root())
+            .output()
+            .unwrap(),
+    )
+}
+
+/// Issue 22 point 1: `partition` accounts the memory of its searches (the product's states,
+/// the determinized global automaton, kept sparse) and stops with an undecided answer naming
+/// `--max-memory` and the limit, instead of growing until the process aborts. The same
+/// question without the limit is decided (faithful), so the limit is what left it undecided.
+#[test]
+fn partition_stops_at_its_memory_limit_naming_the_option() {
+    let dir = scratch("partition-memory");
+    let model = dir.join("par8.hif");
+    std::fs::write(&model, par_messages(8)).unwrap();
+    let m = model.to_str().unwrap();
+    let common = [
+        "partition",
+        m,
+        "--no-search",
+        "--max-multitraces",
+        "0",
+        "--samples",
+        "0",
+    ];
+    let Some(o) = run_limited(2048, &[&common[..], &["--max-memory", "1"]].concat()) else {
+        eprintln!("skipped: no `prlimit` (util-linux)");
+        return;
+    };
+    assert_eq!(o.status.code(), Some(3), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "(a) global traces: undecided: the search reached its memory limit of 1 MiB (--max-memory 1; 0: none)"
+        ),
+        "{out}"
+    );
+    let json = run_limited(
+        2048,
+        &[&common[..], &["--max-memory", "1", "--format", "json"]].concat(),
+    )
+    .unwrap();
+    assert_eq!(json.status.code(), Some(3), "{}", stderr(&json));
+    assert!(
+        stdout(&json).contains("--max-memory 1"),
+        "{}",
+        stdout(&json)
+    );
+    let o = run_limited(2048, &common).unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("(a) global traces: faithful"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// Issue 23 point 9: `-o DIR` is checked before the analysis: a file is refused at once
+/// (status 2), naming the path and the option, and left as it was.
+#[test]
+fn partition_refuses_an_unwritable_output_before_any_work() {
+    let dir = scratch("partition-unwritable");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    for out in [file.clone(), file.join("sub")] {
+        let o = run(&["partition", PINGPONG, "-o", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains(&out.display().to_string()), "{e}");
+        assert!(e.contains("--output"), "{e}");
+        assert!(
+            stdout(&o).is_empty(),
+            "no analysis is printed: {}",
+            stdout(&o)
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+}
+
+/// Issue 23 point 12: off a terminal, `partition` writes no progress bar on standard error:
+/// only its notes.
+#[test]
+fn partition_shows_no_progress_off_a_terminal() {
+    let o = run(&["partition", PINGPONG, "--mode", "complete"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.lines().all(|l| l.starts_with("multitrace: note:")),
+        "{e:?}"
+    );
+    assert!(!e.contains('\r') && !e.contains('\x1b'), "{e:?}");
+}

@@ -4,7 +4,8 @@
 //! [`read_sets`] reads the sets of directories: with a `manifest.tsv` (written by
 //! [`crate::generate::write_set`]), one set per category of the manifest, each multitrace with
 //! the verdict the manifest records; without one, every `.htf`, `.mtf` and `.jsonl` file of
-//! the directory as one set named after it. [`compare`] runs the procedures and returns a
+//! the directory and its subdirectories (found by `check`'s walk, compressed files included)
+//! as one set named after it, with the walk's notes in [`Comparison::notes`]. [`compare`] runs the procedures and returns a
 //! [`Comparison`]: one [`Row`] per set with its times, verdict counts and [`Finding`]s.
 //! Nothing is printed here: the command line prints the findings, the table
 //! ([`Comparison::markdown`]) or JSON, and chooses the exit status.
@@ -24,7 +25,10 @@
 //!   mode). Either makes [`Comparison::problems`] positive.
 //! - **Order**: sets of a manifest in the order of [`Kind::ALL`](crate::generate::Kind::ALL)
 //!   (seed 004's first), other categories after, in the order they first appear; multitraces
-//!   in manifest order, or by file name in a directory without a manifest.
+//!   in manifest order, or in `check`'s (natural) order in a directory without a manifest.
+//! - **Progress**: [`compare_with`] reports one unit per check (multitraces × procedures ×
+//!   runs, the total known once the sets are read) to a [`ProgressFn`], outside the timed
+//!   intervals.
 //!
 //! Modules: `sets` (reading the sets), `table` (the Markdown table), this driver (timing and
 //! comparing).
@@ -36,9 +40,10 @@ mod table;
 mod tests;
 
 pub use error::CompareError;
-pub use sets::{read_sets, Item, Set};
+pub use sets::{read_sets, read_sets_noted, Item, Set};
 
 use crate::generate::reason_label;
+use crate::progress::{ProgressFn, Reporter};
 use multitrace_compiler::project::project_all;
 use multitrace_runtime::check::explore::Budget;
 use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
@@ -193,6 +198,8 @@ pub struct Comparison {
     pub procedures: Vec<Procedure>,
     /// One row per set.
     pub rows: Vec<Row>,
+    /// The notes of the directory walks (files skipped, and why), for the skin to show.
+    pub notes: Vec<String>,
 }
 
 impl Comparison {
@@ -221,11 +228,23 @@ pub fn compare(
     dirs: &[PathBuf],
     opts: &CompareOptions,
 ) -> Result<Comparison, CompareError> {
+    compare_with(engine, dirs, opts, None)
+}
+
+/// [`compare`], reporting the checks done to `progress`.
+pub fn compare_with(
+    engine: &Engine,
+    dirs: &[PathBuf],
+    opts: &CompareOptions,
+    progress: Option<ProgressFn>,
+) -> Result<Comparison, CompareError> {
     if engine.model().automata().is_none() {
         return Err(CompareError::TermOnly);
     }
-    let sets = read_sets(engine, dirs, opts.mode)?;
-    compare_sets(engine, &sets, opts)
+    let (sets, notes) = read_sets_noted(engine, dirs, opts.mode)?;
+    let mut c = compare_sets_with(engine, &sets, opts, progress)?;
+    c.notes = notes;
+    Ok(c)
 }
 
 /// Compares the procedures on `sets` (read by [`read_sets`]) with `engine`'s model.
@@ -233,6 +252,16 @@ pub fn compare_sets(
     engine: &Engine,
     sets: &[Set],
     opts: &CompareOptions,
+) -> Result<Comparison, CompareError> {
+    compare_sets_with(engine, sets, opts, None)
+}
+
+/// [`compare_sets`], reporting the checks done to `progress`.
+pub fn compare_sets_with(
+    engine: &Engine,
+    sets: &[Set],
+    opts: &CompareOptions,
+    progress: Option<ProgressFn>,
 ) -> Result<Comparison, CompareError> {
     let model = engine.model();
     let automata = model.automata().ok_or(CompareError::TermOnly)?;
@@ -256,10 +285,17 @@ pub fn compare_sets(
         timeout: None,
         ..Budget::default()
     };
+    let checks: usize = sets.iter().map(|s| s.items.len()).sum::<usize>() * procedures.len() * runs;
+    let mut reporter = Reporter::new(progress, "checks", Some(checks as u64));
+    let mut done = 0u64;
     let mut rows = Vec::with_capacity(sets.len());
     for set in sets {
-        rows.push(measure(engine, set, &procedures, runs, budget)?);
+        rows.push(measure(engine, set, &procedures, runs, budget, &mut |n| {
+            done += n;
+            reporter.tick(done);
+        })?);
     }
+    reporter.finish(done);
     Ok(Comparison {
         states: automata.nfa.states(),
         transitions: automata.nfa.transitions().len(),
@@ -267,6 +303,7 @@ pub fn compare_sets(
         runs,
         procedures,
         rows,
+        notes: Vec::new(),
     })
 }
 
@@ -277,6 +314,7 @@ fn measure(
     procs: &[Procedure],
     runs: usize,
     budget: Budget,
+    checked: &mut dyn FnMut(u64),
 ) -> Result<Row, CompareError> {
     let model = engine.model();
     let mut scratch = engine.scratch();
@@ -310,6 +348,7 @@ fn measure(
                         error,
                     })?;
                 let dt = t.elapsed().as_secs_f64();
+                checked(1);
                 let slot = p as usize;
                 sums[slot] += dt;
                 per_mt[slot].push(dt);

@@ -1,6 +1,9 @@
 //! Reading the sets to compare: a directory's manifest, else its multitrace files.
 //!
-//! Invariants: multitrace files are read by the runtime's batch reader
+//! Invariants: a directory without a manifest is searched by `check`'s walk
+//! ([`batch::collect_traces`]: regular files only, recursively, in natural order, compressed
+//! `.gz`/`.zst` files kept, the other files named in a note), so `compare` reads exactly what
+//! `check` reads; multitrace files are read by the runtime's batch reader
 //! ([`Batch::read_items`]), the one implementation of reading a multitrace by its extension;
 //! a manifest row's multitrace is read from the manifest's directory (a JSON Lines file is
 //! read once, whatever the number of its rows); a row keeps its expected verdict only when it
@@ -59,6 +62,8 @@ struct Reader<'a> {
     /// The model's letters by name, to turn the items read back into letters.
     letters: FxHashMap<&'a str, LetterId>,
     jsonl: BTreeMap<PathBuf, BTreeMap<String, Vec<Vec<LetterId>>>>,
+    /// The notes of the directory walks (files skipped, directories without multitraces).
+    notes: Vec<String>,
 }
 
 impl<'a> Reader<'a> {
@@ -72,6 +77,7 @@ impl<'a> Reader<'a> {
                 .map(|(i, n)| (n.as_str(), LetterId(i as u32)))
                 .collect(),
             jsonl: BTreeMap::new(),
+            notes: Vec::new(),
         }
     }
 
@@ -114,7 +120,7 @@ impl<'a> Reader<'a> {
     /// The multitrace of a `.htf` or `.mtf` file as letters.
     fn read(&self, path: &Path) -> Result<Vec<Vec<LetterId>>, CompareError> {
         let file = path.display().to_string();
-        match path.extension().and_then(|e| e.to_str()) {
+        match batch::content_extension(path) {
             Some("htf") if self.batch.engine().model().signature().is_none() => {
                 Err(CompareError::HtfForAutomaton { file })
             }
@@ -189,23 +195,30 @@ impl<'a> Reader<'a> {
             sets.sort_by_key(|s| Kind::from_name(&s.category).map_or(usize::MAX, |k| k as usize));
             return Ok(sets);
         }
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| CompareError::Directory {
+        if !dir.is_dir() {
+            return Err(CompareError::Directory {
                 path: dir.to_path_buf(),
-                message: e.to_string(),
-            })?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                p.is_file()
-                    && p.extension()
-                        .is_some_and(|e| e == "htf" || e == "mtf" || e == "jsonl")
-            })
-            .collect();
-        files.sort();
+                message: if dir.exists() {
+                    "not a directory".into()
+                } else {
+                    "no such file or directory".into()
+                },
+            });
+        }
+        // `check`'s walk: regular files only, recursive, compressed files kept, the files of
+        // other extensions named in a note.
+        let notes = &mut self.notes;
+        let files = batch::collect_traces(std::slice::from_ref(&dir.to_path_buf()), &mut |n| {
+            notes.push(n)
+        })
+        .map_err(|e| CompareError::Directory {
+            path: e.path,
+            message: e.message,
+        })?;
         let mode = mode.unwrap_or(Mode::Complete);
         let mut items = Vec::new();
         for f in files {
-            if f.extension().is_some_and(|e| e == "jsonl") {
+            if batch::content_extension(&f) == Some("jsonl") {
                 for (id, traces) in self.jsonl(&f)? {
                     items.push(Item {
                         name: format!("{}#{id}", f.display()),
@@ -238,12 +251,23 @@ pub fn read_sets(
     dirs: &[PathBuf],
     mode: Option<Mode>,
 ) -> Result<Vec<Set>, CompareError> {
+    read_sets_noted(engine, dirs, mode).map(|(sets, _)| sets)
+}
+
+/// [`read_sets`], with the notes of the directory walks (as `check` gives them: the files of
+/// other extensions, count and first few; the names that are not regular files; a directory
+/// that holds no multitrace file).
+pub fn read_sets_noted(
+    engine: &Engine,
+    dirs: &[PathBuf],
+    mode: Option<Mode>,
+) -> Result<(Vec<Set>, Vec<String>), CompareError> {
     let mut reader = Reader::new(engine);
     let mut sets = Vec::new();
     for dir in dirs {
         sets.extend(reader.sets(dir, mode)?);
     }
-    Ok(sets)
+    Ok((sets, reader.notes))
 }
 
 #[cfg(test)]

@@ -139,3 +139,28 @@ fn medians() {
     assert_eq!(ratio(Some(1.0), Some(0.0)), None);
     assert_eq!(ratio(Some(1.0), Some(4.0)), Some(0.25));
 }
+
+/// The progress of a comparison: one unit per check (multitraces × procedures × runs),
+/// monotone, the last report the total.
+#[test]
+fn progress_counts_every_check() {
+    let e = engine("seed004-fig3/model.timbuk");
+    let dir = scratch_dir("progress");
+    gen_into(&e, &dir, Kind::Pass, SetFormat::Mtf);
+    let opts = CompareOptions {
+        runs: 2,
+        ..CompareOptions::default()
+    };
+    let seen = std::cell::RefCell::new(Vec::new());
+    let sink = |p: crate::progress::Progress| seen.borrow_mut().push(p);
+    let c = compare_with(&e, std::slice::from_ref(&dir), &opts, Some(&sink)).unwrap();
+    let seen = seen.into_inner();
+    let total = 8 * 2 * 2;
+    assert_eq!(c.rows.iter().map(|r| r.count).sum::<usize>(), 8);
+    assert!(seen
+        .iter()
+        .all(|p| p.total == Some(total) && p.unit == "checks"));
+    assert!(seen.windows(2).all(|w| w[0].done <= w[1].done), "{seen:?}");
+    assert_eq!(seen.last().unwrap().done, total);
+    let _ = std::fs::remove_dir_all(&dir);
+}

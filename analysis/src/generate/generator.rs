@@ -10,6 +10,7 @@ use multitrace_runtime::model::CompiledModel;
 use multitrace_runtime::nfa::{LetterId, Nfa};
 use multitrace_runtime::rng::Rng;
 use multitrace_runtime::verdict::{Mode, Verdict};
+use std::time::Instant;
 
 /// Projects a word of `A` on the locations.
 pub fn project_word(model: &CompiledModel, word: &[LetterId]) -> Vec<Vec<LetterId>> {
@@ -29,6 +30,8 @@ pub(super) struct Generator<'a> {
     pub(super) rng: Rng,
     pub(super) scratch: Scratch,
     pub(super) opts: &'a GenOptions,
+    /// When [`GenOptions::timeout`] runs out.
+    pub(super) deadline: Option<Instant>,
 }
 
 impl Generator<'_> {
@@ -44,7 +47,10 @@ impl Generator<'_> {
             choice: Choice::Force(Procedure::As),
             budget: Budget {
                 max_vertices: self.opts.max_vertices,
-                timeout: None,
+                // The time left: a check cut short is not judged (the driver stops).
+                timeout: self
+                    .deadline
+                    .map(|d| d.saturating_duration_since(Instant::now())),
                 ..Budget::default()
             },
             ..CheckOptions::default()

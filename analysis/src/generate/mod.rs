@@ -40,6 +40,12 @@
 //!   steps (computed once, up to a little beyond the longest length asked) lets the walk pick,
 //!   at each step, uniformly among the transitions that can still end in an accepting state at
 //!   the target length, without retries.
+//! - **Bounded in time when asked**: with [`GenOptions::timeout`], the clock is read between
+//!   the stages and around every candidate, and each check gets the time left; reaching the
+//!   limit is [`GenError::Timeout`] (with what was kept), so a set is never the product of a
+//!   check cut short.
+//! - **Progress**: [`generate_with`] reports the multitraces kept, of the count asked, to a
+//!   [`ProgressFn`] at a bounded rate.
 //! - **Deterministic**: the same model, options and seed give the same multitraces. The one
 //!   generator is [`multitrace_runtime::rng::Rng`] (splitmix64), seeded with the seed mixed
 //!   with the kind (one stream per kind); budgets count vertices, never time. The order of the
@@ -66,10 +72,12 @@ pub use output::{
 };
 pub use spec::{GenError, GenOptions, Generation, Labelled};
 
+use crate::progress::{ProgressFn, Reporter};
 use generator::Generator;
 use multitrace_runtime::check::Engine;
 use multitrace_runtime::model::ModelKind;
 use multitrace_runtime::verdict::{Verdict, VerdictKind};
+use std::time::Instant;
 use table::RunTable;
 
 /// How a rejected candidate's verdict is counted: `Pass`, `Fail/InterError`, ...
@@ -87,6 +95,19 @@ fn verdict_label(v: &Verdict) -> String {
 /// reading two locations), or fewer multitraces than asked within the attempt bound
 /// ([`GenError::Shortfall`], with what was produced).
 pub fn generate(engine: &Engine, opts: &GenOptions) -> Result<Generation, GenError> {
+    generate_with(engine, opts, None)
+}
+
+/// [`generate`], reporting the multitraces kept so far (of [`GenOptions::count`]) to
+/// `progress`. Also [`GenError::Timeout`] when [`GenOptions::timeout`] runs out.
+pub fn generate_with(
+    engine: &Engine,
+    opts: &GenOptions,
+    progress: Option<ProgressFn>,
+) -> Result<Generation, GenError> {
+    let deadline = opts.timeout.map(|t| Instant::now() + t);
+    let mut reporter = Reporter::new(progress, "multitraces", Some(opts.count as u64));
+    reporter.tick(0);
     let model = engine.model();
     let automata = match &model.kind {
         ModelKind::Automata(a) => a,
@@ -104,6 +125,20 @@ pub fn generate(engine: &Engine, opts: &GenOptions) -> Result<Generation, GenErr
     }
     let cap = opts.max_len + (opts.max_len / 4).max(8) + 1;
     let table = RunTable::new(&automata.nfa, cap)?;
+    let timeout = |during, out: Generation| GenError::Timeout {
+        kind: opts.kind,
+        wanted: opts.count,
+        limit: opts.timeout.unwrap_or_default(),
+        during,
+        partial: Box::new(out),
+    };
+    let expired = || deadline.is_some_and(|d| Instant::now() >= d);
+    if expired() {
+        return Err(timeout(
+            "building the table of run lengths",
+            Generation::default(),
+        ));
+    }
     let mut g = Generator {
         engine,
         model,
@@ -112,14 +147,25 @@ pub fn generate(engine: &Engine, opts: &GenOptions) -> Result<Generation, GenErr
         rng: Rng::new(opts.seed ^ opts.kind.salt()),
         scratch: engine.scratch(),
         opts,
+        deadline,
     };
     g.feasibility()?;
+    if expired() {
+        return Err(timeout(
+            "deciding whether the kind can be produced",
+            Generation::default(),
+        ));
+    }
     let max_attempts = opts
         .max_attempts
         .unwrap_or_else(|| opts.count.saturating_mul(100).saturating_add(1000));
     let mode = opts.kind.mode();
     let mut out = Generation::default();
     while out.items.len() < opts.count && out.attempts < max_attempts {
+        reporter.tick(out.items.len() as u64);
+        if expired() {
+            return Err(timeout("checking candidates", out));
+        }
         out.attempts += 1;
         let traces = match g.candidate() {
             Ok(t) => t,
@@ -135,6 +181,11 @@ pub fn generate(engine: &Engine, opts: &GenOptions) -> Result<Generation, GenErr
             continue;
         }
         let verdict = g.check(&traces, mode);
+        if expired() {
+            // The check may have been cut short by the time limit: the candidate is not judged.
+            out.attempts -= 1;
+            return Err(timeout("checking candidates", out));
+        }
         if opts.kind.accepts(&verdict) {
             out.items.push(Labelled {
                 traces,
@@ -145,6 +196,7 @@ pub fn generate(engine: &Engine, opts: &GenOptions) -> Result<Generation, GenErr
             *out.rejected.entry(verdict_label(&verdict)).or_default() += 1;
         }
     }
+    reporter.finish(out.items.len() as u64);
     if out.items.len() < opts.count {
         return Err(GenError::Shortfall {
             kind: opts.kind,

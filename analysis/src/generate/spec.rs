@@ -7,6 +7,7 @@ use multitrace_runtime::nfa::LetterId;
 use multitrace_runtime::verdict::{Mode, Verdict};
 use std::collections::BTreeMap;
 use std::fmt;
+use std::time::Duration;
 
 /// What to generate.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,6 +26,10 @@ pub struct GenOptions {
     pub max_attempts: Option<usize>,
     /// Budget of each check (vertices only, so that generation stays deterministic).
     pub max_vertices: Option<u64>,
+    /// Most wall-clock time for the whole generation (`None`: none). Reaching it is
+    /// [`GenError::Timeout`], never a different set: what is produced within the time is the
+    /// start of what an unbounded run produces.
+    pub timeout: Option<Duration>,
 }
 
 impl GenOptions {
@@ -38,6 +43,7 @@ impl GenOptions {
             seed,
             max_attempts: None,
             max_vertices: Budget::default().max_vertices,
+            timeout: None,
         }
     }
 }
@@ -113,12 +119,38 @@ pub enum GenError {
         /// What was produced, with the rejection counts.
         partial: Box<Generation>,
     },
+    /// [`GenOptions::timeout`] ran out; what was produced before.
+    Timeout {
+        /// The category.
+        kind: Kind,
+        /// How many were asked for.
+        wanted: usize,
+        /// The time limit.
+        limit: Duration,
+        /// Where the time went: `"building the table of run lengths"`, `"checking candidates"`, ...
+        during: &'static str,
+        /// What was produced, with the rejection counts.
+        partial: Box<Generation>,
+    },
 }
 
 impl fmt::Display for GenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             GenError::Unsupported(why) => f.write_str(why),
+            GenError::Timeout {
+                kind,
+                wanted,
+                limit,
+                during,
+                partial,
+            } => write!(
+                f,
+                "time limit of {} s reached while {during}: {} of {wanted} `{kind}` multitraces after {}; raise --timeout (0: none), or ask for fewer or shorter multitraces",
+                limit.as_secs_f64(),
+                partial.items.len(),
+                multitrace_runtime::tally::plural(partial.attempts, "candidate", "candidates"),
+            ),
             GenError::Impossible { kind, why } => {
                 write!(f, "cannot generate `{kind}` multitraces for this model: {why}")
             }

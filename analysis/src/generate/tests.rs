@@ -179,3 +179,53 @@ fn automatark_categories_at_200_to_250_actions() {
         assert!(matches!(err, GenError::Impossible { .. }), "{nfa}: {err}");
     }
 }
+
+/// The progress reports of a generation: monotone, of the count asked, the last one the
+/// count; and the same multitraces as without reports (reporting changes nothing).
+#[test]
+fn progress_is_monotone_and_reaches_the_count() {
+    let e = engine("seed004-mqtt/model.hif");
+    let opts = GenOptions::new(Kind::Pass, 40, 4, 20, 7);
+    let seen = std::cell::RefCell::new(Vec::new());
+    let sink = |p: crate::progress::Progress| seen.borrow_mut().push(p);
+    let g = generate_with(&e, &opts, Some(&sink)).unwrap();
+    let seen = seen.into_inner();
+    assert!(seen.len() >= 2, "{seen:?}");
+    assert!(seen.windows(2).all(|w| w[0].done <= w[1].done), "{seen:?}");
+    assert!(seen
+        .iter()
+        .all(|p| p.total == Some(40) && p.unit == "multitraces"));
+    assert_eq!(seen[0].done, 0);
+    assert_eq!(seen.last().unwrap().done, 40);
+    assert_eq!(g, generate(&e, &opts).unwrap());
+}
+
+/// A time limit that has passed stops the generation with what was kept (nothing here), and
+/// the error names the option that raises it; a generous one changes nothing.
+#[test]
+fn a_time_limit_stops_the_generation() {
+    let e = engine("seed004-mqtt/model.hif");
+    let opts = GenOptions {
+        timeout: Some(std::time::Duration::ZERO),
+        ..GenOptions::new(Kind::Pass, 40, 4, 20, 7)
+    };
+    let err = generate(&e, &opts).unwrap_err();
+    let GenError::Timeout {
+        partial, wanted, ..
+    } = &err
+    else {
+        panic!("{err}")
+    };
+    assert_eq!(*wanted, 40);
+    assert!(partial.items.is_empty());
+    assert!(err.to_string().contains("raise --timeout"), "{err}");
+    let long = GenOptions {
+        timeout: Some(std::time::Duration::from_secs(3600)),
+        ..opts.clone()
+    };
+    let plain = GenOptions {
+        timeout: None,
+        ..opts
+    };
+    assert_eq!(generate(&e, &long).unwrap(), generate(&e, &plain).unwrap());
+}

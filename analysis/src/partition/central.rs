@@ -39,6 +39,9 @@ pub struct CentralLimits {
     pub samples: u64,
     /// Seed of the random mixes.
     pub seed: u64,
+    /// Memory budget of each check by AC (`None`: none); a check that runs out is
+    /// Inconclusive, so the search proves nothing.
+    pub max_memory: Option<u64>,
 }
 
 impl Default for CentralLimits {
@@ -48,6 +51,7 @@ impl Default for CentralLimits {
             max_multitraces: 200_000,
             samples: 2_000,
             seed: 0,
+            max_memory: Some(multitrace_runtime::budget::default_max_memory(1)),
         }
     }
 }
@@ -175,6 +179,7 @@ pub fn check(
             ..CheckOptions::default()
         },
     };
+    checker.opts.budget.max_memory = limits.max_memory;
     let mut searched = Searched::default();
     let causality = problem.causality().clone();
 

@@ -43,6 +43,9 @@ pub struct InclusionLimits {
     pub max_length: usize,
     /// When the global language is not regular: most global traces enumerated.
     pub max_words: u64,
+    /// Most bytes held by the search (the product's states, the determinized views of the
+    /// global automaton built so far, the automaton itself); `None`: no limit.
+    pub max_memory: Option<u64>,
 }
 
 impl Default for InclusionLimits {
@@ -52,6 +55,8 @@ impl Default for InclusionLimits {
             max_in_flight: 3,
             max_length: 8,
             max_words: 200_000,
+            // One search at a time: the limit of one worker.
+            max_memory: Some(multitrace_runtime::budget::default_max_memory(1)),
         }
     }
 }
@@ -79,7 +84,9 @@ impl GlobalCounterexample {
     ) -> Self {
         let known = match u {
             Undecided::Bounded { complete_up_to, .. } => *complete_up_to,
-            Undecided::States { .. } | Undecided::InFlight { .. } => None,
+            Undecided::States { .. } | Undecided::Memory { .. } | Undecided::InFlight { .. } => {
+                None
+            }
         };
         GlobalCounterexample {
             word: interleaving.to_vec(),
@@ -121,6 +128,17 @@ pub enum Undecided {
         /// A word of the abstraction that the exact replay refutes.
         spurious: Vec<LetterId>,
     },
+    /// The memory limit was reached; every global trace of at most `complete_up_to` actions
+    /// (with at most `in_flight` messages in flight per channel, when there are channels) was
+    /// searched.
+    Memory {
+        /// The limit, in bytes.
+        limit: u64,
+        /// Traces up to this length were all searched (`None`: not even the empty one).
+        complete_up_to: Option<usize>,
+        /// The in-flight bound of the search that ran out.
+        in_flight: u32,
+    },
     /// The global language is not regular: every causal global trace of at most
     /// `complete_up_to` actions passing the local verifiers was enumerated and found accepted
     /// (by term exploration), except `inconclusive` ones whose check ran out of budget.
@@ -161,6 +179,7 @@ enum Run {
     Faithful,
     Found(GlobalCounterexample),
     Budget { complete_up_to: usize },
+    Memory { complete_up_to: usize },
     Spurious(Vec<LetterId>),
 }
 
@@ -201,7 +220,7 @@ pub fn check(
     let mut best: Option<GlobalCounterexample> = None;
     for &k in &bounds {
         stats.runs += 1;
-        match run(an, p, mode, k, limits.max_states, &mut stats.states) {
+        match run(an, p, mode, k, limits, &mut stats.states) {
             Run::Faithful => {
                 debug_assert!(best.is_none(), "a real counterexample and a proof");
                 return (
@@ -225,6 +244,19 @@ pub fn check(
                     Inclusion::Undecided(Undecided::States {
                         limit: limits.max_states,
                         complete_up_to,
+                        in_flight: k,
+                    }),
+                    stats,
+                );
+            }
+            Run::Memory { complete_up_to } => {
+                if let Some(c) = best {
+                    return (Inclusion::Counterexample(c), stats);
+                }
+                return (
+                    Inclusion::Undecided(Undecided::Memory {
+                        limit: limits.max_memory.unwrap_or(u64::MAX),
+                        complete_up_to: Some(complete_up_to),
                         in_flight: k,
                     }),
                     stats,
@@ -262,12 +294,15 @@ pub fn bounded(
     let mut stats = InclusionStats { states: 0, runs: 1 };
     let global = Engine::new(problem.global().clone());
     let mut scratch = global.scratch();
-    let opts = CheckOptions {
+    let mut opts = CheckOptions {
         mode,
         choice: Choice::Force(Procedure::Term),
         diagnosis: None,
         ..CheckOptions::default()
     };
+    // A check holds its structures besides the frontier: each gets the whole limit (an
+    // Inconclusive one leaves the answer undecided, never decided).
+    opts.budget.max_memory = limits.max_memory;
     let to_global: Option<Vec<LetterId>> = problem
         .translate(
             problem.global(),
@@ -282,6 +317,11 @@ pub fn bounded(
     let (mut words, mut inconclusive) = (0u64, 0u64);
     let mut complete_up_to = None;
     let mut cut = false;
+    let mut out_of_memory = false;
+    // Bytes of a frontier entry of `len` actions: three vectors (headers and contents).
+    let fixed = blocks.len() + causality.counters();
+    let entry_bytes = |len: usize| (72 + 4 * (len + fixed)) as u64;
+    let graph_bytes = g.bytes();
     // (word, block states, counters)
     let mut frontier: Vec<(Vec<LetterId>, Vec<u32>, Vec<u32>)> = vec![(
         Vec::new(),
@@ -348,6 +388,14 @@ pub fn bounded(
                         break 'search None; // complete up to the previous length
                     }
                     next.push((w2, s2, c));
+                    let held = (frontier.len() + next.len()) as u64 * entry_bytes(len + 1);
+                    if limits
+                        .max_memory
+                        .is_some_and(|m| graph_bytes + g.dfa_bytes() + held > m)
+                    {
+                        out_of_memory = true;
+                        break 'search None; // complete up to the previous length
+                    }
                 }
             }
             complete_up_to = Some(len);
@@ -363,11 +411,19 @@ pub fn bounded(
         None
     };
     an.put_blocks(p, blocks);
-    let r = result.unwrap_or(Inclusion::Undecided(Undecided::Bounded {
-        complete_up_to,
-        words,
-        inconclusive,
-    }));
+    let r = result.unwrap_or(if out_of_memory {
+        Inclusion::Undecided(Undecided::Memory {
+            limit: limits.max_memory.unwrap_or(u64::MAX),
+            complete_up_to,
+            in_flight: 0,
+        })
+    } else {
+        Inclusion::Undecided(Undecided::Bounded {
+            complete_up_to,
+            words,
+            inconclusive,
+        })
+    });
     (r, stats)
 }
 
@@ -376,9 +432,10 @@ fn run(
     p: &Partition,
     mode: Mode,
     k: u32,
-    max_states: usize,
+    limits: &InclusionLimits,
     built: &mut usize,
 ) -> Run {
+    let max_states = limits.max_states;
     let problem = an.problem();
     let causality = problem.causality();
     let letters = problem.letters();
@@ -391,6 +448,15 @@ fn run(
     let nb = blocks.len();
     let nc = causality.counters();
     let stride = 1 + nb + nc;
+    // Bytes of the search: the graph, the determinized views (counted as they grow), and per
+    // product state its key twice (arena and index), the index entry, parent and depth.
+    let graph_bytes = g.bytes();
+    let per_state = stride as u64 * 8 + 48 + 12;
+    let over_memory = |states: usize| {
+        limits
+            .max_memory
+            .is_some_and(|m| graph_bytes + g.dfa_bytes() + states as u64 * per_state > m)
+    };
 
     let mut arena: Vec<u32> = Vec::new();
     let mut index: FxHashMap<Box<[u32]>, u32> = FxHashMap::default();
@@ -436,6 +502,7 @@ fn run(
         parent.push((0, 0));
         depth.push(0);
         *built += 1;
+        an.states_built += 1;
         if is_cex(&key, &global, &blocks) {
             break 'search Run::Found(GlobalCounterexample {
                 word: Vec::new(),
@@ -478,6 +545,12 @@ fn run(
                     }
                 }
                 key[0] = global.step(g, cur[0], letter);
+                // Checked at every step: a step adds at most two subsets, and a product state.
+                if over_memory(parent.len() + 1) {
+                    break 'search Run::Memory {
+                        complete_up_to: depth[id] as usize,
+                    };
+                }
                 if index.contains_key(key.as_slice()) {
                     continue;
                 }
@@ -487,6 +560,8 @@ fn run(
                 parent.push((id as u32, x as u32));
                 depth.push(depth[id] + 1);
                 *built += 1;
+                an.states_built += 1;
+                an.progress.tick(an.states_built);
                 if is_cex(&key, &global, &blocks) {
                     let w = word_of(&parent, nid);
                     let (causal, in_flight) = causality.replay(&w);
@@ -618,5 +693,25 @@ mod tests {
             matches!(r, Inclusion::Undecided(Undecided::States { limit: 10, .. })),
             "{r:?}"
         );
+    }
+
+    /// The memory limit is kept: the search stops with an undecided answer naming it (and what
+    /// was searched), where without it the same question is proven.
+    #[test]
+    fn the_memory_limit_leaves_the_question_undecided() {
+        let pb = problem("count3", COUNT3);
+        let mut an = Analyzer::new(&pb);
+        let p = Partition::finest(pb.atoms());
+        let tiny = InclusionLimits {
+            max_memory: Some(1),
+            ..limits(3)
+        };
+        let (r, _) = check(&mut an, &p, Mode::Prefix, &tiny);
+        assert!(
+            matches!(r, Inclusion::Undecided(Undecided::Memory { limit: 1, .. })),
+            "{r:?}"
+        );
+        let (r, _) = check(&mut an, &p, Mode::Prefix, &limits(3));
+        assert_eq!(r, Inclusion::Faithful { in_flight: Some(2) });
     }
 }

@@ -5,19 +5,26 @@
 //! state.
 
 use crate::partition::{Partition, Problem};
+use crate::progress::{ProgressFn, Reporter};
 use multitrace_runtime::nfa::{LetterId, StateId};
 use multitrace_runtime::verdict::Mode;
 use rustc_hash::FxHashMap;
+use std::cell::{Cell, RefCell};
 
 const UNKNOWN: u32 = u32::MAX;
 
-/// The global automaton's transitions between co-reachable states.
+/// The global automaton's transitions between co-reachable states, and what the determinized
+/// views built on it hold in memory.
 pub(crate) struct Graph {
-    words: usize,
     letters: usize,
     out: Vec<Vec<(u32, u32)>>,
     initial: Vec<u32>,
     accepting: Vec<bool>,
+    /// Scratch marks of a subset being built (one per NFA state, all `false` between steps).
+    marks: RefCell<Vec<bool>>,
+    /// Bytes held by the states of every [`LazyDfa`] built on this graph (an upper bound:
+    /// a view dropped is not subtracted).
+    dfa_bytes: Cell<u64>,
 }
 
 impl Graph {
@@ -36,7 +43,6 @@ impl Graph {
             }
         }
         Graph {
-            words: n.div_ceil(64).max(1),
             letters: problem.letters(),
             out,
             initial: nfa
@@ -48,19 +54,40 @@ impl Graph {
             accepting: (0..n)
                 .map(|s| nfa.is_accepting(StateId(s as u32)))
                 .collect(),
+            marks: RefCell::new(vec![false; n]),
+            dfa_bytes: Cell::new(0),
         }
+    }
+
+    /// Bytes of the graph itself (transitions and per-state tables).
+    pub(crate) fn bytes(&self) -> u64 {
+        let n = self.out.len() as u64;
+        let edges: u64 = self.out.iter().map(|o| o.capacity() as u64).sum();
+        n * (24 + 2) + edges * 8
+    }
+
+    /// Bytes held by the determinized views built so far.
+    pub(crate) fn dfa_bytes(&self) -> u64 {
+        self.dfa_bytes.get()
     }
 }
 
 /// A determinized view of the global automaton over some visible letters (the others are
 /// silent), built on demand.
+///
+/// A state is a subset of the NFA's states, stored sparse (its members, sorted), so that a
+/// state costs what it holds, not the whole NFA: the subsets of a product of independent
+/// components (seed 002's `par`) hold one NFA state each, and a dense bit set per state would
+/// cost the NFA's size per state (22 KB each for 177,147 states; issue 22).
 pub(crate) struct LazyDfa {
     visible: Vec<bool>,
     silent: bool,
-    words: usize,
     letters: usize,
-    sets: Vec<u64>,
-    index: FxHashMap<Box<[u64]>, u32>,
+    /// The members of every state, one after the other; state `s` is
+    /// `members[start[s]..start[s + 1]]`.
+    members: Vec<u32>,
+    start: Vec<usize>,
+    index: FxHashMap<Box<[u32]>, u32>,
     accepting: Vec<bool>,
     empty: Vec<bool>,
     next: Vec<u32>,
@@ -72,62 +99,64 @@ impl LazyDfa {
         let mut d = LazyDfa {
             visible,
             silent,
-            words: g.words,
             letters: g.letters,
-            sets: Vec::new(),
+            members: Vec::new(),
+            start: vec![0],
             index: FxHashMap::default(),
             accepting: Vec::new(),
             empty: Vec::new(),
             next: Vec::new(),
         };
-        let mut set = vec![0u64; g.words];
-        for &s in &g.initial {
-            set[s as usize / 64] |= 1 << (s % 64);
-        }
-        d.close(g, &mut set);
+        let set = d.closed(g, g.initial.iter().copied());
         d.intern(g, set);
         d
     }
 
-    /// Adds the states reachable by silent letters.
-    fn close(&self, g: &Graph, set: &mut [u64]) {
-        if !self.silent {
-            return;
-        }
-        let mut stack: Vec<u32> = Vec::new();
-        for (w, &word) in set.iter().enumerate() {
-            let mut b = word;
-            while b != 0 {
-                stack.push((w * 64 + b.trailing_zeros() as usize) as u32);
-                b &= b - 1;
+    /// The subset of `states` and of the states reachable from them by silent letters,
+    /// sorted.
+    fn closed(&self, g: &Graph, states: impl Iterator<Item = u32>) -> Vec<u32> {
+        let mut marks = g.marks.borrow_mut();
+        let mut set: Vec<u32> = Vec::new();
+        for s in states {
+            if !marks[s as usize] {
+                marks[s as usize] = true;
+                set.push(s);
             }
         }
-        while let Some(s) = stack.pop() {
-            for &(x, t) in &g.out[s as usize] {
-                if !self.visible[x as usize] && set[t as usize / 64] >> (t % 64) & 1 == 0 {
-                    set[t as usize / 64] |= 1 << (t % 64);
-                    stack.push(t);
+        if self.silent {
+            let mut i = 0;
+            while i < set.len() {
+                let s = set[i];
+                i += 1;
+                for &(x, t) in &g.out[s as usize] {
+                    if !self.visible[x as usize] && !marks[t as usize] {
+                        marks[t as usize] = true;
+                        set.push(t);
+                    }
                 }
             }
         }
+        for &s in &set {
+            marks[s as usize] = false;
+        }
+        set.sort_unstable();
+        set
     }
 
-    fn intern(&mut self, g: &Graph, set: Vec<u64>) -> u32 {
+    fn intern(&mut self, g: &Graph, set: Vec<u32>) -> u32 {
         if let Some(&id) = self.index.get(set.as_slice()) {
             return id;
         }
         let id = self.empty.len() as u32;
-        let mut acc = false;
-        for (w, &word) in set.iter().enumerate() {
-            let mut b = word;
-            while b != 0 {
-                acc |= g.accepting[w * 64 + b.trailing_zeros() as usize];
-                b &= b - 1;
-            }
-        }
-        self.accepting.push(acc);
-        self.empty.push(set.iter().all(|&w| w == 0));
-        self.sets.extend_from_slice(&set);
+        self.accepting
+            .push(set.iter().any(|&s| g.accepting[s as usize]));
+        self.empty.push(set.is_empty());
+        self.members.extend_from_slice(&set);
+        self.start.push(self.members.len());
+        // The members twice (the arena and the index's key), the index entry, the
+        // transitions row, the flags.
+        let bytes = set.len() as u64 * 8 + 48 + self.letters as u64 * 4 + 10;
+        g.dfa_bytes.set(g.dfa_bytes.get() + bytes);
         self.index.insert(set.into_boxed_slice(), id);
         self.next.resize(self.next.len() + self.letters, UNKNOWN);
         id
@@ -145,21 +174,14 @@ impl LazyDfa {
         if t != UNKNOWN {
             return t;
         }
-        let mut set = vec![0u64; self.words];
-        let from = &self.sets[s as usize * self.words..(s as usize + 1) * self.words];
-        for (w, &word) in from.iter().enumerate() {
-            let mut b = word;
-            while b != 0 {
-                let q = w * 64 + b.trailing_zeros() as usize;
-                b &= b - 1;
-                for &(y, t) in &g.out[q] {
-                    if y == x.0 {
-                        set[t as usize / 64] |= 1 << (t % 64);
-                    }
-                }
-            }
-        }
-        self.close(g, &mut set);
+        let from = &self.members[self.start[s as usize]..self.start[s as usize + 1]];
+        let targets = from.iter().flat_map(|&q| {
+            g.out[q as usize]
+                .iter()
+                .filter(move |&&(y, _)| y == x.0)
+                .map(|&(_, t)| t)
+        });
+        let set = self.closed(g, targets);
         let t = self.intern(g, set);
         self.next[cell] = t;
         t
@@ -191,11 +213,20 @@ pub struct Analyzer<'p> {
     pub(crate) graph: Graph,
     blocks: FxHashMap<u64, LazyDfa>,
     global: Option<LazyDfa>,
+    /// Product states built by the searches of (a), all together (the progress reported).
+    pub(crate) states_built: u64,
+    pub(crate) progress: Reporter<'p>,
 }
 
 impl<'p> Analyzer<'p> {
     /// An analyzer of `problem`.
     pub fn new(problem: &'p Problem) -> Self {
+        Analyzer::with_progress(problem, None)
+    }
+
+    /// An analyzer of `problem` that reports the product states its searches build to
+    /// `progress` (no total: the searches end when they decide).
+    pub fn with_progress(problem: &'p Problem, progress: Option<ProgressFn<'p>>) -> Self {
         let graph = Graph::new(problem);
         let global = LazyDfa::new(&graph, vec![true; problem.letters()]);
         Analyzer {
@@ -203,6 +234,8 @@ impl<'p> Analyzer<'p> {
             graph,
             blocks: FxHashMap::default(),
             global: Some(global),
+            states_built: 0,
+            progress: Reporter::new(progress, "product states", None),
         }
     }
 

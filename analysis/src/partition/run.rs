@@ -16,6 +16,7 @@ use super::recheck::{recheck, Recheck};
 use super::report::{Analysed, Analysis, Derived, Judged, NoAutomata, Outcome, Report};
 use super::search::{self, SearchOutcome, Status};
 use super::{Analyzer, Partition, PartitionError, Problem};
+use crate::progress::ProgressFn;
 use multitrace_compiler::compile::{CompileOptions, LocationChoice};
 use multitrace_compiler::source::{read_source, Source, SourceError};
 use multitrace_compiler::syntax::parse_locations_spec;
@@ -166,6 +167,18 @@ pub fn run(
     compile: &CompileOptions,
     options: RunOptions,
 ) -> Result<Report, RunError> {
+    run_with(source, given, compile, options, None)
+}
+
+/// [`run`], reporting the product states the searches of (a) build to `progress` (no total:
+/// a search ends when it decides).
+pub fn run_with(
+    source: Source,
+    given: LocationChoice,
+    compile: &CompileOptions,
+    options: RunOptions,
+    progress: Option<ProgressFn>,
+) -> Result<Report, RunError> {
     let problem = match Problem::new(source, given, compile, None) {
         Ok(p) => p,
         Err(reason @ PartitionError::NotAutomata { .. }) => {
@@ -174,7 +187,7 @@ pub fn run(
         Err(e) => return Err(e.into()),
     };
     let mode = options.mode;
-    let mut an = Analyzer::new(&problem);
+    let mut an = Analyzer::with_progress(&problem, progress);
     let given_p = Partition::finest(problem.atoms());
     let main = analyze(&mut an, &problem, &given_p, mode, &options)?;
     let complete = if !options.check_local.is_empty() && mode == Mode::Prefix {
@@ -255,6 +268,7 @@ pub fn run(
         Some(_) => Outcome::Holds,
         None => main.outcome(options.question),
     };
+    an.progress.finish(an.states_built);
     Ok(Report::Analysed(Box::new(Analysed {
         options,
         problem,

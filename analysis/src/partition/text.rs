@@ -76,6 +76,26 @@ pub fn undecided_text(problem: &Problem, u: &Undecided) -> String {
                 "undecided: the search reached its {limit} states (--max-states); no counterexample among the global traces of at most {complete_up_to} actions{bound}"
             )
         }
+        Undecided::Memory {
+            limit,
+            complete_up_to,
+            in_flight,
+        } => {
+            let bound = if problem.causality().counters() > 0 {
+                format!(" with at most {} in flight per channel", messages(*in_flight))
+            } else {
+                String::new()
+            };
+            let upto = match complete_up_to {
+                Some(n) => format!("the global traces of at most {}{bound}", actions(*n)),
+                None => "no global trace".to_string(),
+            };
+            format!(
+                "undecided: the search reached its memory limit of {} MiB (--max-memory {}; 0: none); no counterexample among {upto}",
+                limit >> 20,
+                limit >> 20
+            )
+        }
         Undecided::InFlight { bound, spurious } => format!(
             "undecided: no counterexample with at most {} in flight per channel (searched exhaustively, any length); beyond that bound the abstraction finds {}, which is not causally possible (raise --max-in-flight)",
             messages(*bound),

@@ -688,6 +688,7 @@ fn random_interactions_agree_with_brute_force() {
                         max_multitraces: 1_000_000,
                         samples: 0,
                         seed: 1,
+                        ..CentralLimits::default()
                     },
                 )
                 .unwrap();
