@@ -217,8 +217,7 @@ fn gen_refuses_an_unwritable_output_before_any_work() {
 
 /// Issue 23 point 6: `compare` on a directory without a manifest reads what `check` reads
 /// (its directory walk): subdirectories, and a note naming the files of other extensions,
-/// which are not read. (Compressed files are found by the walk too, but the runtime's
-/// `Batch::read_items`, which `compare` reads them with, does not decompress yet.)
+/// which are not read, and a compressed file (`.gz`, `.zst`), read as the plain one.
 #[test]
 fn compare_reads_a_directory_as_check_does() {
     let dir = scratch("compare-walk");
@@ -257,6 +256,21 @@ fn compare_reads_a_directory_as_check_does() {
     )
     .unwrap();
     std::fs::write(set.join("README.txt"), "not a multitrace").unwrap();
+    for (i, ext) in [(2, "gz"), (3, "zst")] {
+        let plain = std::fs::read(&files[i]).unwrap();
+        let packed = if ext == "gz" {
+            use std::io::Write;
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            e.write_all(&plain).unwrap();
+            e.finish().unwrap()
+        } else {
+            zstd::stream::encode_all(&plain[..], 3).unwrap()
+        };
+        let mut name = files[i].clone().into_os_string();
+        name.push(format!(".{ext}"));
+        std::fs::write(&name, packed).unwrap();
+        std::fs::remove_file(&files[i]).unwrap();
+    }
     let o = run(&[
         "compare",
         model,

@@ -4,11 +4,10 @@ use super::check::{text_error, utf8_error};
 use super::entry::Item;
 use super::lines::{lines_of, split_chunk};
 use super::run::Batch;
-use super::source::{FileSource, Input, Source, Task};
+use super::source::{content_extension, read_input_text, FileSource, Input, Source, Task};
 use crate::formats::{parse_htf, parse_jsonl_line, parse_mtf_indexed};
 use crate::nfa::LetterId;
 use crate::record::ErrorRecord;
-use crate::syntax::read_text;
 use std::path::Path;
 
 impl Batch<'_> {
@@ -71,9 +70,9 @@ impl Batch<'_> {
                 Input::Memory(item) => items.push(item),
                 Input::Letters(_) => {}
                 Input::File(path) => {
-                    let text = read_text(&path).map_err(|e| text_error(&e))?;
+                    let text = read_input_text(&path).map_err(|e| text_error(&e))?;
                     let file = crate::record::path_text(&path);
-                    if path.extension().is_some_and(|e| e == "mtf") {
+                    if content_extension(&path) == Some("mtf") {
                         let traces = parse_mtf_indexed(&file, &text, alphabet, &self.tables.names)
                             .map_err(|e| ErrorRecord::from(&e))?;
                         items.push(by_location(file, None, &traces));
