@@ -385,7 +385,7 @@ pub fn bytes_shown(b: u64) -> String {
     for (size, unit) in UNITS {
         if b >= size {
             let tenths = (b as u128 * 10 + size as u128 / 2) / size as u128;
-            return if tenths % 10 == 0 {
+            return if tenths.is_multiple_of(10) {
                 format!("{} {unit}", tenths / 10)
             } else {
                 format!("{}.{} {unit}", tenths / 10, tenths % 10)
