@@ -26,6 +26,10 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     if !args.otel.is_empty() && !cfg!(feature = "otel") {
         bail!("{OTEL_MISSING}");
     }
+    // Every output is checked writable before the model or a trace is read.
+    if let Some(report) = &args.report {
+        multitrace_runtime::output::check_writable(report, "--report")?;
+    }
     let model = crate::model_cmd::load(&args.model, &args.model_args)?;
     let mode = args.mode.mode();
     let mut expect = match &args.expect {

@@ -77,6 +77,7 @@ pub struct CentralArgs {
 }
 
 pub fn local(args: LocalArgs) -> Result<u8> {
+    multitrace_runtime::output::check_writable(&args.output, "-o")?;
     multitrace_runtime::output::refuse_overwrite(
         &args.output,
         &[args.model.as_path(), args.trace.as_path()],

@@ -9,7 +9,7 @@ use multitrace_compiler::open::{compile_model, diagram_text, open_for_viewing, o
 use multitrace_report::diagram::diagram_svg;
 use multitrace_runtime::artifact::encode;
 use multitrace_runtime::model::CompiledModel;
-use multitrace_runtime::output::refuse_overwrite;
+use multitrace_runtime::output::{check_writable, refuse_overwrite};
 use std::path::Path;
 
 fn note(n: String) {
@@ -29,6 +29,7 @@ pub fn compile(args: CompileArgs) -> Result<u8> {
     } else {
         AutomataPolicy::Auto
     };
+    check_writable(&args.output, "-o")?;
     let mut inputs = vec![args.model.as_path()];
     inputs.extend(args.model_args.signature.as_deref());
     refuse_overwrite(&args.output, &inputs)?;
@@ -167,6 +168,7 @@ fn picture(args: &DrawArgs) -> Result<Picture> {
 }
 
 pub fn draw(args: DrawArgs) -> Result<u8> {
+    check_writable(&args.output, "-o")?;
     let mut inputs = vec![args.model.as_path()];
     inputs.extend(args.model_args.signature.as_deref());
     refuse_overwrite(&args.output, &inputs)?;

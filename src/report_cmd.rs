@@ -61,6 +61,12 @@ pub fn open(args: &CheckArgs, batch: &Batch<'_>) -> Result<Option<ReportWriter>>
         .collect();
     watch_signals()?;
     let w = ReportWriter::create(path, setup, ReportOptions::default())?;
+    for stale in w.stale_removed() {
+        eprintln!(
+            "multitrace: note: removed {}, the temporary report of a run that was killed",
+            stale.display()
+        );
+    }
     *TEMP.lock().unwrap_or_else(|e| e.into_inner()) = w.temp_path().map(Path::to_path_buf);
     Ok(Some(w))
 }

@@ -5,7 +5,7 @@ use crate::nfa::synthesize;
 use crate::project::{project_all, CapKind, DfaCapReached};
 use crate::rewrite::{non_regular, strengthen};
 use crate::syntax::{random_partition, InteractionModel, TimbukAutomaton};
-use multitrace_runtime::artifact::digest;
+use multitrace_runtime::artifact::{source_hash, SourceHash};
 use multitrace_runtime::model::{
     Automata, CompileStats, CompiledModel, ModelKind, Origin, TermModel,
 };
@@ -191,20 +191,21 @@ fn interaction_groups(
     Ok(groups)
 }
 
-/// The digest of a model compiled from an interaction whose text digest is `text_digest`
-/// ([`InteractionModel::digest`]: interaction and signature) with the locations of
-/// `alphabet`. Compile options other than the locations (caps, `--automata`, `--term-only`)
-/// do not enter it.
-pub fn interaction_digest(text_digest: u64, alphabet: &Alphabet) -> u64 {
-    digest(&[
-        &text_digest.to_le_bytes(),
+/// The source hash (SHA-256) of a model compiled from an interaction whose text hash is
+/// `text_digest` ([`InteractionModel::digest`]: interaction and signature) with the
+/// locations of `alphabet`. The locations are the compile option that decides the model's
+/// language; the others (caps, `--automata`, `--term-only`) only choose between automata and
+/// a term, which the header's kind records, and do not enter it.
+pub fn interaction_digest(text_digest: SourceHash, alphabet: &Alphabet) -> SourceHash {
+    source_hash(&[
+        &text_digest.0,
         alphabet.location_names().join(";").as_bytes(),
     ])
 }
 
-/// The digest of a model compiled from a Timbuk file's `text` with the letter partition of
-/// `alphabet` (each location's letters, by name; location names do not enter it).
-pub fn automaton_digest(text: &str, alphabet: &Alphabet) -> u64 {
+/// The source hash (SHA-256) of a model compiled from a Timbuk file's `text` with the letter
+/// partition of `alphabet` (each location's letters, by name; location names do not enter it).
+pub fn automaton_digest(text: &str, alphabet: &Alphabet) -> SourceHash {
     let spec: Vec<String> = (0..alphabet.locations())
         .map(|k| {
             alphabet
@@ -215,7 +216,7 @@ pub fn automaton_digest(text: &str, alphabet: &Alphabet) -> u64 {
                 .join(",")
         })
         .collect();
-    digest(&[text.as_bytes(), spec.join(";").as_bytes()])
+    source_hash(&[text.as_bytes(), spec.join(";").as_bytes()])
 }
 
 /// Compiles an interaction: automata when possible, else term-only with a notice.

@@ -10,7 +10,7 @@ use crate::syntax::{
     find_signature, interaction_text_digest, parse_timbuk, read_interaction, read_text,
     InteractionModel, ModelError, TimbukAutomaton,
 };
-use multitrace_runtime::artifact::{decode, LoadError, MAX_ARTIFACT_BYTES};
+use multitrace_runtime::artifact::{decode, LoadError, SourceHash, MAX_ARTIFACT_BYTES};
 use multitrace_runtime::model::{CompiledModel, ModelKind, Origin};
 use multitrace_runtime::nfa::LocationId;
 use std::fmt;
@@ -41,10 +41,10 @@ pub struct Mismatch {
     pub source: String,
     /// The signature file read with an interaction source, if any.
     pub signature: Option<String>,
-    /// The compiled model's digest.
-    pub artifact_digest: u64,
-    /// The digest the source gives with the compiled model's locations.
-    pub source_digest: u64,
+    /// The compiled model's source hash (SHA-256).
+    pub artifact_digest: SourceHash,
+    /// The hash the source gives with the compiled model's locations.
+    pub source_digest: SourceHash,
     /// The source file the compiled model records.
     pub recorded: String,
     /// The command that compiles the source again.
@@ -117,7 +117,7 @@ impl fmt::Display for SourceError {
                 let with = m.with_signature();
                 write!(
                     f,
-                    "{artifact}: compiled from another model than {source}{with} (digest {artifact_digest:016x}, the source gives {source_digest:016x}; the compiled model records its source as `{recorded}`); compile it again: `{recompile}`"
+                    "{artifact}: compiled from another model than {source}{with} (SHA-256 {artifact_digest}, the source gives {source_digest}; the compiled model records its source as `{recorded}`); compile it again: `{recompile}`"
                 )
             }
             SourceError::Stale(m) => {
@@ -131,7 +131,7 @@ impl fmt::Display for SourceError {
                 } = m.as_ref();
                 write!(
                     f,
-                    "{artifact}: stale compiled model: its source {source}{} has changed since it was compiled (digest {artifact_digest:016x}, the source now gives {source_digest:016x}); compile it again: `{recompile}`, or pass --allow-stale to use it as it is",
+                    "{artifact}: stale compiled model: its source {source}{} has changed since it was compiled (SHA-256 {artifact_digest}, the source now gives {source_digest}); compile it again: `{recompile}`, or pass --allow-stale to use it as it is",
                     m.with_signature()
                 )
             }
@@ -291,8 +291,8 @@ fn location_options(model: &CompiledModel, source_text: Option<&str>) -> String 
 
 /// What a source gives with a compiled model's locations.
 struct SourceDigest {
-    /// The digest the compiler computes.
-    digest: u64,
+    /// The source hash the compiler computes.
+    digest: SourceHash,
     /// The signature file read with an interaction, if any.
     signature: Option<String>,
     /// `multitrace compile SOURCE [--signature S] [--locations ...]`, without `-o`.
@@ -360,14 +360,14 @@ fn compare_with_source(
     signature: Option<&Path>,
 ) -> Result<Option<Mismatch>, SourceError> {
     let got = source_digest(model, source, signature)?;
-    if got.digest == model.digest {
+    if got.digest == model.source_hash {
         return Ok(None);
     }
     Ok(Some(Mismatch {
         artifact: artifact.display().to_string(),
         source: source.display().to_string(),
         signature: got.signature,
-        artifact_digest: model.digest,
+        artifact_digest: model.source_hash,
         source_digest: got.digest,
         recorded: model.stats.source.clone(),
         recompile: format!(

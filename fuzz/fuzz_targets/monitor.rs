@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 fn engine() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
     ENGINE.get_or_init(|| {
-        let bytes = include_bytes!("../../fixtures/golden/seed004-mqtt.v1.mtm");
+        let bytes = include_bytes!("../../fixtures/golden/seed004-mqtt.v2.mtm");
         Engine::new(decode(bytes).expect("the golden artifact loads"))
     })
 }

@@ -3,7 +3,7 @@
 //!
 //! The first byte selects the input: even, the rest is a whole file (header, payload and
 //! checksum, as read from disk); odd, the rest is a payload that the target frames with a
-//! correct header and checksum (the header's kind and digest taken from the payload when it
+//! correct header and checksum (the header's kind and source hash taken from the payload when it
 //! deserializes), so that mutations reach the payload decoder and `CompiledModel::validate`
 //! instead of stopping at the checksum. A hostile file can always carry a correct checksum.
 #![no_main]
@@ -21,14 +21,14 @@ fn frame(payload: &[u8]) -> Vec<u8> {
     let config = bincode::config::standard().with_limit::<{ MAX_PAYLOAD as usize }>();
     let (kind, digest) =
         match bincode::serde::decode_from_slice::<CompiledModel, _>(payload, config) {
-            Ok((m, _)) => (u8::from(matches!(m.kind, ModelKind::TermOnly(_))), m.digest),
-            Err(_) => (0, 0),
+            Ok((m, _)) => (u8::from(matches!(m.kind, ModelKind::TermOnly(_))), m.source_hash.0),
+            Err(_) => (0, [0; 32]),
         };
-    let mut out = Vec::with_capacity(payload.len() + 40);
+    let mut out = Vec::with_capacity(payload.len() + 64);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     out.extend_from_slice(&[kind, 0, 0, 0]);
-    out.extend_from_slice(&digest.to_le_bytes());
+    out.extend_from_slice(&digest);
     out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
     out.extend_from_slice(payload);
     let sum = fnv1a(&out);

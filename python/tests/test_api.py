@@ -91,7 +91,7 @@ def test_load_bytes_and_files(mqtt, tmp_path, fixtures):
     assert path.read_bytes() == data
     assert multitrace.load(path).digest == mqtt.digest
     assert multitrace.load(str(path)).digest == mqtt.digest
-    golden = multitrace.load(fixtures / "golden" / "seed004-mqtt.v1.mtm")
+    golden = multitrace.load(fixtures / "golden" / "seed004-mqtt.v2.mtm")
     assert golden.locations == mqtt.locations
 
 

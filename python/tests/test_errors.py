@@ -159,7 +159,7 @@ def test_bad_in_memory_multitraces(mqtt):
 
 
 def test_a_procedure_that_cannot_run_is_a_check_error(fixtures):
-    term_only = multitrace.load(fixtures / "golden" / "loopP.v1.mtm")
+    term_only = multitrace.load(fixtures / "golden" / "loopP.v2.mtm")
     assert term_only.kind == "term-only"
     with pytest.raises(CheckError, match="term-only"):
         list(term_only.check_many([{}], procedure="as"))
@@ -168,7 +168,7 @@ def test_a_procedure_that_cannot_run_is_a_check_error(fixtures):
 
 
 def test_generation_that_cannot_succeed(fixtures):
-    term_only = multitrace.load(fixtures / "golden" / "loopP.v1.mtm")
+    term_only = multitrace.load(fixtures / "golden" / "loopP.v2.mtm")
     with pytest.raises(GenerateError):
         term_only.generate("pass", count=3)
 

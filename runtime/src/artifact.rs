@@ -8,7 +8,7 @@
 //! | 4 | format version ([`FORMAT_VERSION`]) |
 //! | 1 | kind: 0 automata, 1 term-only |
 //! | 3 | reserved, zero |
-//! | 8 | digest of the source model ([`digest`]) |
+//! | 32 | SHA-256 of the source model and its locations ([`source_hash`]) |
 //! | 8 | payload length |
 //! | n | payload: the [`CompiledModel`], bincode 2 (standard configuration) through serde |
 //! | 8 | checksum: FNV-1a 64 of every preceding byte |
@@ -16,22 +16,35 @@
 //! Loading checks, in order: length, magic, version, checksum, header/payload agreement, then
 //! decodes with a size limit and validates every id against its table
 //! ([`CompiledModel::validate`]), so a hostile file gives a [`LoadError`], never a panic.
+//!
+//! Threat model: the checksum detects corruption and the source hash detects a stale or
+//! mismatched file (compiled from another source, or from one edited since). Neither is a
+//! signature: whoever can write the file can give it any header. `multitrace verify`, which
+//! compiles the source again and compares byte for byte, detects a deliberate forgery too.
+//!
+//! Version 1 carried an FNV-1a 64 digest of the sources in 8 bytes; version 2 carries their
+//! SHA-256 (a cryptographic hash: two different sources cannot be made to share it).
 
+pub use crate::hash::{source_hash, SourceHash};
 use crate::model::{CompiledModel, InvalidModel, ModelKind};
 use std::fmt;
 
 /// First bytes of every artifact.
 pub const MAGIC: &[u8; 8] = b"MTMODEL\0";
 /// Version of the format written by this build; others are refused.
-pub const FORMAT_VERSION: u32 = 1;
-const HEADER: usize = 8 + 4 + 4 + 8 + 8;
+pub const FORMAT_VERSION: u32 = 2;
+/// Where the source hash starts in the header.
+const HASH_AT: usize = 16;
+/// Where the payload length starts in the header.
+const LEN_AT: usize = HASH_AT + 32;
+const HEADER: usize = LEN_AT + 8;
 /// Largest payload accepted (1 GiB).
 pub const MAX_PAYLOAD: u64 = 1 << 30;
 /// Largest artifact file: a header, [`MAX_PAYLOAD`] and the checksum.
 pub const MAX_ARTIFACT_BYTES: u64 = HEADER as u64 + MAX_PAYLOAD + 8;
 
-/// FNV-1a, 64 bits: the digest of sources and the checksum of artifacts. Every single-bit
-/// change of the input changes the result (each step is a bijection of the state).
+/// FNV-1a, 64 bits: the checksum of artifacts (it detects corruption, not forgery). Every
+/// single-bit change of the input changes the result (each step is a bijection of the state).
 pub fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
@@ -39,17 +52,6 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     h
-}
-
-/// Digest of a source model: its files' contents and the compile options, each prefixed by
-/// its length so that concatenations cannot collide.
-pub fn digest(parts: &[&[u8]]) -> u64 {
-    let mut buf = Vec::new();
-    for p in parts {
-        buf.extend_from_slice(&(p.len() as u64).to_le_bytes());
-        buf.extend_from_slice(p);
-    }
-    fnv1a(&buf)
 }
 
 /// Why an artifact could not be loaded.
@@ -87,16 +89,16 @@ pub enum LoadError {
     Decode(String),
     /// The payload decodes without using all its bytes.
     TrailingPayload,
-    /// The header's kind or digest is not the payload's.
+    /// The header's kind or source hash is not the payload's.
     HeaderMismatch,
     /// The payload decodes but violates an invariant.
     Invalid(InvalidModel),
     /// The artifact was compiled from another source than the one named.
     DigestMismatch {
-        /// The artifact's digest.
-        artifact: u64,
-        /// The named source's digest.
-        source: u64,
+        /// The artifact's source hash.
+        artifact: SourceHash,
+        /// The named source's hash.
+        source: SourceHash,
     },
 }
 
@@ -134,7 +136,7 @@ impl fmt::Display for LoadError {
             LoadError::Invalid(e) => invalid(f, format_args!("{e}")),
             LoadError::DigestMismatch { artifact, source } => write!(
                 f,
-                "compiled model was built from another source (digest {artifact:016x}, source {source:016x}); compile it again"
+                "compiled model was built from another source (SHA-256 {artifact}, source {source}); compile it again"
             ),
         }
     }
@@ -163,7 +165,7 @@ pub fn encode(model: &CompiledModel) -> Vec<u8> {
         ModelKind::TermOnly(_) => 1,
     });
     out.extend_from_slice(&[0, 0, 0]);
-    out.extend_from_slice(&model.digest.to_le_bytes());
+    out.extend_from_slice(&model.source_hash.0);
     out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
     out.extend_from_slice(&payload);
     let sum = fnv1a(&out);
@@ -183,11 +185,17 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(x)
 }
 
-/// Reads the digest of an artifact without decoding it (after the same checks as [`decode`]
-/// up to the checksum).
-pub fn peek_digest(bytes: &[u8]) -> Result<u64, LoadError> {
+/// Reads the source hash of an artifact without decoding it (after the same checks as
+/// [`decode`] up to the checksum).
+pub fn peek_source_hash(bytes: &[u8]) -> Result<SourceHash, LoadError> {
     check_frame(bytes)?;
-    Ok(u64_at(bytes, 16))
+    Ok(hash_at(bytes))
+}
+
+fn hash_at(b: &[u8]) -> SourceHash {
+    let mut h = [0u8; 32];
+    h.copy_from_slice(&b[HASH_AT..HASH_AT + 32]);
+    SourceHash(h)
 }
 
 fn check_frame(bytes: &[u8]) -> Result<usize, LoadError> {
@@ -210,7 +218,7 @@ fn check_frame(bytes: &[u8]) -> Result<usize, LoadError> {
     if version != FORMAT_VERSION {
         return Err(LoadError::Version { found: version });
     }
-    let len = u64_at(bytes, 24);
+    let len = u64_at(bytes, LEN_AT);
     if len > MAX_PAYLOAD {
         return Err(LoadError::PayloadTooLarge { len });
     }
@@ -248,7 +256,7 @@ pub fn decode(bytes: &[u8]) -> Result<CompiledModel, LoadError> {
         return Err(LoadError::TrailingPayload);
     }
     let payload_kind = u8::from(matches!(model.kind, ModelKind::TermOnly(_)));
-    if payload_kind != kind || model.digest != u64_at(bytes, 16) {
+    if payload_kind != kind || model.source_hash != hash_at(bytes) {
         return Err(LoadError::HeaderMismatch);
     }
     model.prepare().map_err(LoadError::Invalid)?;
@@ -289,7 +297,7 @@ mod tests {
             },
             ModelKind::TermOnly("test".into()),
             CompileStats::default(),
-            42,
+            source_hash(&[b"l!m;l?m"]),
         )
     }
 
@@ -311,7 +319,7 @@ mod tests {
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
         out.extend_from_slice(&[1, 0, 0, 0]);
-        out.extend_from_slice(&model.digest.to_le_bytes());
+        out.extend_from_slice(&model.source_hash.0);
         out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         out.extend_from_slice(&payload);
         let sum = fnv1a(&out);
@@ -336,9 +344,44 @@ mod tests {
         let model = term_model(vec![emission()]).unwrap();
         let back = decode(&encode(&model)).unwrap();
         assert_eq!(back, model);
-        assert_eq!(peek_digest(&encode(&model)), Ok(42));
+        assert_eq!(peek_source_hash(&encode(&model)), Ok(model.source_hash));
+        assert_eq!(model.digest, model.source_hash.digest());
         // The tampering helper itself produces loadable bytes when nothing is changed.
         assert_eq!(decode(&tampered(&model, |_| {})).unwrap(), model);
+    }
+
+    #[test]
+    fn the_source_hash_is_sha256_of_the_length_prefixed_parts() {
+        // `printf '\x03\0\0\0\0\0\0\0abc\x00\0\0\0\0\0\0\0' | sha256sum`, computed outside Rust.
+        let h = source_hash(&[b"abc", b""]);
+        assert_eq!(
+            h.to_string(),
+            "3e2f8940c3a0e0fd6f6e07bbf07f015dd7c147431e5fa14bf3f225d782641540"
+        );
+        assert_eq!(format!("{:016x}", h.digest()), h.to_string()[..16]);
+        // The length prefix separates the parts: the same bytes cut elsewhere differ.
+        assert_ne!(source_hash(&[b"ab", b"c"]), source_hash(&[b"a", b"bc"]));
+    }
+
+    #[test]
+    fn the_header_holds_the_whole_hash_and_a_forged_one_is_refused() {
+        let model = term_model(vec![emission()]).unwrap();
+        let bytes = encode(&model);
+        assert_eq!(u32_at(&bytes, 8), 2);
+        assert_eq!(&bytes[HASH_AT..HASH_AT + 32], &model.source_hash.0);
+        // Another hash in the header (checksum made valid): the payload disagrees.
+        let mut forged = bytes.clone();
+        forged[HASH_AT + 31] ^= 1;
+        let body = forged.len() - 8;
+        let sum = fnv1a(&forged[..body]);
+        forged[body..].copy_from_slice(&sum.to_le_bytes());
+        assert_eq!(decode(&forged).unwrap_err(), LoadError::HeaderMismatch);
+        // A version 1 file is refused with the message that says to compile again.
+        let mut v1 = bytes;
+        v1[8] = 1;
+        let e = decode(&v1).unwrap_err();
+        assert_eq!(e, LoadError::Version { found: 1 });
+        assert!(e.to_string().contains("compile the model again"), "{e}");
     }
 
     #[test]

@@ -41,7 +41,7 @@
 //! use multitrace_runtime::verdict::{Mode, Reason, VerdictKind};
 //!
 //! // A model compiled once by `multitrace compile` (seed 004's MQTT-like protocol).
-//! let bytes = include_bytes!("../../fixtures/golden/seed004-mqtt.v1.mtm");
+//! let bytes = include_bytes!("../../fixtures/golden/seed004-mqtt.v2.mtm");
 //! let engine = Engine::new(decode(bytes)?);
 //! let mut scratch = engine.scratch(); // one per thread
 //! let signature = engine.model().signature().expect("an interaction model");
@@ -81,6 +81,7 @@ pub mod distributed;
 /// Event logs: [`formats::events`] (kept at this path for the front ends).
 pub use formats::events;
 pub mod formats;
+pub mod hash;
 pub mod model;
 pub mod monitor;
 pub mod multitrace;

@@ -6,6 +6,7 @@
 //! earlier nodes and its root is the last node; for an interaction origin, `letter_actions` has one
 //! action per letter and each action's lifeline belongs to the letter's location.
 
+use crate::hash::SourceHash;
 use crate::nfa::{Alphabet, LetterId, Nfa, NfaError};
 use crate::project::{AreaTable, ProjDfa, TableError};
 use crate::signature::{Action, LifelineSet, Signature};
@@ -175,7 +176,13 @@ pub struct CompiledModel {
     pub kind: ModelKind,
     /// Compilation facts.
     pub stats: CompileStats,
-    /// A digest of the source model (see [`crate::artifact::digest`]).
+    /// The SHA-256 of the source model and its locations (see
+    /// [`crate::hash::source_hash`]).
+    pub source_hash: SourceHash,
+    /// The hash's first 8 bytes ([`SourceHash::digest`]): the short digest summaries, Python
+    /// and `inspect` show. Not serialized: set from the hash when the model is assembled or
+    /// loaded.
+    #[serde(skip)]
     pub digest: u64,
     #[serde(skip)]
     action_letters: FxHashMap<Action, LetterId>,
@@ -188,14 +195,15 @@ impl CompiledModel {
         origin: Origin,
         kind: ModelKind,
         stats: CompileStats,
-        digest: u64,
+        source_hash: SourceHash,
     ) -> Result<Self, InvalidModel> {
         let mut m = CompiledModel {
             alphabet,
             origin,
             kind,
             stats,
-            digest,
+            source_hash,
+            digest: source_hash.digest(),
             action_letters: FxHashMap::default(),
         };
         m.prepare()?;
@@ -205,6 +213,7 @@ impl CompiledModel {
     /// Validates the model and rebuilds the tables that are not serialized.
     pub(crate) fn prepare(&mut self) -> Result<(), InvalidModel> {
         self.validate()?;
+        self.digest = self.source_hash.digest();
         if let Origin::Interaction {
             signature,
             letter_actions,

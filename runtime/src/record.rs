@@ -235,6 +235,39 @@ impl Record {
         r
     }
 
+    /// Names in the explanation the value of the memory budget that ran out (the record of
+    /// a verdict does not hold the check's options): `the memory budget of 1.5 GiB
+    /// (--max-memory) ran out`. Called by every front end that knows the budget (the batch).
+    pub fn name_memory_budget(&mut self, budget: &crate::budget::Budget) {
+        let Some(max) = budget.max_memory else {
+            return;
+        };
+        // A diagnosis that ran out of memory (its partial note).
+        if let Some(e) = &mut self.explanation {
+            let note = "its memory budget (--max-memory) ran out";
+            if e.contains(note) {
+                *e = e.replace(
+                    note,
+                    &format!(
+                        "its memory budget of {} (--max-memory) ran out",
+                        bytes_shown(max)
+                    ),
+                );
+            }
+        }
+        let Some(b) = &self.budget else {
+            return;
+        };
+        if b.limit != "memory" {
+            return;
+        }
+        let ran_out = budget_sentence(&b.limit, self.vertices, Some(max));
+        self.explanation = Some(match &b.established {
+            Some(e) => format!("{ran_out} ({e})"),
+            None => ran_out,
+        });
+    }
+
     /// The record of an input that could not be read or checked.
     pub fn error(trace: String, id: Option<String>, error: ErrorRecord, time: Duration) -> Self {
         let mut r = Record::empty(trace, id, "Error", time);
@@ -326,9 +359,14 @@ fn list(items: &[String]) -> String {
 }
 
 /// Which limit ran out and how to raise it: the option of the command line (the Python
-/// keyword is the same name with `_`), or the fixed limit and why it exists.
-fn budget_sentence(limit: &str, vertices: u64) -> String {
+/// keyword is the same name with `_`), or the fixed limit and why it exists. `memory`: the
+/// memory budget in bytes, when known, is named.
+fn budget_sentence(limit: &str, vertices: u64, memory: Option<u64>) -> String {
     match limit {
+        "memory" if memory.is_some() => format!(
+            "the memory budget of {} (--max-memory) ran out: give a larger --max-memory MIB, or 0 for no limit",
+            bytes_shown(memory.unwrap_or_default())
+        ),
         "vertices" => format!(
             "the search-vertex budget (--max-vertices) ran out after {vertices} vertices: give a larger --max-vertices N, or 0 for no limit"
         ),
@@ -340,11 +378,28 @@ fn budget_sentence(limit: &str, vertices: u64) -> String {
     }
 }
 
+/// A size as people read it: `1.5 GiB`, `16 MiB`, `3 KiB`, `100 bytes` (one decimal at most,
+/// `.0` left out).
+pub fn bytes_shown(b: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (size, unit) in UNITS {
+        if b >= size {
+            let tenths = (b as u128 * 10 + size as u128 / 2) / size as u128;
+            return if tenths.is_multiple_of(10) {
+                format!("{} {unit}", tenths / 10)
+            } else {
+                format!("{}.{} {unit}", tenths / 10, tenths % 10)
+            };
+        }
+    }
+    format!("{b} bytes")
+}
+
 /// One sentence for a Fail, an Inconclusive or a WeakPass (`None` for a Pass).
 fn explain(v: &Verdict, names: &Names<'_>) -> Option<String> {
     match (&v.reason, &v.diagnosis) {
         (Some(Reason::Budget { limit, established }), _) => {
-            let ran_out = budget_sentence(limit, v.vertices);
+            let ran_out = budget_sentence(limit, v.vertices, None);
             Some(match established {
                 Some(e) => format!("{ran_out} ({e})"),
                 None => ran_out,
@@ -387,6 +442,20 @@ fn explain_cut_short(d: &Diagnosis, names: &Names<'_>) -> Option<String> {
     (!go.is_empty()).then(|| format!("looks cut short: {}", go.join("; ")))
 }
 
+/// ` (diagnosis partial: ...)`: which budget of the diagnosis ran out, and its option.
+fn partial_note(d: &Diagnosis) -> String {
+    match d
+        .ran_out
+        .as_deref()
+        .and_then(|l| Some((l, crate::budget::option_of(l)?)))
+    {
+        Some((limit, option)) => {
+            format!(" (diagnosis partial: its {limit} budget ({option}) ran out)")
+        }
+        None => " (diagnosis partial: its budget ran out)".to_string(),
+    }
+}
+
 fn explain_diagnosis(d: &Diagnosis, names: &Names<'_>) -> String {
     let mut s = String::new();
     if let Some(l) = &d.local {
@@ -419,7 +488,7 @@ fn explain_diagnosis(d: &Diagnosis, names: &Names<'_>) -> String {
             ),
         };
         if d.partial {
-            s.push_str(" (diagnosis partial: its budget ran out)");
+            s.push_str(&partial_note(d));
         }
         return s;
     }
@@ -456,7 +525,7 @@ fn explain_diagnosis(d: &Diagnosis, names: &Names<'_>) -> String {
         }
     }
     if d.partial {
-        s.push_str(" (diagnosis partial: its budget ran out)");
+        s.push_str(&partial_note(d));
     }
     s
 }
@@ -464,6 +533,73 @@ fn explain_diagnosis(d: &Diagnosis, names: &Names<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::escape_controls;
+
+    #[test]
+    fn sizes_are_shown_in_binary_units() {
+        use super::bytes_shown;
+        assert_eq!(bytes_shown(100), "100 bytes");
+        assert_eq!(bytes_shown(3 << 10), "3 KiB");
+        assert_eq!(bytes_shown(16 << 20), "16 MiB");
+        assert_eq!(bytes_shown(3 << 29), "1.5 GiB");
+        assert_eq!(bytes_shown((1 << 30) + 1), "1 GiB");
+    }
+
+    #[test]
+    fn a_memory_inconclusive_and_a_partial_diagnosis_name_the_budget_value() {
+        use super::{Names, Record};
+        use crate::budget::Budget;
+        use crate::check::Procedure;
+        use crate::verdict::{Diagnosis, Reason, Verdict, VerdictKind};
+        let render = |s: crate::verdict::Sym| format!("{s:?}");
+        let names = Names {
+            render: &render,
+            locations: &[],
+        };
+        let budget = Budget {
+            max_memory: Some(3 << 29),
+            ..Budget::default()
+        };
+        let mut v = Verdict::new(VerdictKind::Inconclusive);
+        v.reason = Some(Reason::Budget {
+            limit: "memory".into(),
+            established: Some("accepted as a multi-prefix".into()),
+        });
+        let t = std::time::Duration::ZERO;
+        let mut r = Record::checked("t".into(), None, &v, Procedure::Ac, &names, t);
+        r.name_memory_budget(&budget);
+        assert_eq!(
+            r.explanation.as_deref(),
+            Some("the memory budget of 1.5 GiB (--max-memory) ran out: give a larger --max-memory MIB, or 0 for no limit (accepted as a multi-prefix)")
+        );
+        // Another limit is left as it was.
+        v.reason = Some(Reason::Budget {
+            limit: "time".into(),
+            established: None,
+        });
+        let mut r = Record::checked("t".into(), None, &v, Procedure::Ac, &names, t);
+        let before = r.explanation.clone();
+        r.name_memory_budget(&budget);
+        assert_eq!(r.explanation, before);
+        // A Fail whose diagnosis ran out of memory.
+        let mut v = Verdict::new(VerdictKind::Fail);
+        v.reason = Some(Reason::InterError);
+        v.diagnosis = Some(Diagnosis {
+            consumed: vec![],
+            blocked: vec![],
+            ended: false,
+            local: None,
+            partial: true,
+            ran_out: Some("memory".into()),
+            vertices: 0,
+        });
+        let mut r = Record::checked("t".into(), None, &v, Procedure::Ac, &names, t);
+        r.name_memory_budget(&budget);
+        let e = r.explanation.unwrap();
+        assert!(
+            e.ends_with("(diagnosis partial: its memory budget of 1.5 GiB (--max-memory) ran out)"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn control_characters_are_escaped_and_the_rest_kept() {

@@ -127,6 +127,9 @@ pub struct Diagnosis {
     /// The diagnosis budget ran out: `consumed` is consistent but maybe not maximal, and
     /// `blocked` lists only what was established.
     pub partial: bool,
+    /// When partial: the budget that ran out (`vertices`, `time`, `memory`), if known.
+    #[serde(default)]
+    pub ran_out: Option<String>,
     /// Search vertices spent on the diagnosis.
     pub vertices: u64,
 }

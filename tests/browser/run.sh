@@ -7,7 +7,9 @@
 #     blocked action of example2.htf (brok action 2 'brok?pub') highlighted in its lane;
 #   - the sequence diagram of the MQTT model: well-formed XML, rendered by the browser;
 #   - a report of 100,000 multitraces: its size, and the time until its table is usable in
-#     Chromium (must be under 2 s), filtering included.
+#     Chromium (must be under 2 s), filtering included;
+#   - names outside the BMP (issue 22): `😀😀beta.htf` after `😀😀alpha.htf` is shown whole in
+#     the table (the page rebuilds each name from the previous one's prefix, in UTF-16 units).
 # Screenshots and pages are left in target/browser/ (look at them). Exits non-zero on failure.
 #
 # Environment: MULTITRACE_BROWSER_BIG=0 skips the 100,000-multitrace report.
@@ -57,6 +59,22 @@ if [ "$status" != 1 ]; then
 fi
 "$bin" draw fixtures/seed004-mqtt/model.hif --diagram -o "$out/mqtt-diagram.svg"
 
+# Two traces whose names share a prefix of characters outside the BMP (two UTF-16 units each).
+nb="$out/non-bmp"
+rm -rf "$nb"
+mkdir -p "$nb"
+cp fixtures/seed004-mqtt/traces/example1.htf "$nb/😀😀alpha.htf"
+cp fixtures/seed004-mqtt/traces/example2.htf "$nb/😀😀beta.htf"
+set +e
+"$bin" check fixtures/seed004-mqtt/model.hif "$nb/😀😀alpha.htf" "$nb/😀😀beta.htf" \
+    --report "$out/non-bmp-report.html" --no-progress > "$out/non-bmp-check.txt"
+status=$?
+set -e
+if [ "$status" != 1 ]; then
+    echo "tests/browser/run.sh: check --report of the non-BMP names exited $status, expected 1" >&2
+    exit 1
+fi
+
 big_args=()
 if [ "${MULTITRACE_BROWSER_BIG:-1}" != 0 ]; then
     "$venv/bin/python" tests/browser/make_batch.py 100000 "$out/batch-100k.jsonl"
@@ -76,4 +94,6 @@ if [ "${MULTITRACE_BROWSER_BIG:-1}" != 0 ]; then
 fi
 
 "$venv/bin/python" tests/browser/test_report.py --out "$out" \
-    --report "$out/mqtt-report.html" --diagram "$out/mqtt-diagram.svg" "${big_args[@]}"
+    --report "$out/mqtt-report.html" --diagram "$out/mqtt-diagram.svg" \
+    --non-bmp "$out/non-bmp-report.html" --non-bmp-names "$nb/😀😀alpha.htf" "$nb/😀😀beta.htf" \
+    "${big_args[@]}"

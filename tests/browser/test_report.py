@@ -219,16 +219,31 @@ def big(d, args):
     d.save_screenshot(os.path.join(args.out, "report-100k.png"))
 
 
+@check("names outside the BMP: 😀😀beta after 😀😀alpha is shown whole in the table")
+def non_bmp(d, args):
+    open_page(d, args.non_bmp)
+    rows = d.find_elements(By.CSS_SELECTOR, "#mt-tbody tr")
+    names = [r.find_element(By.CSS_SELECTOR, "td.name").text for r in rows]
+    assert names == args.non_bmp_names, (names, args.non_bmp_names)
+    # The title (the full name on hover) agrees with the text shown.
+    titles = [r.find_element(By.CSS_SELECTOR, "td.name").get_attribute("title") for r in rows]
+    assert titles == args.non_bmp_names, titles
+    assert names[1].endswith("/😀😀beta.htf"), names
+    d.save_screenshot(os.path.join(args.out, "non-bmp-report.png"))
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--out", required=True)
     p.add_argument("--report", required=True)
     p.add_argument("--diagram", required=True)
     p.add_argument("--big")
+    p.add_argument("--non-bmp", required=True, help="a report of traces named outside the BMP")
+    p.add_argument("--non-bmp-names", nargs="+", required=True, help="their names, in order")
     args = p.parse_args()
     d = browser()
     try:
-        for f in [mqtt_counts, mqtt_filter, mqtt_blocked, mqtt_diagram_in_page]:
+        for f in [mqtt_counts, mqtt_filter, mqtt_blocked, mqtt_diagram_in_page, non_bmp]:
             d.set_window_size(1280, 1000)
             f(d, args)
         mqtt_svg(d, args)

@@ -13,6 +13,7 @@ mod guide;
 mod model;
 mod monitor;
 mod notes;
+mod outputs;
 mod partition;
 mod pictures;
 

@@ -429,7 +429,7 @@ fn every_command_refuses_a_compiled_model_whose_source_changed() {
 
 #[test]
 fn model_options_with_a_compiled_model_are_usage_errors_and_defaults_stay_documented() {
-    let mtm = "fixtures/golden/seed004-mqtt.v1.mtm";
+    let mtm = "fixtures/golden/seed004-mqtt.v2.mtm";
     let trace = "fixtures/seed004-mqtt/traces/example1.htf";
     for (option, value) in [
         ("--locations", "clt1,brok"),
@@ -507,4 +507,76 @@ fn draw_to_standard_output_writes_only_graphviz() {
     let left: Vec<_> = std::fs::read_dir(&d).unwrap().collect();
     assert!(left.is_empty(), "{left:?}");
     let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Issue 22 point 6: the header's SHA-256 is the sources' and the locations', compilation is
+/// deterministic, and a model forged under a matching header (and a valid checksum) passes the
+/// header check but not `verify`.
+#[test]
+fn a_forged_model_with_a_matching_header_hash_is_caught_by_verify() {
+    use multitrace_runtime::artifact::{decode, encode, source_hash};
+    use multitrace_runtime::model::ModelKind;
+    use multitrace_runtime::nfa::Nfa;
+    let d = scratch("forged");
+    let hif = d.join("m.hif");
+    std::fs::copy(root().join("fixtures/seed004-mqtt/model.hif"), &hif).unwrap();
+    std::fs::copy(
+        root().join("fixtures/seed004-mqtt/signature.hsf"),
+        d.join("signature.hsf"),
+    )
+    .unwrap();
+    let (a, b) = (d.join("a.mtm"), d.join("b.mtm"));
+    for out in [&a, &b] {
+        let o = run(&[
+            "compile",
+            hif.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    // Two compilations give the same bytes but for the compile time they record.
+    let zeroed = |p: &Path| {
+        let mut m = decode(&std::fs::read(p).unwrap()).unwrap();
+        m.stats.compile_time_us = 0;
+        encode(&m)
+    };
+    assert!(zeroed(&a) == zeroed(&b), "two compilations differ");
+    let bytes = std::fs::read(&a).unwrap();
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 2);
+    // The header holds SHA-256(len-prefixed: SHA-256(interaction text, signature text), the
+    // locations), recomputed here from the files.
+    let text = std::fs::read(&hif).unwrap();
+    let sig = std::fs::read(d.join("signature.hsf")).unwrap();
+    let inner = source_hash(&[&text, &sig]);
+    let expected = source_hash(&[&inner.0, b"clt1;brok;clt2"]);
+    assert_eq!(&bytes[16..48], &expected.0, "header hash");
+    // Forge: every NFA state accepting, under the same header hash and a valid checksum.
+    let mut m = decode(&bytes).unwrap();
+    let ModelKind::Automata(aut) = &mut m.kind else {
+        panic!("the MQTT fixture compiles to automata")
+    };
+    let nfa = &aut.nfa;
+    aut.nfa = Nfa::new(
+        nfa.states() as u32,
+        nfa.initial().to_vec(),
+        vec![true; nfa.states()],
+        nfa.transitions().to_vec(),
+        m.alphabet.len(),
+    )
+    .unwrap();
+    let forged = encode(&m);
+    assert_eq!(&forged[16..48], &bytes[16..48]);
+    std::fs::write(&a, &forged).unwrap();
+    // The header check lets it through (it guards against accidents, not forgery) ...
+    let trace = root().join("fixtures/seed004-mqtt/traces/example1.htf");
+    let o = run(&["check", a.to_str().unwrap(), trace.to_str().unwrap()]);
+    assert!(!stderr(&o).contains("stale"), "{}", stderr(&o));
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    // ... and `verify`, which compiles the source again, catches it.
+    let o = run(&["verify", a.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("differs from what"), "{}", stdout(&o));
+    let o = run(&["verify", b.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
 }

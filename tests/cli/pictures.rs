@@ -230,7 +230,7 @@ fn an_unwritable_report_is_refused_before_anything_is_checked() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o.stderr).contains("/nonexistent-dir/r.html: cannot write the report"),
+        text(&o.stderr).contains("/nonexistent-dir/r.html: cannot write the output of --report"),
         "{}",
         text(&o.stderr)
     );
@@ -311,14 +311,12 @@ fn an_interrupted_report_leaves_no_temporary_file() {
     }
     let names = temps();
     assert_eq!(names.len(), 1, "{names:?}");
-    assert!(
-        names[0].starts_with(".r.html.") && names[0].ends_with(".tmp"),
-        "{names:?}"
-    );
-    assert_ne!(
-        names[0],
-        format!(".r.html.{}.tmp", child.id()),
-        "a predictable name"
+    let mine = format!(".r.html.multitrace-tmp-{}-", child.id());
+    assert!(names[0].starts_with(&mine), "{names:?}");
+    assert_eq!(
+        names[0].len(),
+        mine.len() + 6,
+        "an unpredictable part: {names:?}"
     );
     let kill = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
@@ -337,6 +335,78 @@ fn an_interrupted_report_leaves_no_temporary_file() {
         let v: serde_json::Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
         assert!(v["verdict"].is_string(), "{l}");
     }
+}
+
+/// Issue 22: the temporary file of a report whose run was killed with SIGKILL (no handler
+/// runs) is removed by the next run for the same report, and only it: not a file of another
+/// report, of a running process, or one that does not hold a report page.
+#[test]
+fn a_report_temporary_file_left_by_kill_9_is_removed_by_the_next_run() {
+    let d = scratch("report-kill9");
+    let page = d.join("r.html");
+    let names = || -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(&*d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let mut child = bin()
+        .current_dir(root())
+        .args(["check", "fixtures/seed004-mqtt/model.hif", "-"])
+        .args(["--report", page.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while names().is_empty() && start.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = child.id();
+    child.kill().unwrap(); // SIGKILL
+    let _ = child.wait();
+    let left = names();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(
+        left[0].starts_with(&format!(".r.html.multitrace-tmp-{pid}-")),
+        "{left:?}"
+    );
+    // Files that are not this report's leftovers, all kept.
+    let keep = [
+        (
+            format!(".r.html.multitrace-tmp-{pid}-zzzzzz"),
+            "notes of a user",
+        ),
+        (format!(".other.html.multitrace-tmp-{pid}-abcdef"), ""),
+        (
+            format!(".r.html.multitrace-tmp-{}-abcdef", std::process::id()),
+            "",
+        ),
+        (format!("r.html.multitrace-tmp-{pid}-abcdef"), ""),
+    ];
+    for (name, text) in &keep {
+        std::fs::write(d.join(name), text).unwrap();
+    }
+    let o = run(&[
+        "check",
+        "fixtures/seed004-mqtt/model.hif",
+        "fixtures/seed004-mqtt/traces/example1.htf",
+        "--report",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains(&format!("removed {}", d.join(&left[0]).display())),
+        "{}",
+        text(&o.stderr)
+    );
+    let mut want: Vec<String> = keep.iter().map(|(n, _)| n.clone()).collect();
+    want.push("r.html".into());
+    want.sort();
+    assert_eq!(names(), want);
 }
 
 /// The labels of a Graphviz text: every `label="..."`, unescaped.

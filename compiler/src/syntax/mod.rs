@@ -22,6 +22,7 @@ pub use multitrace_runtime::syntax::{read_text, ModelError, ParseError, MAX_TEXT
 pub use signature::parse_signature;
 pub use timbuk::{parse_timbuk, TimbukAutomaton};
 
+use multitrace_runtime::artifact::{source_hash, SourceHash};
 use multitrace_runtime::signature::Signature;
 use multitrace_runtime::term::{TermId, TermStore};
 use std::path::{Component, Path, PathBuf};
@@ -41,8 +42,8 @@ pub struct InteractionModel {
     pub loops: Vec<LoopPosition>,
     /// The interaction file's path as given.
     pub file: PathBuf,
-    /// Digest of the interaction and signature texts.
-    pub digest: u64,
+    /// SHA-256 of the interaction and signature texts ([`interaction_text_digest`]).
+    pub digest: SourceHash,
 }
 
 /// The signature of an interaction file: the first existing file among `<stem>.hsf` beside
@@ -69,10 +70,10 @@ pub fn find_signature(hif: &Path) -> Option<PathBuf> {
     candidates.into_iter().find(|p| p.is_file())
 }
 
-/// The digest of an interaction's text and its signature file's text (empty when the
+/// The SHA-256 of an interaction's text and its signature file's text (empty when the
 /// signature is inferred): [`InteractionModel::digest`].
-pub fn interaction_text_digest(text: &str, signature_text: &str) -> u64 {
-    multitrace_runtime::artifact::digest(&[text.as_bytes(), signature_text.as_bytes()])
+pub fn interaction_text_digest(text: &str, signature_text: &str) -> SourceHash {
+    source_hash(&[text.as_bytes(), signature_text.as_bytes()])
 }
 
 /// The signature an interaction is read with: `file`'s, parsed, with its text (for the

@@ -28,28 +28,58 @@ fn round_trip_preserves_the_model() {
 }
 
 /// Golden artifacts catch format drift: the bytes of today's compiler must be those
-/// committed in `fixtures/golden`. After an intended format change, bump FORMAT_VERSION and
-/// regenerate them with `MULTITRACE_BLESS=1 cargo test -p multitrace-compiler golden`.
+/// committed in `fixtures/golden`. After an intended change of the format or of the payload,
+/// bump FORMAT_VERSION if old files must be refused, and regenerate them with
+/// `bash tests/bless-golden.sh` (`MULTITRACE_BLESS=1 cargo test -p multitrace-compiler
+/// --test compiler golden`), which writes every committed `.mtm` built by the compiler.
 #[test]
 fn golden_artifacts_are_stable() {
     let golden = fixtures_dir().join("golden");
     for (name, kind) in [("seed004-mqtt", "automata"), ("loopP", "term-only")] {
         let m = compiled(name);
         assert_eq!(m.kind_name(), kind);
-        let bytes = encode(&m);
         let path = golden.join(format!("{name}.v{FORMAT_VERSION}.mtm"));
-        if std::env::var_os("MULTITRACE_BLESS").is_some() {
-            std::fs::create_dir_all(&golden).unwrap();
-            std::fs::write(&path, &bytes).unwrap();
-        }
-        let stored = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        assert!(
-            stored == bytes,
-            "{} differs from what the compiler writes now",
-            path.display()
-        );
+        let stored = bless_or_read(&path, &encode(&m));
         assert_eq!(decode(&stored).unwrap(), m);
     }
+}
+
+/// The hostile artifact of the bad-input case `mtm-hostile-alphabet` (found by the `mtm` fuzz
+/// target): a correct header and checksum around loopP's model whose first location lists a
+/// letter id out of range. Built here, so that it follows the payload when it changes.
+#[test]
+fn golden_hostile_artifact_is_stable() {
+    let m = compiled("loopP");
+    let mut json = serde_json::to_value(&m).unwrap();
+    json["alphabet"]["location_letters"][0]
+        .as_array_mut()
+        .unwrap()
+        .push(5.into());
+    let hostile: CompiledModel = serde_json::from_value(json).unwrap();
+    let path = fixtures_dir().join("../tests/bad_inputs/cases/mtm-hostile-alphabet.mtm");
+    let stored = bless_or_read(&path, &encode(&hostile));
+    match decode(&stored) {
+        Err(LoadError::Invalid(e)) => {
+            assert!(e.to_string().contains("letters of each location"), "{e}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Writes `bytes` to `path` under `MULTITRACE_BLESS`, then reads `path` and asserts it holds
+/// `bytes`.
+fn bless_or_read(path: &std::path::Path, bytes: &[u8]) -> Vec<u8> {
+    if std::env::var_os("MULTITRACE_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+    let stored = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(
+        stored == bytes,
+        "{} differs from what the compiler writes now; after an intended change run `bash tests/bless-golden.sh`",
+        path.display()
+    );
+    stored
 }
 
 #[test]

@@ -39,7 +39,7 @@ fn model_of(a: &Ast) -> InteractionModel {
         signature_file: None,
         loops: Vec::new(),
         file: "random.hif".into(),
-        digest: 0,
+        digest: Default::default(),
     }
 }
 

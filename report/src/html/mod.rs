@@ -24,7 +24,7 @@
 //! use multitrace_runtime::batch::{Batch, BatchOptions, Item};
 //! use multitrace_runtime::check::{CheckOptions, Engine};
 //!
-//! let engine = Engine::new(decode(include_bytes!("../../../fixtures/golden/seed004-mqtt.v1.mtm"))?);
+//! let engine = Engine::new(decode(include_bytes!("../../../fixtures/golden/seed004-mqtt.v2.mtm"))?);
 //! let batch = Batch::new(&engine, CheckOptions::default(), BatchOptions::default());
 //! let path = std::env::temp_dir().join(format!("report-doc-{}.html", std::process::id()));
 //! let setup = ReportSetup::new(engine.model(), "mqtt.mtm");

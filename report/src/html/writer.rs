@@ -78,6 +78,8 @@ pub struct ReportWriter {
     path: PathBuf,
     /// The temporary file (removed when dropped, renamed into place by `finish`).
     temp: Option<tempfile::TempPath>,
+    /// Temporary files of killed runs for the same report, removed by [`ReportWriter::create`].
+    stale_removed: Vec<PathBuf>,
     setup: ReportSetup,
     options: ReportOptions,
     started: Instant,
@@ -119,14 +121,17 @@ impl ReportWriter {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "report.html".into());
         // In the target directory (the rename stays on one file system), created with O_EXCL
-        // under an unpredictable name: a file or symlink planted there is never followed.
+        // under an unpredictable name: a file or symlink planted there is never followed. The
+        // name says whose it is (`.NAME.multitrace-tmp-PID-XXXXXX`), so that the files left by
+        // a run that was killed (`kill -9`, a crash: no handler runs) are removed by the next
+        // run for the same report.
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
+        let stale_removed = remove_stale_temps(dir, &name);
         let (file, temp) = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
-            .suffix(".tmp")
+            .prefix(&format!(".{name}.{TEMP_TAG}{}-", std::process::id()))
             .tempfile_in(dir)
             .map_err(io(path))?
             .into_parts();
@@ -134,6 +139,7 @@ impl ReportWriter {
             out: BufWriter::with_capacity(1 << 16, file),
             path: path.to_path_buf(),
             temp: Some(temp),
+            stale_removed,
             setup,
             options,
             started: Instant::now(),
@@ -160,6 +166,12 @@ impl ReportWriter {
     /// handler removes when the process is stopped.
     pub fn temp_path(&self) -> Option<&Path> {
         self.temp.as_deref()
+    }
+
+    /// The temporary files that killed runs had left for this report, removed when it was
+    /// created (for the front end to say so).
+    pub fn stale_removed(&self) -> &[PathBuf] {
+        &self.stale_removed
     }
 
     /// Adds one record (in input order).
@@ -406,6 +418,63 @@ impl ReportWriter {
         }
         s.push_str("</section>\n");
     }
+}
+
+/// What marks the temporary file of a report: `.NAME.multitrace-tmp-PID-XXXXXX`.
+const TEMP_TAG: &str = "multitrace-tmp-";
+
+/// Removes, in `dir`, the temporary files that a killed run left for the report `name`: only
+/// files named `.NAME.multitrace-tmp-PID-XXXXXX` for this very `name`, regular files (not
+/// links), empty or holding the start of a multitrace page, whose process `PID` is no longer
+/// running (read in `/proc`; where there is no `/proc`, nothing is removed). A run writing
+/// the same report at the same time keeps its file. Returns the files removed.
+fn remove_stale_temps(dir: &Path, name: &str) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    if !Path::new("/proc/self").exists() {
+        return removed;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return removed;
+    };
+    let prefix = format!(".{name}.{TEMP_TAG}");
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name.to_str().and_then(|f| f.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let Some((pid, random)) = rest.split_once('-') else {
+            continue;
+        };
+        let ours = random.len() == 6 && random.bytes().all(|b| b.is_ascii_alphanumeric());
+        let Ok(pid) = pid.parse::<u32>() else {
+            continue;
+        };
+        if !ours || pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        let path = entry.path();
+        let is_file = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file());
+        if is_file && holds_a_page_start(&path) && std::fs::remove_file(&path).is_ok() {
+            removed.push(path);
+        }
+    }
+    removed
+}
+
+/// Whether `path` is empty or starts as every report page does (its generator named).
+fn holds_a_page_start(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(512);
+    let Ok(f) = File::open(path) else {
+        return false;
+    };
+    if f.take(512).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&head);
+    head.is_empty()
+        || (text.starts_with("<!DOCTYPE html>")
+            && text.contains("<meta name=\"generator\" content=\"multitrace "))
 }
 
 impl Drop for ReportWriter {

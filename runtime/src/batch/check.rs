@@ -202,10 +202,9 @@ impl Batch<'_> {
                     render: &render,
                     locations: &locations,
                 };
-                Outcome {
-                    record: Record::checked(trace, id, &v, p, &names, time),
-                    fallback,
-                }
+                let mut record = Record::checked(trace, id, &v, p, &names, time);
+                record.name_memory_budget(&self.check_options().budget);
+                Outcome { record, fallback }
             }
             Err(e) => Outcome {
                 record: Record::error(trace, id, e, time),

@@ -28,7 +28,7 @@
 //! use multitrace_runtime::batch::{Batch, BatchOptions, Item};
 //! use multitrace_runtime::check::{CheckOptions, Engine};
 //!
-//! let bytes = include_bytes!("../../../fixtures/golden/seed004-mqtt.v1.mtm");
+//! let bytes = include_bytes!("../../../fixtures/golden/seed004-mqtt.v2.mtm");
 //! let engine = Engine::new(decode(bytes)?);
 //! let options = BatchOptions { jobs: 2, ..BatchOptions::default() };
 //! let batch = Batch::new(&engine, CheckOptions::default(), options);

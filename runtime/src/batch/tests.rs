@@ -13,7 +13,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 fn engine() -> Engine {
-    let bytes = include_bytes!("../../../fixtures/golden/seed004-mqtt.v1.mtm");
+    let bytes = include_bytes!("../../../fixtures/golden/seed004-mqtt.v2.mtm");
     Engine::new(decode(bytes).unwrap())
 }
 
@@ -361,7 +361,7 @@ fn a_usage_error_is_found_before_any_input() {
         .validate()
         .is_ok());
     // A term-only model cannot be checked by AS.
-    let bytes = include_bytes!("../../../fixtures/golden/loopP.v1.mtm");
+    let bytes = include_bytes!("../../../fixtures/golden/loopP.v2.mtm");
     let term_only = Engine::new(decode(bytes).unwrap());
     let forced = CheckOptions {
         choice: Choice::Force(Procedure::As),

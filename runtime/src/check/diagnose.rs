@@ -167,6 +167,8 @@ struct Queries<'o, O: Oracle + ?Sized> {
     started: Instant,
     vertices: u64,
     exhausted: bool,
+    /// The budget that ran out, once one has.
+    ran_out: Option<&'static str>,
 }
 
 impl<O: Oracle + ?Sized> Queries<'_, O> {
@@ -188,14 +190,20 @@ impl<O: Oracle + ?Sized> Queries<'_, O> {
         };
         if left.max_vertices == Some(0) || left.timeout.is_some_and(|t| t.is_zero()) {
             self.exhausted = true;
+            self.ran_out = Some(if left.max_vertices == Some(0) {
+                "vertices"
+            } else {
+                "time"
+            });
             return None;
         }
         let (answer, spent) = self.oracle.consistent(v, extra, &left);
         self.vertices += spent;
         match answer {
             Ok(b) => Some(b),
-            Err(_) => {
+            Err(limit) => {
                 self.exhausted = true;
+                self.ran_out = Some(limit);
                 None
             }
         }
@@ -234,6 +242,7 @@ fn diagnose_with(
         started: Instant::now(),
         vertices: 0,
         exhausted: false,
+        ran_out: None,
     };
     let mut v = vec![0usize; k];
     let whole = match whole_consistent {
@@ -331,6 +340,7 @@ fn diagnose_with(
         ended,
         local,
         partial: q.exhausted,
+        ran_out: q.ran_out.map(String::from),
         vertices: q.vertices,
     }
 }
@@ -440,6 +450,7 @@ fn single_location(automata: &Automata, alphabet: &Alphabet, trace: &[LetterId])
         ended,
         local: None,
         partial: false,
+        ran_out: None,
         vertices: 0,
     }
 }

@@ -11,7 +11,7 @@ use crate::verdict::{Mode, VerdictKind};
 pub(crate) fn mqtt() -> Engine {
     Engine::new(
         decode(include_bytes!(
-            "../../../fixtures/golden/seed004-mqtt.v1.mtm"
+            "../../../fixtures/golden/seed004-mqtt.v2.mtm"
         ))
         .unwrap(),
     )

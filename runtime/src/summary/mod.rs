@@ -6,7 +6,7 @@
 //! ```json
 //! {
 //!   "format": "multitrace-local-summary", "version": 1,
-//!   "digest": "215e7e4e6b4bda09", "location": "clt1", "mode": "complete",
+//!   "digest": "bb878205d8fe5d60", "location": "clt1", "mode": "complete",
 //!   "trace": ["clt1!begin", "clt1!pub", "clt1!end"],
 //!   "verdict": "Pass", "position": null, "expected": [], "area": "0000000000007ef7"
 //! }

@@ -17,7 +17,7 @@ use crate::verdict::{Reason, VerdictKind};
 /// Seed 004's MQTT-like protocol (locations clt1, brok, clt2; 15 transitions: one word).
 fn mqtt() -> CompiledModel {
     crate::artifact::decode(include_bytes!(
-        "../../../fixtures/golden/seed004-mqtt.v1.mtm"
+        "../../../fixtures/golden/seed004-mqtt.v2.mtm"
     ))
     .unwrap()
 }
@@ -71,7 +71,11 @@ fn chain(n: usize) -> CompiledModel {
         Origin::Automaton,
         ModelKind::Automata(automata),
         CompileStats::default(),
-        0x0123_4567_89ab_cdef,
+        {
+            let mut h = [0u8; 32];
+            h[..8].copy_from_slice(&0x0123_4567_89ab_cdef_u64.to_be_bytes());
+            crate::hash::SourceHash(h)
+        },
     )
     .unwrap()
 }
@@ -646,7 +650,7 @@ fn sets_need_one_summary_per_location_in_one_mode() {
 #[test]
 fn term_only_models_have_no_summaries() {
     let model =
-        crate::artifact::decode(include_bytes!("../../../fixtures/golden/loopP.v1.mtm")).unwrap();
+        crate::artifact::decode(include_bytes!("../../../fixtures/golden/loopP.v2.mtm")).unwrap();
     let e = local_summary(&model, LocationId(0), &[], Mode::Prefix).unwrap_err();
     assert_eq!(*e.kind, SummaryErrorKind::TermOnly);
     let text = summary_text(&mqtt(), "clt1", &[], Mode::Prefix)

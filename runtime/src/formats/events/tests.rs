@@ -9,7 +9,7 @@ use std::path::PathBuf;
 fn engine() -> Engine {
     Engine::new(
         decode(include_bytes!(
-            "../../../../fixtures/golden/seed004-mqtt.v1.mtm"
+            "../../../../fixtures/golden/seed004-mqtt.v2.mtm"
         ))
         .unwrap(),
     )

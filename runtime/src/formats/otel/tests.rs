@@ -4,7 +4,7 @@ use crate::model::CompiledModel;
 
 fn model() -> CompiledModel {
     decode(include_bytes!(
-        "../../../../fixtures/golden/seed004-mqtt.v1.mtm"
+        "../../../../fixtures/golden/seed004-mqtt.v2.mtm"
     ))
     .unwrap()
 }

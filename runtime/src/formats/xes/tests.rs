@@ -6,7 +6,7 @@ use proptest::prelude::*;
 
 fn model() -> CompiledModel {
     decode(include_bytes!(
-        "../../../../fixtures/golden/seed004-mqtt.v1.mtm"
+        "../../../../fixtures/golden/seed004-mqtt.v2.mtm"
     ))
     .unwrap()
 }
