@@ -40,8 +40,9 @@ impl AreaId {
 const DENSE: u32 = u32::MAX;
 
 /// Where an area lies: `start` in [`AreaTable`]'s `sparse` pool (`len` transitions), or, when
-/// `len` is `DENSE`, `start` in its `dense` pool (in words).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// `len` is `DENSE`, `start` in its `dense` pool (in words). Not stored: rebuilt from the
+/// lengths on loading ([`Wire`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Slot {
     start: u32,
     len: u32,
@@ -151,7 +152,8 @@ pub fn is_sparse(count: usize, words: usize) -> bool {
 }
 
 /// Interned areas, each sparse or dense by the rule of the [module docs](self).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(from = "Wire")]
 pub struct AreaTable {
     transitions: u32,
     words: u32,
@@ -302,6 +304,85 @@ impl AreaTable {
     }
 }
 
+/// The stored form of an [`AreaTable`]: per area one number, `0` for a dense area and `c + 1`
+/// for a sparse one of `c` transitions (one byte each in bincode's variable-length integers
+/// for the small areas that dominate), then the two pools in area order; the slots' starts
+/// are the running sums, recomputed on loading.
+#[derive(Serialize, Deserialize)]
+struct Wire {
+    transitions: u32,
+    words: u32,
+    kinds: Vec<u32>,
+    sparse: Vec<u32>,
+    dense: Vec<u64>,
+}
+
+/// The borrowed [`Wire`] written by [`AreaTable`]'s `Serialize` (no copy of the pools).
+#[derive(Serialize)]
+struct WireRef<'a> {
+    transitions: u32,
+    words: u32,
+    kinds: Kinds<'a>,
+    sparse: &'a [u32],
+    dense: &'a [u64],
+}
+
+/// The kinds of [`Wire`], from the slots.
+struct Kinds<'a>(&'a [Slot]);
+
+impl Serialize for Kinds<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(
+            self.0
+                .iter()
+                .map(|slot| if slot.len == DENSE { 0 } else { slot.len + 1 }),
+        )
+    }
+}
+
+impl Serialize for AreaTable {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        WireRef {
+            transitions: self.transitions,
+            words: self.words,
+            kinds: Kinds(&self.slots),
+            sparse: &self.sparse,
+            dense: &self.dense,
+        }
+        .serialize(s)
+    }
+}
+
+impl From<Wire> for AreaTable {
+    /// The starts are running sums; a sum past `u32` gives a start past both pools, which
+    /// [`AreaTable::validate`] refuses.
+    fn from(w: Wire) -> Self {
+        let (mut sparse_at, mut dense_at) = (0u32, 0u32);
+        let slots = w
+            .kinds
+            .iter()
+            .map(|&k| {
+                if k == 0 {
+                    let start = dense_at;
+                    dense_at = dense_at.checked_add(w.words).unwrap_or(u32::MAX);
+                    Slot { start, len: DENSE }
+                } else {
+                    let start = sparse_at;
+                    sparse_at = sparse_at.checked_add(k - 1).unwrap_or(u32::MAX);
+                    Slot { start, len: k - 1 }
+                }
+            })
+            .collect();
+        AreaTable {
+            transitions: w.transitions,
+            words: w.words,
+            slots,
+            sparse: w.sparse,
+            dense: w.dense,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -366,6 +447,11 @@ mod tests {
             prop_assert_eq!(table.get(ia).iter().collect::<Vec<_>>(), forms_a[1].iter().collect::<Vec<_>>());
             prop_assert_eq!(table.get(ia).intersects(&table.get(ib)), !a.is_disjoint(&b));
             prop_assert_eq!(table.bytes(), table.bytes_of(a.len()) + table.bytes_of(b.len()));
+            // The stored form round-trips (the starts are recomputed).
+            let config = bincode::config::standard();
+            let bytes = bincode::serde::encode_to_vec(&table, config).unwrap();
+            let (back, _): (AreaTable, usize) = bincode::serde::decode_from_slice(&bytes, config).unwrap();
+            prop_assert_eq!(back, table);
         }
     }
 
