@@ -261,11 +261,10 @@ impl AreaTable {
         }
     }
     /// Checks the table's shape against the NFA's `transitions`.
-    pub fn validate(&self, transitions: usize) -> Result<(), crate::project::TableError> {
-        use crate::project::TableError;
+    pub fn validate(&self, transitions: usize) -> Result<(), AreaError> {
         let words = self.words();
         if self.transitions as usize != transitions || words != transitions.div_ceil(64).max(1) {
-            return Err(TableError::AreaWidth);
+            return Err(AreaError::Width);
         }
         let (mut sparse_end, mut dense_end) = (0usize, 0usize);
         for &Slot { start, len } in &self.slots {
@@ -274,34 +273,46 @@ impl AreaTable {
                 let b = start
                     .checked_add(words)
                     .and_then(|end| self.dense.get(start..end))
-                    .ok_or(TableError::AreaWidth)?;
+                    .ok_or(AreaError::Width)?;
                 if bits::iter(b).any(|t| t >= transitions) {
-                    return Err(TableError::AreaTransition);
+                    return Err(AreaError::Transition);
                 }
                 if is_sparse(Area::Dense(b).len(), words) {
-                    return Err(TableError::AreaForm);
+                    return Err(AreaError::Form);
                 }
                 dense_end = dense_end.max(start + words);
             } else {
                 let ts = start
                     .checked_add(len as usize)
                     .and_then(|end| self.sparse.get(start..end))
-                    .ok_or(TableError::AreaWidth)?;
+                    .ok_or(AreaError::Width)?;
                 if ts.iter().any(|&t| t as usize >= transitions) {
-                    return Err(TableError::AreaTransition);
+                    return Err(AreaError::Transition);
                 }
                 if !ts.windows(2).all(|p| p[0] < p[1]) || !is_sparse(ts.len(), words) {
-                    return Err(TableError::AreaForm);
+                    return Err(AreaError::Form);
                 }
                 sparse_end = sparse_end.max(start + ts.len());
             }
         }
         // Nothing stored that no area uses.
         if sparse_end != self.sparse.len() || dense_end != self.dense.len() {
-            return Err(TableError::AreaForm);
+            return Err(AreaError::Form);
         }
         Ok(())
     }
+}
+
+/// An inconsistent area table (found by [`AreaTable::validate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AreaError {
+    /// The table's width does not fit the NFA's transitions, or an area lies past its pool.
+    Width,
+    /// An area holds a transition past the NFA's last one.
+    Transition,
+    /// An area is not in the form the density rule gives it (sparse lists strictly
+    /// increasing), or the pools hold more than the areas.
+    Form,
 }
 
 /// The stored form of an [`AreaTable`]: per area one number, `0` for a dense area and `c + 1`
@@ -354,7 +365,7 @@ impl Serialize for AreaTable {
 }
 
 impl From<Wire> for AreaTable {
-    /// The starts are running sums; a sum past `u32` gives a start past both pools, which
+    /// The starts are running sums, saturating: a sum past `u32` gives a start past both pools, which
     /// [`AreaTable::validate`] refuses.
     fn from(w: Wire) -> Self {
         let (mut sparse_at, mut dense_at) = (0u32, 0u32);
@@ -364,11 +375,11 @@ impl From<Wire> for AreaTable {
             .map(|&k| {
                 if k == 0 {
                     let start = dense_at;
-                    dense_at = dense_at.checked_add(w.words).unwrap_or(u32::MAX);
+                    dense_at = dense_at.saturating_add(w.words);
                     Slot { start, len: DENSE }
                 } else {
                     let start = sparse_at;
-                    sparse_at = sparse_at.checked_add(k - 1).unwrap_or(u32::MAX);
+                    sparse_at = sparse_at.saturating_add(k - 1);
                     Slot { start, len: k - 1 }
                 }
             })
@@ -464,28 +475,19 @@ mod tests {
         assert_eq!(t.sparse_count(), 1);
         let mut bad = t.clone();
         bad.sparse[1] = 3; // not increasing
-        assert_eq!(
-            bad.validate(1000),
-            Err(crate::project::TableError::AreaForm)
-        );
+        assert_eq!(bad.validate(1000), Err(crate::project::AreaError::Form));
         let mut bad = t.clone();
         bad.sparse[1] = 1000; // past the last transition
         assert_eq!(
             bad.validate(1000),
-            Err(crate::project::TableError::AreaTransition)
+            Err(crate::project::AreaError::Transition)
         );
         let mut bad = t.clone();
         bad.slots[0].len = 3; // past the pool
-        assert_eq!(
-            bad.validate(1000),
-            Err(crate::project::TableError::AreaWidth)
-        );
+        assert_eq!(bad.validate(1000), Err(crate::project::AreaError::Width));
         let mut bad = t.clone();
         bad.dense[0] = 1; // a dense area of one transition: the rule says sparse
-        assert_eq!(
-            bad.validate(1000),
-            Err(crate::project::TableError::AreaForm)
-        );
-        assert_eq!(t.validate(999), Err(crate::project::TableError::AreaWidth));
+        assert_eq!(bad.validate(1000), Err(crate::project::AreaError::Form));
+        assert_eq!(t.validate(999), Err(crate::project::AreaError::Width));
     }
 }

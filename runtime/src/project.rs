@@ -6,7 +6,7 @@
 //! transition and a present one carries an area id; every area id indexes the
 //! [`AreaTable`]; `subsets[s]` are the NFA states of DFA state `s`.
 
-pub use crate::area::{Area, AreaId, AreaTable};
+pub use crate::area::{Area, AreaError, AreaId, AreaTable};
 use crate::nfa::{LocationId, StateId};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -140,6 +140,16 @@ impl fmt::Display for TableError {
 }
 
 impl std::error::Error for TableError {}
+
+impl From<AreaError> for TableError {
+    fn from(e: AreaError) -> Self {
+        match e {
+            AreaError::Width => TableError::AreaWidth,
+            AreaError::Transition => TableError::AreaTransition,
+            AreaError::Form => TableError::AreaForm,
+        }
+    }
+}
 
 /// The bit-set helpers, re-exported where the areas first needed them.
 pub use crate::bits;

@@ -7,7 +7,7 @@
 //! so the tail of a subset lying in one component (every subset of a deterministic NFA, and
 //! most others) is computed once per component and shared; other subsets are searched.
 
-use super::{AreaInterner, Marked};
+use super::intern::{AreaInterner, Marked};
 use multitrace_runtime::nfa::{Nfa, StateId};
 use multitrace_runtime::project::AreaId;
 
