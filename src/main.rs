@@ -146,8 +146,9 @@ pub struct ModelArgs {
     dfa_cap: Option<usize>,
     /// Largest table of areas of the local verifiers, in MiB [default: 256].
     ///
-    /// All locations together (each area is a bitset over the NFA's transitions); above it an
-    /// interaction is term-only and a raw automaton is refused. Source models only.
+    /// All locations together (a sparse area costs 4 bytes per transition, a dense one a bit
+    /// per NFA transition); above it an interaction is term-only and a raw automaton is
+    /// refused. Source models only.
     #[arg(long, value_name = "MIB")]
     area_cap_mb: Option<usize>,
     /// With a compiled model (.mtm): the source it was compiled from.

@@ -72,6 +72,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod area;
 pub mod artifact;
 pub mod batch;
 pub mod bits;

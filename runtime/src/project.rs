@@ -6,85 +6,13 @@
 //! transition and a present one carries an area id; every area id indexes the
 //! [`AreaTable`]; `subsets[s]` are the NFA states of DFA state `s`.
 
+pub use crate::area::{Area, AreaError, AreaId, AreaTable};
 use crate::nfa::{LocationId, StateId};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// Id of an interned area.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct AreaId(pub u32);
-
-impl AreaId {
-    /// The id as an index.
-    #[inline]
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-}
-
 /// Marks a missing DFA transition.
 pub const NO_STATE: u32 = u32::MAX;
-
-/// Interned areas: sets of the NFA's transitions, as bitsets of `words` 64-bit words each.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AreaTable {
-    words: u32,
-    bits: Vec<u64>,
-}
-
-impl AreaTable {
-    /// An empty table for areas over `transitions` transitions.
-    pub fn new(transitions: usize) -> Self {
-        AreaTable {
-            words: transitions.div_ceil(64).max(1) as u32,
-            bits: Vec::new(),
-        }
-    }
-    /// Words per area.
-    #[inline]
-    pub fn words(&self) -> usize {
-        self.words as usize
-    }
-    /// Number of areas.
-    pub fn len(&self) -> usize {
-        self.bits.len() / self.words()
-    }
-    /// Whether the table is empty.
-    pub fn is_empty(&self) -> bool {
-        self.bits.is_empty()
-    }
-    /// The bits of an area.
-    #[inline]
-    pub fn get(&self, a: AreaId) -> &[u64] {
-        let w = self.words();
-        &self.bits[a.index() * w..(a.index() + 1) * w]
-    }
-    /// Appends an area (the caller interns); returns its id.
-    pub fn push(&mut self, bits: &[u64]) -> AreaId {
-        debug_assert_eq!(bits.len(), self.words());
-        let id = AreaId(self.len() as u32);
-        self.bits.extend_from_slice(bits);
-        id
-    }
-    /// Checks the table's shape.
-    pub fn validate(&self, transitions: usize) -> Result<(), TableError> {
-        if self.words() != transitions.div_ceil(64).max(1)
-            || !self.bits.len().is_multiple_of(self.words())
-        {
-            return Err(TableError::AreaWidth);
-        }
-        // Bits beyond the last transition must be clear.
-        let extra = self.words() * 64 - transitions;
-        if extra > 0 && extra < 64 {
-            let mask = !0u64 << (64 - extra);
-            let w = self.words();
-            if self.bits.chunks(w).any(|a| a[w - 1] & mask != 0) {
-                return Err(TableError::AreaTransition);
-            }
-        }
-        Ok(())
-    }
-}
 
 /// The DFA `Proj(A, Σi)` of one location.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -172,6 +100,9 @@ pub enum TableError {
     AreaWidth,
     /// An area holds a transition past the NFA's last one.
     AreaTransition,
+    /// An area is not in the form the density rule gives it (sparse lists strictly
+    /// increasing), or the pools hold more than the areas.
+    AreaForm,
     /// The DFA's table would not fit in memory.
     TooLarge,
     /// The DFA has no state.
@@ -195,6 +126,7 @@ impl fmt::Display for TableError {
         f.write_str(match self {
             TableError::AreaWidth => "area table has the wrong width",
             TableError::AreaTransition => "an area names a transition out of range",
+            TableError::AreaForm => "an area is not stored in its canonical form",
             TableError::TooLarge => "DFA too large",
             TableError::NoStates => "DFA without states",
             TableError::TableSize => "DFA table has the wrong size",
@@ -208,6 +140,16 @@ impl fmt::Display for TableError {
 }
 
 impl std::error::Error for TableError {}
+
+impl From<AreaError> for TableError {
+    fn from(e: AreaError) -> Self {
+        match e {
+            AreaError::Width => TableError::AreaWidth,
+            AreaError::Transition => TableError::AreaTransition,
+            AreaError::Form => TableError::AreaForm,
+        }
+    }
+}
 
 /// The bit-set helpers, re-exported where the areas first needed them.
 pub use crate::bits;

@@ -111,14 +111,19 @@ fn projection_on_l2_is_fig_3b() {
     let _ = StateId(0);
     // Fig. 4a: the areas.
     let areas = &automata(&m).areas;
-    let area = |s: u32, x: u32| named(&m, areas.get(p.step(s, x).unwrap().1));
+    let bitset = |id| {
+        let mut b = vec![0u64; areas.words()];
+        areas.union_into(id, &mut b);
+        b
+    };
+    let area = |s: u32, x: u32| named(&m, &bitset(p.step(s, x).unwrap().1));
     assert_eq!(area(0, c), tr(&[(0, "c", 2), (2, "e", 3)]));
     assert_eq!(area(0, d), tr(&[(1, "d", 4), (4, "b", 1)]));
     assert_eq!(area(2, c), tr(&[(4, "c", 2), (2, "e", 3)]));
     assert_eq!(area(2, d), area(0, d));
     // Fig. 4b: init.
     assert_eq!(
-        named(&m, areas.get(p.init_area)),
+        named(&m, &bitset(p.init_area)),
         tr(&[(0, "b", 1), (0, "a", 3)])
     );
 }

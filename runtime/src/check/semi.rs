@@ -59,7 +59,7 @@ pub fn local_check(
     let take = |id: AreaId, area: &mut [u64], seen: &mut Vec<u64>| {
         if !bits::get(seen, id.index()) {
             bits::set(seen, id.index());
-            bits::union_with(area, table.get(id));
+            table.union_into(id, area);
         }
     };
     take(dfa.init_area, area, seen);
@@ -209,10 +209,7 @@ fn local_all(
         let sk = &mut seen[k * seen_words..(k + 1) * seen_words];
         if sk[id / 64] >> (id % 64) & 1 == 0 {
             sk[id / 64] |= 1 << (id % 64);
-            bits::union_with(
-                &mut areas[k * words..(k + 1) * words],
-                table.get(AreaId(id as u32)),
-            );
+            table.union_into(AreaId(id as u32), &mut areas[k * words..(k + 1) * words]);
         }
     };
     for (k, dfa) in automata.projections.iter().enumerate().take(n) {

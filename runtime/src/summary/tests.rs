@@ -40,7 +40,7 @@ fn chain(n: usize) -> CompiledModel {
     let mut push = |ts: std::ops::Range<usize>| {
         let mut b = vec![0u64; words];
         ts.for_each(|t| bits::set(&mut b, t));
-        areas.push(&b)
+        areas.push_bits(&b)
     };
     let empty = push(0..0);
     let single: Vec<AreaId> = (0..n).map(|t| push(t..t + 1)).collect();

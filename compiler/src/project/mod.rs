@@ -5,8 +5,14 @@
 //! Identical areas are interned once in a shared [`AreaTable`].
 
 use multitrace_runtime::nfa::{Alphabet, LocationId, Nfa, StateId};
-use multitrace_runtime::project::{bits, AreaId, AreaTable, ProjDfa, NO_STATE};
+use multitrace_runtime::project::{AreaId, AreaTable, ProjDfa, NO_STATE};
 use rustc_hash::FxHashMap;
+
+mod intern;
+pub mod tail;
+
+pub use intern::AreaInterner;
+use intern::Marked;
 
 /// A subset construction exceeded one of its caps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,52 +30,9 @@ pub struct DfaCapReached {
 pub enum CapKind {
     /// DFA states of one location.
     States,
-    /// Bytes of the interned areas of all locations (each area is a bitset over every NFA
-    /// transition, so long chains of transitions make this table quadratic).
+    /// Bytes of the interned areas of all locations ([`AreaTable::bytes`]: a sparse area
+    /// costs 4 bytes a transition, a dense one a bit per NFA transition).
     AreaBytes,
-}
-
-/// Interns areas, within a byte budget.
-pub struct AreaInterner {
-    table: AreaTable,
-    index: FxHashMap<Vec<u64>, AreaId>,
-    max_areas: usize,
-    cap_bytes: usize,
-}
-
-impl AreaInterner {
-    /// An interner for areas over `transitions` transitions, holding at most `cap_bytes` of
-    /// areas.
-    pub fn new(transitions: usize, cap_bytes: usize) -> Self {
-        let table = AreaTable::new(transitions);
-        let max_areas = cap_bytes / (table.words() * 8).max(1);
-        AreaInterner {
-            table,
-            index: FxHashMap::default(),
-            max_areas,
-            cap_bytes,
-        }
-    }
-    /// The byte budget.
-    pub fn cap_bytes(&self) -> usize {
-        self.cap_bytes
-    }
-    /// The id of an area (added if new); `None` when adding it would exceed the byte budget.
-    pub fn intern(&mut self, area: &[u64]) -> Option<AreaId> {
-        if let Some(&id) = self.index.get(area) {
-            return Some(id);
-        }
-        if self.table.len() >= self.max_areas {
-            return None;
-        }
-        let id = self.table.push(area);
-        self.index.insert(area.to_vec(), id);
-        Some(id)
-    }
-    /// The table.
-    pub fn finish(self) -> AreaTable {
-        self.table
-    }
 }
 
 /// Builds `Proj(A, Σk)` for every location of `alphabet`, with at most `cap` DFA states per
@@ -81,6 +44,7 @@ pub fn project_all(
     area_cap: usize,
 ) -> Result<(Vec<ProjDfa>, AreaTable), DfaCapReached> {
     let mut areas = AreaInterner::new(nfa.transitions().len(), area_cap);
+    let mut tails = tail::Tails::new(nfa);
     let mut out = Vec::with_capacity(alphabet.locations());
     for k in 0..alphabet.locations() {
         out.push(project(
@@ -88,18 +52,22 @@ pub fn project_all(
             alphabet,
             LocationId(k as u32),
             &mut areas,
+            &mut tails,
             cap,
         )?);
     }
     Ok((out, areas.finish()))
 }
 
-/// Builds `Proj(A, Σk)` for location `k`.
+/// Builds `Proj(A, Σk)` for location `k`. Subsets and areas are built as sorted lists over
+/// scratch bitsets cleared member by member, so the work per DFA transition is proportional to
+/// the subsets and areas it touches, not to the NFA's size.
 pub fn project(
     nfa: &Nfa,
     alphabet: &Alphabet,
     k: LocationId,
     areas: &mut AreaInterner,
+    tails: &mut tail::Tails,
     cap: usize,
 ) -> Result<ProjDfa, DfaCapReached> {
     let full = DfaCapReached {
@@ -108,80 +76,83 @@ pub fn project(
         cap: areas.cap_bytes(),
     };
     let n = nfa.states();
-    let sw = n.div_ceil(64).max(1);
-    let tw = nfa.transitions().len().div_ceil(64).max(1);
     let local = |t: usize| alphabet.location(nfa.transitions()[t].letter) == k;
     let letters = alphabet.letters_of(k).len();
+    let mut states = Marked::new(n);
 
-    // δī closure of a state set, in place.
-    let close = |set: &mut Vec<u64>| {
-        let mut stack: Vec<usize> = bits::iter(set).collect();
+    // δī closure of the members of `states`, in place.
+    let close = |states: &mut Marked| {
+        let mut stack: Vec<u32> = states.list.clone();
         while let Some(s) = stack.pop() {
-            for i in nfa.out_range(StateId(s as u32)) {
+            for i in nfa.out_range(StateId(s)) {
                 let to = nfa.transitions()[i].to.index();
-                if !local(i) && !bits::get(set, to) {
-                    bits::set(set, to);
-                    stack.push(to);
+                if !local(i) && states.insert(to) {
+                    stack.push(to as u32);
                 }
             }
         }
     };
     // Δī of a closed set: the non-local transitions leaving it (they stay inside).
-    let delta_other = |set: &[u64], area: &mut Vec<u64>| {
-        for s in bits::iter(set) {
-            for i in nfa.out_range(StateId(s as u32)) {
-                if !local(i) {
-                    bits::set(area, i);
-                }
-            }
+    let delta_other = |set: &[u32], area: &mut Vec<u32>| {
+        for &s in set {
+            area.extend(
+                nfa.out_range(StateId(s))
+                    .filter(|&i| !local(i))
+                    .map(|i| i as u32),
+            );
         }
     };
 
-    let mut start = vec![0u64; sw];
     for s in nfa.initial() {
-        bits::set(&mut start, s.index());
+        states.insert(s.index());
     }
-    close(&mut start);
-    let mut init = vec![0u64; tw];
+    close(&mut states);
+    let start = states.take();
+    let mut init = Vec::new();
     delta_other(&start, &mut init);
+    init.sort_unstable();
     let init_area = areas.intern(&init).ok_or(full)?;
 
-    let mut index: FxHashMap<Vec<u64>, u32> = FxHashMap::default();
-    let mut subsets: Vec<Vec<u64>> = vec![start.clone()];
-    index.insert(start, 0);
+    let mut index: FxHashMap<Box<[u32]>, u32> = FxHashMap::default();
+    let mut subsets: Vec<Box<[u32]>> = vec![start.clone().into_boxed_slice()];
+    index.insert(start.into_boxed_slice(), 0);
     let mut next: Vec<u32> = Vec::new();
     let mut area: Vec<AreaId> = Vec::new();
+    // Per local letter: the targets and the transitions read from the current subset.
+    let mut targets: Vec<Vec<u32>> = vec![Vec::new(); letters];
+    let mut reads: Vec<Vec<u32>> = vec![Vec::new(); letters];
+    let mut used: Vec<usize> = Vec::new();
     let mut i = 0;
     while i < subsets.len() {
         let mut row_next = vec![NO_STATE; letters];
         let mut row_area = vec![AreaId(0); letters];
         // Group the local transitions leaving the subset by letter.
-        let mut by_letter: Vec<(Vec<u64>, Vec<u64>)> = Vec::new();
-        let mut slot: Vec<usize> = vec![usize::MAX; letters];
-        for s in bits::iter(&subsets[i]) {
-            for t in nfa.out_range(StateId(s as u32)) {
+        for &s in subsets[i].iter() {
+            for t in nfa.out_range(StateId(s)) {
                 if !local(t) {
                     continue;
                 }
                 let tr = nfa.transitions()[t];
                 let x = alphabet.local_index(tr.letter) as usize;
-                if slot[x] == usize::MAX {
-                    slot[x] = by_letter.len();
-                    by_letter.push((vec![0u64; sw], vec![0u64; tw]));
+                if reads[x].is_empty() {
+                    used.push(x);
                 }
-                let (targets, a) = &mut by_letter[slot[x]];
-                bits::set(targets, tr.to.index());
-                bits::set(a, t);
+                targets[x].push(tr.to.0);
+                reads[x].push(t as u32);
             }
         }
-        for x in 0..letters {
-            if slot[x] == usize::MAX {
-                continue;
+        used.sort_unstable();
+        for &x in &used {
+            for &to in &targets[x] {
+                states.insert(to as usize);
             }
-            let (mut target, mut a) = std::mem::take(&mut by_letter[slot[x]]);
-            close(&mut target);
-            delta_other(&target, &mut a);
-            let id = match index.get(&target) {
+            targets[x].clear();
+            close(&mut states);
+            let target = states.take();
+            let a = &mut reads[x];
+            delta_other(&target, a);
+            a.sort_unstable();
+            let id = match index.get(target.as_slice()) {
                 Some(&j) => j,
                 None => {
                     if subsets.len() >= cap {
@@ -192,23 +163,27 @@ pub fn project(
                         });
                     }
                     let j = subsets.len() as u32;
+                    let target = target.into_boxed_slice();
                     index.insert(target.clone(), j);
                     subsets.push(target);
                     j
                 }
             };
             row_next[x] = id;
-            row_area[x] = areas.intern(&a).ok_or(full)?;
+            row_area[x] = areas.intern(a).ok_or(full)?;
+            a.clear();
         }
+        used.clear();
         next.extend(row_next);
         area.extend(row_area);
         i += 1;
     }
+    drop(index);
 
     let m = subsets.len();
     let accepting: Vec<bool> = subsets
         .iter()
-        .map(|set| bits::iter(set).any(|s| nfa.is_accepting(StateId(s as u32))))
+        .map(|set| set.iter().any(|&s| nfa.is_accepting(StateId(s))))
         .collect();
     // Live: can reach an accepting DFA state.
     let live = multitrace_runtime::nfa::reaching(
@@ -222,22 +197,7 @@ pub fn project(
     // Tail: transitions reachable from the subset.
     let tail: Vec<AreaId> = subsets
         .iter()
-        .map(|set| {
-            let mut seen = set.clone();
-            let mut a = vec![0u64; tw];
-            let mut stack: Vec<usize> = bits::iter(set).collect();
-            while let Some(s) = stack.pop() {
-                for t in nfa.out_range(StateId(s as u32)) {
-                    bits::set(&mut a, t);
-                    let to = nfa.transitions()[t].to.index();
-                    if !bits::get(&seen, to) {
-                        bits::set(&mut seen, to);
-                        stack.push(to);
-                    }
-                }
-            }
-            areas.intern(&a).ok_or(full)
-        })
+        .map(|set| tails.of(nfa, set, areas).ok_or(full))
         .collect::<Result<_, _>>()?;
     Ok(ProjDfa {
         location: k,
@@ -250,8 +210,8 @@ pub fn project(
         init_area,
         tail,
         subsets: subsets
-            .iter()
-            .map(|set| bits::iter(set).map(|s| StateId(s as u32)).collect())
+            .into_iter()
+            .map(|set| set.iter().map(|&s| StateId(s)).collect())
             .collect(),
     })
 }
@@ -287,14 +247,29 @@ mod tests {
 
     #[test]
     fn interner_shares_areas_and_respects_its_budget() {
-        // One word per area: a budget of 16 bytes holds two areas.
-        let mut i = AreaInterner::new(3, 16);
-        let x = i.intern(&[0b001]).unwrap();
-        let y = i.intern(&[0b110]).unwrap();
+        // One word per dense area and 8 bytes of slot: a budget of 32 bytes holds two.
+        let mut i = AreaInterner::new(3, 32);
+        let x = i.intern(&[0]).unwrap();
+        let y = i.intern(&[1, 2]).unwrap();
         assert_ne!(x, y);
-        assert_eq!(i.intern(&[0b001]), Some(x), "a known area is free");
-        assert_eq!(i.intern(&[0b111]), None, "a third one is over the budget");
-        assert_eq!(i.finish().len(), 2);
+        assert_eq!(i.intern(&[0]), Some(x), "a known area is free");
+        assert_eq!(i.intern(&[0, 1, 2]), None, "a third one is over the budget");
+        assert_eq!(
+            i.intern_bits(&[0b110]),
+            Some(y),
+            "the bitset of a known area is known"
+        );
+        let t = i.finish();
+        assert_eq!(t.len(), 2);
+        assert_eq!(t.bytes(), 32);
+        // Over many transitions a small area is sparse: 4 bytes a transition.
+        let mut i = AreaInterner::new(64 * 64, 1 << 10);
+        let z = i.intern(&[5, 4000]).unwrap();
+        assert_eq!(i.table().bytes(), 8 + 8);
+        assert!(matches!(
+            i.table().get(z),
+            multitrace_runtime::project::Area::Sparse(_)
+        ));
     }
 
     #[test]
@@ -302,7 +277,7 @@ mod tests {
         let (nfa, alphabet) = chain();
         let (dfas, areas) = project_all(&nfa, &alphabet, 100, 1 << 20).unwrap();
         assert_eq!(dfas.len(), 2);
-        let needed = areas.len() * areas.words() * 8;
+        let needed = areas.bytes();
         assert!(needed > 8);
         let err = project_all(&nfa, &alphabet, 100, 8).unwrap_err();
         assert_eq!(err.what, CapKind::AreaBytes);
