@@ -367,17 +367,29 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
             let (source, line_no) = split_place(&line.at);
             let is_csv = match forced {
                 Some(f) => f == EventFormat::Csv,
-                None => source != "<stdin>" && EventFormat::of_path(source.as_ref()) == EventFormat::Csv,
+                None => {
+                    source != "<stdin>" && EventFormat::of_path(source.as_ref()) == EventFormat::Csv
+                }
             };
             if is_csv {
-                let Some(cols) = csv.columns(source, line_no, &line.text, &ev_opts, &mut loose, session.arrivals()) else {
+                let Some(cols) = csv.columns(
+                    source,
+                    line_no,
+                    &line.text,
+                    &ev_opts,
+                    &mut loose,
+                    session.arrivals(),
+                ) else {
                     // The header row (or a source whose header cannot be read: one Error).
                     continue;
                 };
                 events += 1;
                 let (run, body) = match split_csv(&line.text) {
                     Some(fields) => csv_event(&fields, &cols, &ev_opts),
-                    None => (None, Err(multitrace_runtime::events::EventError::UnclosedQuote)),
+                    None => (
+                        None,
+                        Err(multitrace_runtime::events::EventError::UnclosedQuote),
+                    ),
                 };
                 let end = args
                     .end_field
@@ -538,7 +550,10 @@ fn push_slow(
     wall: u64,
     end: bool,
     run: Option<String>,
-    body: Result<(String, multitrace_runtime::events::OrderKey), multitrace_runtime::events::EventError>,
+    body: Result<
+        (String, multitrace_runtime::events::OrderKey),
+        multitrace_runtime::events::EventError,
+    >,
     decided: &mut Vec<Decision>,
     loose: &mut Vec<(u64, Record)>,
 ) -> bool {
@@ -596,12 +611,15 @@ fn split_place(at: &str) -> (&str, Option<u32>) {
         .map_or((at, None), |(f, n)| (f, n.parse().ok()))
 }
 
+/// A CSV header row: the columns of the run, the action and the order key, and its names.
+type Header = ([Option<usize>; 3], Vec<String>);
+
 /// The header rows of the CSV sources, by source name.
 #[derive(Default)]
 struct Csv {
-    /// Columns of run, action and order key, and the header's names (`None`: a header that
-    /// cannot be read; the source's lines are skipped until a new first line).
-    sources: std::collections::HashMap<String, Option<([Option<usize>; 3], Vec<String>)>>,
+    /// `None`: a header that cannot be read (the source's lines are skipped until a new
+    /// first line).
+    sources: std::collections::HashMap<String, Option<Header>>,
 }
 
 impl Csv {
@@ -649,7 +667,10 @@ impl Csv {
                         line: Some(1),
                         column: None,
                     };
-                    loose.push((arrivals, Record::error(source.to_string(), None, e, Duration::ZERO)));
+                    loose.push((
+                        arrivals,
+                        Record::error(source.to_string(), None, e, Duration::ZERO),
+                    ));
                     None
                 }
             };

@@ -48,7 +48,11 @@ fn csv_events_get_the_records_of_the_same_json_events() {
         jsonl.push_str(&format!(
             "{{\"run\":\"{run}\",\"action\":\"{action}\",\"order\":{order}}}\n"
         ));
-        let note = if i % 7 == 0 { "\"a, \"\"quoted\"\" note\"" } else { "" };
+        let note = if i % 7 == 0 {
+            "\"a, \"\"quoted\"\" note\""
+        } else {
+            ""
+        };
         csv.push_str(&format!("{order},{note},{run},\"{action}\"\n"));
     }
     std::fs::write(dir.join("ev.jsonl"), &jsonl).unwrap();

@@ -191,7 +191,13 @@ impl Follower {
                 match st.rx.try_recv() {
                     Ok(bytes) => {
                         st.partial.extend_from_slice(&bytes);
-                        cut_lines(&mut st.partial, "<stdin>", &mut st.line, &mut self.spare, out);
+                        cut_lines(
+                            &mut st.partial,
+                            "<stdin>",
+                            &mut st.line,
+                            &mut self.spare,
+                            out,
+                        );
                         if out.len() * 64 > budget {
                             break;
                         }

@@ -353,12 +353,9 @@ impl<'e> Monitor<'e> {
         if let (Some(k), Some(p)) = (self.kernel(), &again.product) {
             let v = match p.is_multi_prefix(&k, &again.traces, self.opts.max_vertices) {
                 Ok(true) => None,
-                Ok(false) => Some(self.batch(
-                    scratch,
-                    &again.traces,
-                    Mode::Prefix,
-                    Known::AllBut(j0),
-                )),
+                Ok(false) => {
+                    Some(self.batch(scratch, &again.traces, Mode::Prefix, Known::AllBut(j0)))
+                }
                 Err(w) => Some(self.too_wide(w, first)),
             };
             if let Some(v) = v {
@@ -413,12 +410,9 @@ impl<'e> Monitor<'e> {
                     .and_then(|()| p.is_multi_prefix(&k, &run.traces, max))
                 {
                     Ok(true) => None,
-                    Ok(false) => Some(self.batch(
-                        scratch,
-                        &run.traces,
-                        Mode::Prefix,
-                        Known::AllBut(j),
-                    )),
+                    Ok(false) => {
+                        Some(self.batch(scratch, &run.traces, Mode::Prefix, Known::AllBut(j)))
+                    }
                     Err(w) => Some(self.too_wide(w, run.events)),
                 }
             }
@@ -523,7 +517,10 @@ impl<'e> Monitor<'e> {
         if let Known::AllBut(j) = known {
             cut[j] -= 1;
         }
-        match self.engine.check_letters_known(scratch, traces, &opts, &cut) {
+        match self
+            .engine
+            .check_letters_known(scratch, traces, &opts, &cut)
+        {
             Ok((v, _)) => v,
             // Not expected (the traces are the model's letters by location, and the procedure
             // was resolved), but never a panic: the run is undecided, and says why.

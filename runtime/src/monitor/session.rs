@@ -380,20 +380,20 @@ impl Session {
         self.arrivals += 1;
         let live = self.runs.entry(run.into()).or_insert_with(|| {
             Box::new(Live {
-            run: m.start(),
-            first_at: first_at.to_string(),
-            touched: 0,
-            last_wall: 0,
-            last_time: None,
-            timestamps: None,
-            held: Vec::new(),
-            fed: Vec::new(),
-            max_key: Vec::new(),
-            last_at: None,
-            done: false,
-            pending_n: 0,
-            pending_head: 0,
-        })
+                run: m.start(),
+                first_at: first_at.to_string(),
+                touched: 0,
+                last_wall: 0,
+                last_time: None,
+                timestamps: None,
+                held: Vec::new(),
+                fed: Vec::new(),
+                max_key: Vec::new(),
+                last_at: None,
+                done: false,
+                pending_n: 0,
+                pending_head: 0,
+            })
         });
         if live.done {
             return;
