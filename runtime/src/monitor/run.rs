@@ -517,6 +517,10 @@ impl<'e> Monitor<'e> {
         if let Known::AllBut(j) = known {
             cut[j] -= 1;
         }
+        if cut.iter().all(|&n| n == 0) {
+            // The empty cut was never checked (a model may accept nothing at all).
+            cut.clear();
+        }
         match self
             .engine
             .check_letters_known(scratch, traces, &opts, &cut)
