@@ -33,6 +33,7 @@
 
 use crate::check::ac::AcTables;
 use crate::nfa::{Alphabet, LetterId, LocationId, Nfa};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 
@@ -103,8 +104,39 @@ impl Faces {
         set: &[u64],
         delta: &mut [u64],
     ) -> (usize, bool) {
+        self.merge_in(&mut None, k, w, at, set, delta)
+    }
+
+    /// [`Faces::merge`], the vertex found through `index` (key → the first vertex with that
+    /// key) when there is one: a face holds as many vertices as a location lags behind, and
+    /// a scan of them for every vertex reached made the step quadratic in the lag (nine tenths
+    /// of the time on a model whose locations often lag). A collision of keys is scanned.
+    fn merge_in(
+        &mut self,
+        index: &mut Option<&mut FxHashMap<u64, u32>>,
+        k: usize,
+        w: usize,
+        at: &[u32],
+        set: &[u64],
+        delta: &mut [u64],
+    ) -> (usize, bool) {
         let key = key_of(at);
-        match self.find(k, at, key) {
+        let found = match index {
+            Some(ix) => match ix.get(&key) {
+                Some(&i) if &self.pos[i as usize * k..(i as usize + 1) * k] == at => {
+                    Some(i as usize)
+                }
+                Some(_) => self.find(k, at, key),
+                None => None,
+            },
+            None => self.find(k, at, key),
+        };
+        if found.is_none() {
+            if let Some(ix) = index {
+                ix.entry(key).or_insert(self.keys.len() as u32);
+            }
+        }
+        match found {
             Some(i) => {
                 let mut any = 0;
                 for x in 0..w {
@@ -139,11 +171,14 @@ struct Work {
     at: Vec<u32>,
     known: Vec<u64>,
     silent: Vec<bool>,
+    /// The vertices of `faces` by key ([`Faces::merge_in`]).
+    index: FxHashMap<u64, u32>,
 }
 
 impl Work {
     fn reset(&mut self, k: usize, w: usize) {
         self.faces.clear();
+        self.index.clear();
         self.stack.clear();
         self.deltas.clear();
         for v in [&mut self.t, &mut self.d, &mut self.delta, &mut self.known] {
@@ -186,7 +221,14 @@ impl Work {
         }
         self.at.copy_from_slice(&self.faces.pos[u * k..(u + 1) * k]);
         self.at[i] += 1;
-        let (v, fresh) = self.faces.merge(k, w, &self.at, &self.t, &mut self.delta);
+        let (v, fresh) = self.faces.merge_in(
+            &mut Some(&mut self.index),
+            k,
+            w,
+            &self.at,
+            &self.t,
+            &mut self.delta,
+        );
         if fresh {
             self.push_work(v);
         }
@@ -370,7 +412,9 @@ impl Product {
             }
             wk.at.copy_from_slice(&old.pos[v * k..(v + 1) * k]);
             wk.at[j] += 1;
-            let (i, fresh) = wk.faces.merge(k, w, &wk.at, &wk.t, &mut wk.delta);
+            let (i, fresh) =
+                wk.faces
+                    .merge_in(&mut Some(&mut wk.index), k, w, &wk.at, &wk.t, &mut wk.delta);
             if fresh {
                 wk.push_work(i);
             }
@@ -477,6 +521,9 @@ impl Product {
         let (k, w) = (self.k as usize, self.w as usize);
         wk.reset(k, w);
         wk.faces.copy_from(&self.faces);
+        for (i, &key) in wk.faces.keys.iter().enumerate() {
+            wk.index.entry(key).or_insert(i as u32);
+        }
         for v in 0..self.faces.len() {
             wk.delta
                 .copy_from_slice(&self.faces.sets[v * w..(v + 1) * w]);
