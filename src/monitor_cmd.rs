@@ -7,7 +7,10 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use multitrace_runtime::check::settings::Settings;
 use multitrace_runtime::check::{Choice, Engine, Procedure};
-use multitrace_runtime::events::{jsonl_event, scan_flat, EventOptions};
+use multitrace_runtime::events::{
+    csv_columns, csv_event, jsonl_event, scan_flat, split_csv, EventFormat, EventOptions,
+    EventReadError,
+};
 use multitrace_runtime::monitor::follow::Follower;
 use multitrace_runtime::monitor::session::{
     end_flag, Checkpoint, Closed, Decision, LiveEvent, Reorder, Session, SessionOptions,
@@ -27,12 +30,18 @@ mod otel;
 pub struct MonitorArgs {
     /// The model: an interaction (.hif), a Timbuk automaton (.timbuk) or a compiled model (.mtm).
     model: PathBuf,
-    /// Event sources (JSON Lines; OTLP JSON spans with --otel): files, directories, `-` for
-    /// standard input (the default).
+    /// Event sources (JSON Lines, CSV with a header row, OTLP JSON spans with --otel): files,
+    /// directories, `-` for standard input (the default).
     ///
     /// Files are followed as they grow (like tail -F); in directories new files are picked
     /// up.
     sources: Vec<PathBuf>,
+    /// The format of every source (default: .csv files are CSV, anything else JSON Lines).
+    ///
+    /// CSV: the first line of each file (or of standard input) is its header row; one
+    /// record per line (a quoted field cannot span lines in a followed file).
+    #[arg(long, value_parser = ["jsonl", "csv"], conflicts_with = "otel", help_heading = "Input")]
+    events_format: Option<String>,
     /// The field holding the run id.
     #[arg(long, value_name = "F", default_value = "run", help_heading = "Input")]
     run_field: String,
@@ -297,6 +306,12 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     // --otel: the events of one line, and the lines' Error records (no run to give them to).
     let mut raw: Vec<otel::Raw> = Vec::new();
     let mut line_errors = Vec::new();
+    let forced = args.events_format.as_deref().map(|f| match f {
+        "csv" => EventFormat::Csv,
+        _ => EventFormat::Jsonl,
+    });
+    // CSV sources by name: the columns of their header row.
+    let mut csv = Csv::default();
     loop {
         let stopping = stop.load(Ordering::Relaxed);
         lines.clear();
@@ -311,7 +326,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
         }
         let wall = started.elapsed().as_nanos() as u64;
         let idle_round = lines.is_empty();
-        for l in lines.drain(..) {
+        for l in &lines {
             let line = match l {
                 Ok(line) => line,
                 Err(message) => {
@@ -319,7 +334,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                     let r = Record::error(
                         String::new(),
                         None,
-                        ErrorRecord::message(message),
+                        ErrorRecord::message(message.clone()),
                         Duration::ZERO,
                     );
                     written += print(&mut out, &r, None, args.format)?;
@@ -347,6 +362,52 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                     &mut decided,
                 );
                 loose.extend(line_errors.drain(..).map(|r| (session.arrivals(), r)));
+                continue;
+            }
+            let (source, line_no) = split_place(&line.at);
+            let is_csv = match forced {
+                Some(f) => f == EventFormat::Csv,
+                None => {
+                    source != "<stdin>" && EventFormat::of_path(source.as_ref()) == EventFormat::Csv
+                }
+            };
+            if is_csv {
+                let Some(cols) = csv.columns(
+                    source,
+                    line_no,
+                    &line.text,
+                    &ev_opts,
+                    &mut loose,
+                    session.arrivals(),
+                ) else {
+                    // The header row (or a source whose header cannot be read: one Error).
+                    continue;
+                };
+                events += 1;
+                let (run, body) = match split_csv(&line.text) {
+                    Some(fields) => csv_event(&fields, &cols, &ev_opts),
+                    None => (
+                        None,
+                        Err(multitrace_runtime::events::EventError::UnclosedQuote),
+                    ),
+                };
+                let end = args
+                    .end_field
+                    .as_ref()
+                    .is_some_and(|f| csv.end_flag(source, &line.text, f));
+                bad |= push_slow(
+                    &m,
+                    &mut scratch,
+                    &mut session,
+                    &letters,
+                    &line.at,
+                    wall,
+                    end,
+                    run,
+                    body,
+                    &mut decided,
+                    &mut loose,
+                );
                 continue;
             }
             events += 1;
@@ -381,57 +442,23 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                 );
             } else {
                 let (run, body) = jsonl_event(&line.text, &ev_opts);
-                match (run, body) {
-                    (Some(run), Ok((action, key))) => match letters.letter(&action) {
-                        Some(letter) => session.push(
-                            &m,
-                            &mut scratch,
-                            LiveEvent {
-                                run: &run,
-                                letter,
-                                key,
-                                at: &line.at,
-                                wall,
-                                end,
-                            },
-                            &mut decided,
-                        ),
-                        None => {
-                            let e = event_error(
-                                &line.at,
-                                &run,
-                                &format!("unknown action {action:?}: not a letter of the model"),
-                            );
-                            session.fail_run(&m, &run, &line.at, e, &mut decided);
-                        }
-                    },
-                    (Some(run), Err(e)) => {
-                        let e = event_error(&line.at, &run, &e.to_string());
-                        session.fail_run(&m, &run, &line.at, e, &mut decided);
-                    }
-                    (None, body) => {
-                        bad = true;
-                        let why = body
-                            .err()
-                            .map_or("no run id".to_string(), |e| e.to_string());
-                        let (file, no) = line
-                            .at
-                            .rsplit_once(':')
-                            .map_or((line.at.clone(), None), |(f, n)| {
-                                (f.to_string(), n.parse().ok())
-                            });
-                        let e = ErrorRecord {
-                            message: format!("{}: bad event (no run): {why}", line.at),
-                            file: Some(file),
-                            line: no,
-                            column: None,
-                        };
-                        let r = Record::error(line.at.clone(), None, e, Duration::ZERO);
-                        loose.push((session.arrivals(), r));
-                    }
-                }
+                bad |= push_slow(
+                    &m,
+                    &mut scratch,
+                    &mut session,
+                    &letters,
+                    &line.at,
+                    wall,
+                    end,
+                    run,
+                    body,
+                    &mut decided,
+                    &mut loose,
+                );
             }
         }
+        // The lines' buffers take the next round's lines.
+        follower.recycle(&mut lines);
         session.settle(&m, &mut scratch, &mut decided);
         if args.idle_timeout.is_some() && last_idle.elapsed() > Duration::from_millis(100) {
             session.close_idle(&m, &mut scratch, wall, &mut decided);
@@ -509,6 +536,164 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     } else {
         0
     })
+}
+
+/// An event read by the full parser (JSON) or from CSV: pushed to its run, or its run's
+/// Error; returns whether it had no run (an Error record of its own, in `loose`).
+#[allow(clippy::too_many_arguments)]
+fn push_slow(
+    m: &Monitor<'_>,
+    scratch: &mut multitrace_runtime::check::Scratch,
+    session: &mut Session,
+    letters: &multitrace_runtime::formats::NameIndex,
+    at: &str,
+    wall: u64,
+    end: bool,
+    run: Option<String>,
+    body: Result<
+        (String, multitrace_runtime::events::OrderKey),
+        multitrace_runtime::events::EventError,
+    >,
+    decided: &mut Vec<Decision>,
+    loose: &mut Vec<(u64, Record)>,
+) -> bool {
+    match (run, body) {
+        // Deferred as the fast path's events are (the same decisions, at the same events).
+        (Some(run), Ok((action, key))) => match letters.letter(&action) {
+            Some(letter) => session.push_deferred(
+                m,
+                scratch,
+                LiveEvent {
+                    run: &run,
+                    letter,
+                    key,
+                    at,
+                    wall,
+                    end,
+                },
+                decided,
+            ),
+            None => {
+                let e = event_error(
+                    at,
+                    &run,
+                    &format!("unknown action {action:?}: not a letter of the model"),
+                );
+                session.fail_run(m, &run, at, e, decided);
+            }
+        },
+        (Some(run), Err(e)) => {
+            let e = event_error(at, &run, &e.to_string());
+            session.fail_run(m, &run, at, e, decided);
+        }
+        (None, body) => {
+            let why = body
+                .err()
+                .map_or("no run id".to_string(), |e| e.to_string());
+            let (file, no) = split_place(at);
+            let e = ErrorRecord {
+                message: format!("{at}: bad event (no run): {why}"),
+                file: Some(file.to_string()),
+                line: no,
+                column: None,
+            };
+            let r = Record::error(at.to_string(), None, e, Duration::ZERO);
+            loose.push((session.arrivals(), r));
+            return true;
+        }
+    }
+    false
+}
+
+/// `FILE:LINE` split.
+fn split_place(at: &str) -> (&str, Option<u32>) {
+    at.rsplit_once(':')
+        .map_or((at, None), |(f, n)| (f, n.parse().ok()))
+}
+
+/// A CSV header row: the columns of the run, the action and the order key, and its names.
+type Header = ([Option<usize>; 3], Vec<String>);
+
+/// The header rows of the CSV sources, by source name.
+#[derive(Default)]
+struct Csv {
+    /// `None`: a header that cannot be read (the source's lines are skipped until a new
+    /// first line).
+    sources: std::collections::HashMap<String, Option<Header>>,
+}
+
+impl Csv {
+    /// The columns for line `line_no` of `source` (`text`), or `None` when the line is the
+    /// header row (line 1: a new file, also after a rotation) or the source's header is bad
+    /// (its Error record, once, in `loose`). After a restart from a checkpoint the header is
+    /// read from the file's first line.
+    fn columns(
+        &mut self,
+        source: &str,
+        line_no: Option<u32>,
+        text: &str,
+        opts: &EventOptions,
+        loose: &mut Vec<(u64, Record)>,
+        arrivals: u64,
+    ) -> Option<[Option<usize>; 3]> {
+        let header = if line_no == Some(1) {
+            Some(text.to_string())
+        } else if !self.sources.contains_key(source) {
+            // Resumed mid-file: its header is its first line.
+            let first = std::fs::File::open(source).ok().and_then(|f| {
+                let mut l = String::new();
+                std::io::BufRead::read_line(&mut std::io::BufReader::new(f), &mut l).ok()?;
+                Some(l.trim_end_matches(['\n', '\r']).to_string())
+            });
+            Some(first.unwrap_or_default())
+        } else {
+            None
+        };
+        if let Some(h) = header {
+            let fields = split_csv(&h).unwrap_or_default();
+            let entry = match csv_columns(&fields, opts) {
+                Ok(cols) => Some((cols, fields.iter().map(|f| f.trim().to_string()).collect())),
+                Err((field, role, present)) => {
+                    let error = EventReadError::FieldAbsent {
+                        file: source.to_string(),
+                        field,
+                        role,
+                        present,
+                        events: 0,
+                    };
+                    let e = ErrorRecord {
+                        message: error.to_string(),
+                        file: Some(source.to_string()),
+                        line: Some(1),
+                        column: None,
+                    };
+                    loose.push((
+                        arrivals,
+                        Record::error(source.to_string(), None, e, Duration::ZERO),
+                    ));
+                    None
+                }
+            };
+            self.sources.insert(source.to_string(), entry);
+            if line_no == Some(1) {
+                return None;
+            }
+        }
+        self.sources.get(source)?.as_ref().map(|(c, _)| *c)
+    }
+
+    /// Whether the CSV event `text` of `source` has column `field` set to `true`.
+    fn end_flag(&self, source: &str, text: &str, field: &str) -> bool {
+        let Some(Some((_, names))) = self.sources.get(source) else {
+            return false;
+        };
+        let Some(i) = names.iter().position(|n| n == field) else {
+            return false;
+        };
+        split_csv(text)
+            .and_then(|f| f.get(i).map(|v| v.trim() == "true"))
+            .unwrap_or(false)
+    }
 }
 
 fn event_error(at: &str, run: &str, why: &str) -> ErrorRecord {

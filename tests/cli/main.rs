@@ -12,6 +12,7 @@ mod gen;
 mod guide;
 mod model;
 mod monitor;
+mod monitor_csv;
 mod notes;
 mod outputs;
 mod partition;

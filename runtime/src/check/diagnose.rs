@@ -71,6 +71,8 @@ pub(crate) struct AutomataOracle<'a> {
     pub(crate) traces: &'a [Vec<LetterId>],
     pub(crate) scratch: &'a mut AcScratch,
     pub(crate) cut: Vec<Vec<LetterId>>,
+    /// A cut known to be consistent (empty: none): the cuts below it are, without a search.
+    pub(crate) known: &'a [usize],
 }
 
 impl Oracle for AutomataOracle<'_> {
@@ -93,6 +95,13 @@ impl Oracle for AutomataOracle<'_> {
         extra: Option<(usize, Sym)>,
         budget: &Budget,
     ) -> (Result<bool, &'static str>, u64) {
+        if extra.is_none()
+            && self.known.len() == v.len()
+            && v.iter().zip(self.known).all(|(a, b)| a <= b)
+        {
+            // Downward closure: a cut below a consistent one is consistent.
+            return (Ok(true), 0);
+        }
         self.cut.resize(self.traces.len(), Vec::new());
         for (i, c) in self.cut.iter_mut().enumerate() {
             c.clear();
@@ -396,6 +405,7 @@ pub(crate) fn diagnose_letters(
     scratch: &mut AcScratch,
     mode: Mode,
     budget: &Budget,
+    known: &[usize],
 ) -> Diagnosis {
     if traces.len() == 1 && automata.projections.len() == 1 {
         return single_location(automata, alphabet, &traces[0]);
@@ -407,6 +417,7 @@ pub(crate) fn diagnose_letters(
         traces,
         scratch,
         cut: Vec::new(),
+        known,
     };
     diagnose_with(&mut oracle, known_whole(mode), budget, false)
 }

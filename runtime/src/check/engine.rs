@@ -95,6 +95,22 @@ impl Engine {
         traces: &[Vec<LetterId>],
         opts: &CheckOptions,
     ) -> Result<(Verdict, Procedure), CheckError> {
+        self.check_letters_known(scratch, traces, opts, &[])
+    }
+
+    /// [`Engine::check_letters`], knowing that the cut at `known` (trace `i` cut to its first
+    /// `known[i]` letters; empty: nothing known) is a multi-prefix, as the live monitor knows
+    /// of the events before the one that decides a run. The record is the same (the diagnosis
+    /// is defined by the semantics alone): only the diagnosis of a model with automata asks
+    /// no question about the cuts below `known`, which are consistent (downward closure).
+    /// A wrong `known` gives a wrong diagnosis: it must come from a check.
+    pub fn check_letters_known(
+        &self,
+        scratch: &mut Scratch,
+        traces: &[Vec<LetterId>],
+        opts: &CheckOptions,
+        known: &[usize],
+    ) -> Result<(Verdict, Procedure), CheckError> {
         let alphabet = &self.model.alphabet;
         if traces.len() != alphabet.locations() {
             return Err(CheckError::TraceCount {
@@ -122,10 +138,10 @@ impl Engine {
         match (v.kind, opts.diagnosis) {
             (VerdictKind::Fail, Some(budget)) => {
                 let budget = time_left(&budget, opts, started);
-                self.diagnose_letters(scratch, traces, opts, &budget, &mut v)?;
+                self.diagnose_letters(scratch, traces, opts, &budget, &mut v, known)?;
             }
             (VerdictKind::WeakPass, Some(budget)) => {
-                self.explain_weak_pass(scratch, traces, opts, &budget, &mut v)?;
+                self.explain_weak_pass(scratch, traces, opts, &budget, &mut v, known)?;
             }
             _ => {}
         }
@@ -191,10 +207,10 @@ impl Engine {
     ) -> Result<(), CheckError> {
         match (v.kind, opts.diagnosis) {
             (VerdictKind::Fail, Some(budget)) => {
-                self.diagnose_letters(scratch, traces, opts, &budget, v)
+                self.diagnose_letters(scratch, traces, opts, &budget, v, &[])
             }
             (VerdictKind::WeakPass, Some(budget)) => {
-                self.explain_weak_pass(scratch, traces, opts, &budget, v)
+                self.explain_weak_pass(scratch, traces, opts, &budget, v, &[])
             }
             _ => Ok(()),
         }
@@ -209,13 +225,14 @@ impl Engine {
         opts: &CheckOptions,
         budget: &Budget,
         v: &mut Verdict,
+        known: &[usize],
     ) -> Result<(), CheckError> {
         let complete = CheckOptions {
             mode: crate::verdict::Mode::Complete,
             ..*opts
         };
         let mut whole = Verdict::new(VerdictKind::Fail);
-        self.diagnose_letters(scratch, traces, &complete, budget, &mut whole)?;
+        self.diagnose_letters(scratch, traces, &complete, budget, &mut whole, known)?;
         v.diagnosis = whole.diagnosis;
         Ok(())
     }
@@ -230,6 +247,7 @@ impl Engine {
         opts: &CheckOptions,
         budget: &Budget,
         v: &mut Verdict,
+        known: &[usize],
     ) -> Result<(), CheckError> {
         let alphabet = &self.model.alphabet;
         let mut d = if let (Some(a), Some(t)) = (self.model.automata(), self.tables.as_ref()) {
@@ -242,6 +260,7 @@ impl Engine {
                 scratch.automata.ac(),
                 opts.mode,
                 budget,
+                known,
             )
         } else {
             let mt = self.letters_to_multitrace(traces)?;

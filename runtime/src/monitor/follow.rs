@@ -56,6 +56,11 @@ pub struct Follower {
     dirs: Vec<PathBuf>,
     stdin: Option<Stdin>,
     follow: bool,
+    /// Lines handed back ([`Follower::recycle`]): their buffers take the next lines, so that
+    /// reading allocates nothing per line once they are there.
+    spare: Vec<Line>,
+    /// The read buffer (kept: a poll of an idle file allocates nothing).
+    buf: Vec<u8>,
 }
 
 #[cfg(unix)]
@@ -79,6 +84,8 @@ impl Follower {
             dirs: Vec::new(),
             stdin: None,
             follow,
+            spare: Vec::new(),
+            buf: Vec::new(),
         };
         for s in sources {
             if s.as_os_str() == "-" {
@@ -184,7 +191,13 @@ impl Follower {
                 match st.rx.try_recv() {
                     Ok(bytes) => {
                         st.partial.extend_from_slice(&bytes);
-                        cut_lines(&mut st.partial, "<stdin>", &mut st.line, out);
+                        cut_lines(
+                            &mut st.partial,
+                            "<stdin>",
+                            &mut st.line,
+                            &mut self.spare,
+                            out,
+                        );
                         if out.len() * 64 > budget {
                             break;
                         }
@@ -195,7 +208,13 @@ impl Follower {
                             st.done = true;
                             if !st.partial.is_empty() {
                                 st.partial.push(b'\n');
-                                cut_lines(&mut st.partial, "<stdin>", &mut st.line, out);
+                                cut_lines(
+                                    &mut st.partial,
+                                    "<stdin>",
+                                    &mut st.line,
+                                    &mut self.spare,
+                                    out,
+                                );
                             }
                         }
                         break;
@@ -205,8 +224,14 @@ impl Follower {
         }
         let follow = self.follow;
         for x in &mut self.files {
-            read_file(x, budget, follow, out);
+            read_file(x, budget, follow, &mut self.buf, &mut self.spare, out);
         }
+    }
+
+    /// Takes back the lines of the last [`Follower::poll`] (emptying `lines`): their buffers
+    /// are reused for the next lines.
+    pub fn recycle(&mut self, lines: &mut Vec<Result<Line, String>>) {
+        self.spare.extend(lines.drain(..).filter_map(Result::ok));
     }
 }
 
@@ -232,6 +257,7 @@ fn cut_lines(
     buf: &mut Vec<u8>,
     name: &str,
     line: &mut u32,
+    spare: &mut Vec<Line>,
     out: &mut Vec<Result<Line, String>>,
 ) -> usize {
     let mut start = 0;
@@ -241,23 +267,35 @@ fn cut_lines(
             text = &text[..text.len() - 1];
         }
         *line += 1;
+        let mut l = spare.pop().unwrap_or_else(|| Line {
+            at: String::with_capacity(name.len() + 11),
+            text: String::new(),
+        });
         // `FILE:LINE` built by hand: `format!` costs more than the rest of the line's reading.
-        let mut at = String::with_capacity(name.len() + 11);
-        at.push_str(name);
-        at.push(':');
-        push_decimal(&mut at, *line);
-        let text = match std::str::from_utf8(text) {
-            Ok(t) => t.to_string(),
-            Err(_) => String::from_utf8_lossy(text).into_owned(),
-        };
-        out.push(Ok(Line { at, text }));
+        l.at.clear();
+        l.at.push_str(name);
+        l.at.push(':');
+        push_decimal(&mut l.at, *line);
+        l.text.clear();
+        match std::str::from_utf8(text) {
+            Ok(t) => l.text.push_str(t),
+            Err(_) => l.text.push_str(&String::from_utf8_lossy(text)),
+        }
+        out.push(Ok(l));
         start += i + 1;
     }
     buf.drain(..start);
     start
 }
 
-fn read_file(x: &mut Followed, budget: usize, follow: bool, out: &mut Vec<Result<Line, String>>) {
+fn read_file(
+    x: &mut Followed,
+    budget: usize,
+    follow: bool,
+    buf: &mut Vec<u8>,
+    spare: &mut Vec<Line>,
+    out: &mut Vec<Result<Line, String>>,
+) {
     if x.done {
         return;
     }
@@ -291,13 +329,13 @@ fn read_file(x: &mut Followed, budget: usize, follow: bool, out: &mut Vec<Result
         }
     }
     let Some(f) = &mut x.file else { return };
-    let mut buf = vec![0u8; budget.clamp(4096, 1 << 20)];
+    buf.resize(budget.clamp(4096, 1 << 20), 0);
     loop {
-        match f.read(&mut buf) {
+        match f.read(buf) {
             Ok(0) => break,
             Ok(n) => {
                 x.partial.extend_from_slice(&buf[..n]);
-                let used = cut_lines(&mut x.partial, &x.pos.path, &mut x.pos.line, out);
+                let used = cut_lines(&mut x.partial, &x.pos.path, &mut x.pos.line, spare, out);
                 x.pos.offset += used as u64;
                 if out.len() * 64 > budget {
                     return;
@@ -316,7 +354,7 @@ fn read_file(x: &mut Followed, budget: usize, follow: bool, out: &mut Vec<Result
         if !x.partial.is_empty() {
             // The last line has no line break: it is complete at the end of the input.
             x.partial.push(b'\n');
-            let used = cut_lines(&mut x.partial, &x.pos.path, &mut x.pos.line, out);
+            let used = cut_lines(&mut x.partial, &x.pos.path, &mut x.pos.line, spare, out);
             x.pos.offset += used as u64 - 1;
         }
         x.file = None;

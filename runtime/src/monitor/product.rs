@@ -33,12 +33,13 @@
 
 use crate::check::ac::AcTables;
 use crate::nfa::{Alphabet, LetterId, LocationId, Nfa};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 
 /// Vertices with their state sets, flat: `k` positions, one key (a hash of the positions,
 /// compared before them) and `w` words each.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct Faces {
     pos: Vec<u32>,
     keys: Vec<u64>,
@@ -49,6 +50,21 @@ fn key_of(p: &[u32]) -> u64 {
     p.iter().fold(0u64, |h, &x| {
         (h ^ u64::from(x)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
     })
+}
+
+impl Clone for Faces {
+    fn clone(&self) -> Self {
+        Faces {
+            pos: self.pos.clone(),
+            keys: self.keys.clone(),
+            sets: self.sets.clone(),
+        }
+    }
+
+    /// Into the buffers already there (the derived one would allocate anew).
+    fn clone_from(&mut self, other: &Self) {
+        self.copy_from(other);
+    }
 }
 
 impl Faces {
@@ -88,8 +104,39 @@ impl Faces {
         set: &[u64],
         delta: &mut [u64],
     ) -> (usize, bool) {
+        self.merge_in(&mut None, k, w, at, set, delta)
+    }
+
+    /// [`Faces::merge`], the vertex found through `index` (key → the first vertex with that
+    /// key) when there is one: a face holds as many vertices as a location lags behind, and
+    /// a scan of them for every vertex reached made the step quadratic in the lag (nine tenths
+    /// of the time on a model whose locations often lag). A collision of keys is scanned.
+    fn merge_in(
+        &mut self,
+        index: &mut Option<&mut FxHashMap<u64, u32>>,
+        k: usize,
+        w: usize,
+        at: &[u32],
+        set: &[u64],
+        delta: &mut [u64],
+    ) -> (usize, bool) {
         let key = key_of(at);
-        match self.find(k, at, key) {
+        let found = match index {
+            Some(ix) => match ix.get(&key) {
+                Some(&i) if &self.pos[i as usize * k..(i as usize + 1) * k] == at => {
+                    Some(i as usize)
+                }
+                Some(_) => self.find(k, at, key),
+                None => None,
+            },
+            None => self.find(k, at, key),
+        };
+        if found.is_none() {
+            if let Some(ix) = index {
+                ix.entry(key).or_insert(self.keys.len() as u32);
+            }
+        }
+        match found {
             Some(i) => {
                 let mut any = 0;
                 for x in 0..w {
@@ -124,11 +171,14 @@ struct Work {
     at: Vec<u32>,
     known: Vec<u64>,
     silent: Vec<bool>,
+    /// The vertices of `faces` by key ([`Faces::merge_in`]).
+    index: FxHashMap<u64, u32>,
 }
 
 impl Work {
     fn reset(&mut self, k: usize, w: usize) {
         self.faces.clear();
+        self.index.clear();
         self.stack.clear();
         self.deltas.clear();
         for v in [&mut self.t, &mut self.d, &mut self.delta, &mut self.known] {
@@ -171,7 +221,14 @@ impl Work {
         }
         self.at.copy_from_slice(&self.faces.pos[u * k..(u + 1) * k]);
         self.at[i] += 1;
-        let (v, fresh) = self.faces.merge(k, w, &self.at, &self.t, &mut self.delta);
+        let (v, fresh) = self.faces.merge_in(
+            &mut Some(&mut self.index),
+            k,
+            w,
+            &self.at,
+            &self.t,
+            &mut self.delta,
+        );
         if fresh {
             self.push_work(v);
         }
@@ -192,7 +249,7 @@ thread_local! {
 }
 
 /// The stored vertices of one run's product.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Product {
     /// Locations.
     k: u32,
@@ -201,6 +258,25 @@ pub struct Product {
     /// `n`: the length of each local trace fed so far.
     lens: Vec<u32>,
     faces: Faces,
+}
+
+impl Clone for Product {
+    fn clone(&self) -> Self {
+        Product {
+            k: self.k,
+            w: self.w,
+            lens: self.lens.clone(),
+            faces: self.faces.clone(),
+        }
+    }
+
+    /// Into the buffers already there (a run's product is copied once per reading round).
+    fn clone_from(&mut self, other: &Self) {
+        self.k = other.k;
+        self.w = other.w;
+        self.lens.clone_from(&other.lens);
+        self.faces.clone_from(&other.faces);
+    }
 }
 
 /// The automaton a product steps on, with the letter → location map.
@@ -336,7 +412,9 @@ impl Product {
             }
             wk.at.copy_from_slice(&old.pos[v * k..(v + 1) * k]);
             wk.at[j] += 1;
-            let (i, fresh) = wk.faces.merge(k, w, &wk.at, &wk.t, &mut wk.delta);
+            let (i, fresh) =
+                wk.faces
+                    .merge_in(&mut Some(&mut wk.index), k, w, &wk.at, &wk.t, &mut wk.delta);
             if fresh {
                 wk.push_work(i);
             }
@@ -360,9 +438,17 @@ impl Product {
         for v in 0..f.len() {
             let p = &f.pos[v * k..(v + 1) * k];
             if (0..k).any(|i| i != j && p[i] == lens[i]) {
-                f.pos.copy_within(v * k..(v + 1) * k, keep * k);
-                f.sets.copy_within(v * w..(v + 1) * w, keep * w);
-                f.keys[keep] = f.keys[v];
+                if keep != v {
+                    // Element by element: a few words each, where `copy_within`'s call to
+                    // `memmove` cost more than the copy (a tenth of the monitor's time).
+                    for x in 0..k {
+                        f.pos[keep * k + x] = f.pos[v * k + x];
+                    }
+                    for x in 0..w {
+                        f.sets[keep * w + x] = f.sets[v * w + x];
+                    }
+                    f.keys[keep] = f.keys[v];
+                }
                 keep += 1;
             }
         }
@@ -435,6 +521,9 @@ impl Product {
         let (k, w) = (self.k as usize, self.w as usize);
         wk.reset(k, w);
         wk.faces.copy_from(&self.faces);
+        for (i, &key) in wk.faces.keys.iter().enumerate() {
+            wk.index.entry(key).or_insert(i as u32);
+        }
         for v in 0..self.faces.len() {
             wk.delta
                 .copy_from_slice(&self.faces.sets[v * w..(v + 1) * w]);

@@ -30,6 +30,17 @@ impl Default for MonitorOptions {
     }
 }
 
+/// What a run's checks established about its events, for the diagnosis of its record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Known {
+    /// Nothing.
+    Nothing,
+    /// All are a multi-prefix.
+    All,
+    /// All but the last, of this location, are a multi-prefix.
+    AllBut(usize),
+}
+
 /// Where a live run stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Standing {
@@ -54,7 +65,7 @@ pub struct LiveRun {
     unchecked: Vec<u32>,
     /// The product as it was at the last check, while events are unchecked.
     #[serde(default)]
-    checked: Option<Product>,
+    checked: Option<Box<Product>>,
 }
 
 /// Why a run's state bytes cannot be read.
@@ -103,7 +114,7 @@ impl LiveRun {
                 .map(|t| std::mem::size_of::<Vec<LetterId>>() + 4 * t.capacity())
                 .sum::<usize>()
             + self.product.as_ref().map_or(0, Product::bytes)
-            + self.checked.as_ref().map_or(0, Product::bytes)
+            + self.checked.as_ref().map_or(0, |c| c.bytes())
             + 4 * self.unchecked.capacity()
     }
 
@@ -245,8 +256,8 @@ impl<'e> Monitor<'e> {
             // The product after the first unchecked event: a run with one event between two
             // checks needs no copy (a Fail is then at that event).
             match &mut run.checked {
-                Some(c) => c.clone_from(p),
-                None => run.checked = Some(p.clone()),
+                Some(c) => (**c).clone_from(p),
+                None => run.checked = Some(Box::new(p.clone())),
             }
         }
         let j = self.engine.model().alphabet.location(letter).index();
@@ -305,7 +316,7 @@ impl<'e> Monitor<'e> {
             run.checked = None;
             run.product.take()
         } else {
-            run.checked.take()
+            run.checked.take().map(|b| *b)
         };
         let unchecked = std::mem::take(&mut run.unchecked);
         let mut lens: Vec<usize> = run.traces.iter().map(Vec::len).collect();
@@ -342,7 +353,9 @@ impl<'e> Monitor<'e> {
         if let (Some(k), Some(p)) = (self.kernel(), &again.product) {
             let v = match p.is_multi_prefix(&k, &again.traces, self.opts.max_vertices) {
                 Ok(true) => None,
-                Ok(false) => Some(self.batch(scratch, &again.traces, Mode::Prefix)),
+                Ok(false) => {
+                    Some(self.batch(scratch, &again.traces, Mode::Prefix, Known::AllBut(j0)))
+                }
                 Err(w) => Some(self.too_wide(w, first)),
             };
             if let Some(v) = v {
@@ -397,12 +410,14 @@ impl<'e> Monitor<'e> {
                     .and_then(|()| p.is_multi_prefix(&k, &run.traces, max))
                 {
                     Ok(true) => None,
-                    Ok(false) => Some(self.batch(scratch, &run.traces, Mode::Prefix)),
+                    Ok(false) => {
+                        Some(self.batch(scratch, &run.traces, Mode::Prefix, Known::AllBut(j)))
+                    }
                     Err(w) => Some(self.too_wide(w, run.events)),
                 }
             }
             _ => {
-                let v = self.batch(scratch, &run.traces, Mode::Prefix);
+                let v = self.batch(scratch, &run.traces, Mode::Prefix, Known::AllBut(j));
                 matches!(v.kind, VerdictKind::Fail | VerdictKind::Inconclusive).then_some(v)
             }
         };
@@ -440,8 +455,14 @@ impl<'e> Monitor<'e> {
         if let Standing::Decided(_, kind) = run.standing {
             return Verdict::new(kind);
         }
+        // An open run's events were each checked (a multi-prefix), unless some are not yet.
+        let known = if run.unchecked.is_empty() {
+            Known::All
+        } else {
+            Known::Nothing
+        };
         let (Some(k), Some(p)) = (self.kernel(), &run.product) else {
-            return self.batch(scratch, &run.traces, mode);
+            return self.batch(scratch, &run.traces, mode, known);
         };
         let accepted = p.is_accepted(&k);
         let kind = match mode {
@@ -462,21 +483,48 @@ impl<'e> Monitor<'e> {
         {
             // The batch record: canonical diagnosis, the witness, or what a WeakPass's
             // locations could still do (once, when the run's record is written).
-            return self.batch(scratch, &run.traces, mode);
+            let known = if kind == VerdictKind::Fail && mode == Mode::Prefix {
+                // Not expected of an open run, but then its events are not a multi-prefix.
+                Known::Nothing
+            } else {
+                known
+            };
+            return self.batch(scratch, &run.traces, mode, known);
         }
         let mut v = Verdict::new(kind);
         v.vertices = p.vertices() as u64;
         v
     }
 
-    /// The batch check of `traces` in `mode` (the same record as `check` gives).
-    fn batch(&self, scratch: &mut Scratch, traces: &[Vec<LetterId>], mode: Mode) -> Verdict {
+    /// The batch check of `traces` in `mode` (the same record as `check` gives), with what
+    /// the run's checks already established (the diagnosis asks nothing below it).
+    fn batch(
+        &self,
+        scratch: &mut Scratch,
+        traces: &[Vec<LetterId>],
+        mode: Mode,
+        known: Known,
+    ) -> Verdict {
         let opts = CheckOptions {
             mode,
             choice: Choice::Force(self.procedure),
             ..self.opts.check
         };
-        match self.engine.check_letters(scratch, traces, &opts) {
+        let mut cut: Vec<usize> = Vec::new();
+        if known != Known::Nothing {
+            cut.extend(traces.iter().map(Vec::len));
+        }
+        if let Known::AllBut(j) = known {
+            cut[j] -= 1;
+        }
+        if cut.iter().all(|&n| n == 0) {
+            // The empty cut was never checked (a model may accept nothing at all).
+            cut.clear();
+        }
+        match self
+            .engine
+            .check_letters_known(scratch, traces, &opts, &cut)
+        {
             Ok((v, _)) => v,
             // Not expected (the traces are the model's letters by location, and the procedure
             // was resolved), but never a panic: the run is undecided, and says why.

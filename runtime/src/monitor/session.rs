@@ -98,32 +98,63 @@ struct Live {
     last_time: Option<i128>,
     /// Whether its keys are timestamps (fixed by its first event).
     timestamps: Option<bool>,
+    /// Held events per location (empty until an event is held: a run read in order holds
+    /// none).
     held: Vec<Vec<Held>>,
-    /// Largest key fed (or held) per location.
+    /// Largest key fed per location.
     fed: Vec<Option<OrderKey>>,
+    /// Largest key held per location (with [`Reorder::Span`] only; empty until then).
     max_key: Vec<Option<OrderKey>>,
     /// The deciding event: where, and its key.
     last_at: Option<(String, OrderKey)>,
     /// The record was written (Fail, Inconclusive, Error): later events are only counted.
     done: bool,
-    /// Events fed unchecked ([`Session::push_deferred`]): their `FILE:LINE`, order key and
-    /// event number and arrival number, the first `pending_n` in use (the strings are reused).
+    /// Events fed unchecked ([`Session::push_deferred`]): how many, and the first of them in
+    /// the session's [`Pending`] list (their places are kept there, not per run).
     #[serde(default)]
-    pending: Vec<(String, OrderKey, u64, u64)>,
+    pending_n: u32,
     #[serde(default)]
-    pending_n: usize,
+    pending_head: u32,
+}
+
+/// The places of the events fed unchecked in one round, for all runs: one arena of
+/// `FILE:LINE` texts and one list per run (linked by `next`), emptied when every run is
+/// settled. Per run, only a count and the index of its first event stay in [`Live`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct Pending {
+    text: String,
+    events: Vec<PendingEvent>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct PendingEvent {
+    /// `text[from..to]` is its `FILE:LINE`.
+    from: u32,
+    to: u32,
+    key: OrderKey,
+    /// Its event number in its run, and its arrival number.
+    number: u64,
+    arrival: u64,
+    /// The next pending event of the same run (`u32::MAX`: none).
+    next: u32,
+    /// The last pending event of the run (kept on its first only).
+    last: u32,
 }
 
 /// All live runs of a stream.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Session {
-    runs: FxHashMap<String, Live>,
+    /// Boxed: the map's slack (a quarter of its slots may be empty) costs a pointer per
+    /// slot, not a whole run.
+    runs: FxHashMap<Box<str>, Box<Live>>,
     arrivals: u64,
     /// Largest timestamp seen (the stream's event clock).
     clock: Option<i128>,
     /// Runs with events fed unchecked, to settle ([`Session::settle`]).
     #[serde(default)]
     dirty: Vec<String>,
+    #[serde(default)]
+    pending: Pending,
     #[serde(skip)]
     opts: Option<SessionOptions>,
 }
@@ -152,6 +183,7 @@ impl Session {
             arrivals: 0,
             clock: None,
             dirty: Vec::new(),
+            pending: Pending::default(),
             opts: Some(opts),
         }
     }
@@ -184,10 +216,11 @@ impl Session {
                         .flatten()
                         .map(|h| 48 + h.at.len())
                         .sum::<usize>()
-                    + l.pending.iter().map(|p| 48 + p.0.capacity()).sum::<usize>()
-                    + 64
+                    + std::mem::size_of::<Live>()
             })
-            .sum()
+            .sum::<usize>()
+            + self.pending.text.capacity()
+            + self.pending.events.capacity() * std::mem::size_of::<PendingEvent>()
     }
 
     /// The whole state as bytes; [`Session::from_bytes`] reads it back (with the options).
@@ -227,22 +260,22 @@ impl Session {
             }
             let locations = m.engine().model().alphabet.locations();
             self.runs.insert(
-                ev.run.to_string(),
-                Live {
+                ev.run.into(),
+                Box::new(Live {
                     run: m.start(),
                     first_at: ev.at.to_string(),
                     touched: 0,
                     last_wall: 0,
                     last_time: None,
                     timestamps: None,
-                    held: vec![Vec::new(); locations],
+                    held: Vec::new(),
                     fed: vec![None; locations],
-                    max_key: vec![None; locations],
+                    max_key: Vec::new(),
                     last_at: None,
                     done: false,
-                    pending: Vec::new(),
                     pending_n: 0,
-                },
+                    pending_head: 0,
+                }),
             );
         }
         let arrivals = self.arrivals;
@@ -294,13 +327,18 @@ impl Session {
                     arrival: live.touched,
                 });
                 live.run.forget();
-            } else if live.held[j].is_empty() && opts.reorder == Reorder::Events(0) {
-                // Nothing held and no window: fed at once, without holding a copy.
-                if live.max_key[j].is_none_or(|k| later(&k, &ev.key)) {
-                    live.max_key[j] = Some(ev.key);
-                }
+            } else if nothing_held(live, j) && opts.reorder == Reorder::Events(0) {
+                // Nothing held and no window: fed at once, without holding a copy (the
+                // largest key held is read by duration windows only).
                 feed(m, scratch, ev.run, live, j, ev.letter, ev.key, ev.at, out);
             } else {
+                let locations = live.fed.len();
+                if live.held.is_empty() {
+                    live.held = vec![Vec::new(); locations];
+                }
+                if live.max_key.is_empty() {
+                    live.max_key = vec![None; locations];
+                }
                 let h = &mut live.held[j];
                 // Stable insertion by key: equal keys keep arrival order.
                 let i = h.partition_point(|x| !later(&ev.key, &x.key));
@@ -340,20 +378,22 @@ impl Session {
         // The bad event is an arrival of its own: its record comes after those of the events
         // before it (see [`Decision::arrival`]).
         self.arrivals += 1;
-        let live = self.runs.entry(run.to_string()).or_insert_with(|| Live {
-            run: m.start(),
-            first_at: first_at.to_string(),
-            touched: 0,
-            last_wall: 0,
-            last_time: None,
-            timestamps: None,
-            held: Vec::new(),
-            fed: Vec::new(),
-            max_key: Vec::new(),
-            last_at: None,
-            done: false,
-            pending: Vec::new(),
-            pending_n: 0,
+        let live = self.runs.entry(run.into()).or_insert_with(|| {
+            Box::new(Live {
+                run: m.start(),
+                first_at: first_at.to_string(),
+                touched: 0,
+                last_wall: 0,
+                last_time: None,
+                timestamps: None,
+                held: Vec::new(),
+                fed: Vec::new(),
+                max_key: Vec::new(),
+                last_at: None,
+                done: false,
+                pending_n: 0,
+                pending_head: 0,
+            })
         });
         if live.done {
             return;
@@ -437,7 +477,7 @@ impl Session {
                 (Some(last), Some(c)) => c - last > t,
                 _ => (now_wall as i128) - (l.last_wall as i128) > t,
             })
-            .map(|(id, l)| (l.touched, id.clone()))
+            .map(|(id, l)| (l.touched, id.to_string()))
             .collect();
         idle.sort();
         for (_, id) in idle {
@@ -456,7 +496,7 @@ impl Session {
         let mut all: Vec<(u64, String)> = self
             .runs
             .iter()
-            .map(|(id, l)| (l.touched, id.clone()))
+            .map(|(id, l)| (l.touched, id.to_string()))
             .collect();
         all.sort();
         for (_, id) in all {
@@ -488,7 +528,7 @@ impl Session {
         };
         let j = m.engine().model().alphabet.location(ev.letter).index();
         let is_time = matches!(ev.key, OrderKey::Time(_));
-        if !live.held[j].is_empty()
+        if !nothing_held(live, j)
             || live.timestamps != Some(is_time)
             || live.fed[j].is_some_and(|f| later(&ev.key, &f))
         {
@@ -501,25 +541,29 @@ impl Session {
         }
         live.touched = self.arrivals;
         live.last_wall = ev.wall;
-        if live.max_key[j].is_none_or(|k| later(&k, &ev.key)) {
-            live.max_key[j] = Some(ev.key);
-        }
         live.fed[j] = Some(ev.key);
+        let number = live.run.events() + 1;
+        let p = &mut self.pending;
+        let index = p.events.len() as u32;
+        let from = p.text.len() as u32;
+        p.text.push_str(ev.at);
+        p.events.push(PendingEvent {
+            from,
+            to: p.text.len() as u32,
+            key: ev.key,
+            number,
+            arrival: self.arrivals,
+            next: u32::MAX,
+            last: index,
+        });
         if live.pending_n == 0 {
             self.dirty.push(ev.run.to_string());
-        }
-        let number = live.run.events() + 1;
-        match live.pending.get_mut(live.pending_n) {
-            Some(p) => {
-                p.0.clear();
-                p.0.push_str(ev.at);
-                p.1 = ev.key;
-                p.2 = number;
-                p.3 = self.arrivals;
-            }
-            None => live
-                .pending
-                .push((ev.at.to_string(), ev.key, number, self.arrivals)),
+            live.pending_head = index;
+        } else {
+            let head = live.pending_head as usize;
+            let tail = p.events[head].last as usize;
+            p.events[tail].next = index;
+            p.events[head].last = index;
         }
         live.pending_n += 1;
         match &mut live.last_at {
@@ -531,7 +575,7 @@ impl Session {
             None => live.last_at = Some((ev.at.to_string(), ev.key)),
         }
         if let Some(decided) = m.push_unchecked(scratch, &mut live.run, ev.letter) {
-            decide_pending(ev.run, live, decided, out);
+            decide_pending(ev.run, live, &self.pending, decided, out);
         }
     }
 
@@ -549,6 +593,9 @@ impl Session {
         dirty.clear();
         if self.dirty.is_empty() {
             self.dirty = dirty;
+            // Every run is settled: no place is pending.
+            self.pending.text.clear();
+            self.pending.events.clear();
         }
     }
 
@@ -566,7 +613,7 @@ impl Session {
             return;
         }
         if let Some(decided) = m.settle(scratch, &mut live.run) {
-            decide_pending(id, live, decided, out);
+            decide_pending(id, live, &self.pending, decided, out);
         }
         live.pending_n = 0;
     }
@@ -577,7 +624,7 @@ impl Session {
             .runs
             .iter()
             .min_by_key(|(_, l)| (!l.done, l.touched))
-            .map(|(id, _)| id.clone());
+            .map(|(id, _)| id.to_string());
         if let Some(id) = oldest {
             self.close(m, scratch, &id, Closed::Evicted, out);
         }
@@ -607,7 +654,7 @@ fn release(
     out: &mut Vec<Decision>,
 ) {
     loop {
-        let Some(first) = live.held[j].first() else {
+        let Some(first) = live.held.get(j).and_then(|h| h.first()) else {
             return;
         };
         let go = all
@@ -627,12 +674,28 @@ fn release(
 }
 
 /// The record of a run decided at event number `decided.0`, one of its unchecked events.
-fn decide_pending(id: &str, live: &mut Live, decided: (u64, Verdict), out: &mut Vec<Decision>) {
+fn decide_pending(
+    id: &str,
+    live: &mut Live,
+    pending: &Pending,
+    decided: (u64, Verdict),
+    out: &mut Vec<Decision>,
+) {
     let (number, v) = decided;
-    let place = live.pending[..live.pending_n]
-        .iter()
-        .find(|p| p.2 == number)
-        .map(|p| (p.0.clone(), p.1, p.3));
+    let mut place = None;
+    let mut at = if live.pending_n > 0 {
+        live.pending_head
+    } else {
+        u32::MAX
+    };
+    while let Some(p) = pending.events.get(at as usize) {
+        if p.number == number {
+            let text = pending.text[p.from as usize..p.to as usize].to_string();
+            place = Some((text, p.key, p.arrival));
+            break;
+        }
+        at = p.next;
+    }
     let place_arrival = place.as_ref().map_or(live.touched, |p| p.2);
     live.done = true;
     live.pending_n = 0;
@@ -647,6 +710,11 @@ fn decide_pending(id: &str, live: &mut Live, decided: (u64, Verdict), out: &mut 
         bytes: live.run.state_bytes(),
         arrival: place_arrival,
     });
+}
+
+/// Whether location `j` of the run holds no event.
+fn nothing_held(live: &Live, j: usize) -> bool {
+    live.held.get(j).is_none_or(Vec::is_empty)
 }
 
 /// Feeds one event of location `j` to the run (its record when the event decides it).

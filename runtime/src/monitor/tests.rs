@@ -72,6 +72,17 @@ pub(crate) fn random_events(engine: &Engine, rng: &mut Rng, steps: usize) -> Vec
     events
 }
 
+/// A verdict as its record has it: without the diagnosis's search work, which the monitor
+/// spares (it knows which cuts its checks found consistent; see
+/// [`Engine::check_letters_known`]).
+fn as_recorded(v: &crate::verdict::Verdict) -> crate::verdict::Verdict {
+    let mut v = v.clone();
+    if let Some(d) = &mut v.diagnosis {
+        d.vertices = 0;
+    }
+    v
+}
+
 fn opts(p: Procedure, mode: Mode) -> MonitorOptions {
     MonitorOptions {
         check: CheckOptions {
@@ -119,7 +130,11 @@ fn every_prefix_has_the_batch_verdict() {
                     );
                     if want.kind == VerdictKind::Fail {
                         // Reported at this event, as the batch record.
-                        assert_eq!(got.as_ref(), Some(&want), "{p:?} {events:?}");
+                        assert_eq!(
+                            got.as_ref().map(as_recorded),
+                            Some(as_recorded(&want)),
+                            "{p:?} {events:?}"
+                        );
                         decided = Some(i);
                         fails += 1;
                     } else {
@@ -136,7 +151,7 @@ fn every_prefix_has_the_batch_verdict() {
                 let want = batch(&traces, mode, &mut scratch);
                 assert_eq!(end.kind, want.kind, "{p:?} {mode:?} {events:?}");
                 if end.kind == VerdictKind::Fail {
-                    assert_eq!(end, want);
+                    assert_eq!(as_recorded(&end), as_recorded(&want));
                 }
             }
         }
@@ -345,7 +360,7 @@ fn a_weak_pass_at_the_end_is_explained_as_the_batch_explains_it() {
             let (want, _) = engine.check_letters(&mut scratch, &traces, &check).unwrap();
             assert!(want.diagnosis.is_some(), "the batch explains a WeakPass");
             assert_eq!(got.kind, want.kind);
-            assert_eq!(got.diagnosis, want.diagnosis);
+            assert_eq!(as_recorded(&got).diagnosis, as_recorded(&want).diagnosis);
         }
     }
     assert!(

@@ -120,6 +120,56 @@ pub fn split_csv(text: &str) -> Option<Vec<String>> {
     Some(fields)
 }
 
+/// The columns of the run, the action and the order key in a CSV header row, or the field
+/// that is absent (with its role and the columns present).
+#[allow(clippy::type_complexity)]
+pub fn csv_columns(
+    header: &[String],
+    opts: &EventOptions,
+) -> Result<[Option<usize>; 3], (String, Field, Vec<String>)> {
+    let find = |name: &str| header.iter().position(|f| f.trim() == name);
+    let cols = [
+        find(&opts.run_field),
+        find(&opts.action_field),
+        find(&opts.order_field),
+    ];
+    let present = vec![header.iter().map(|f| f.trim().to_string()).collect()];
+    let fields = [
+        (opts.run_field.as_str(), Field::Run),
+        (opts.action_field.as_str(), Field::Action),
+        (opts.order_field.as_str(), Field::Order),
+    ];
+    match absent_field(fields, &present) {
+        Some(absent) => Err(absent),
+        None => Ok(cols),
+    }
+}
+
+/// One CSV event (a record split by [`split_csv`]) by the columns of its header
+/// ([`csv_columns`]): its run id (`None` when it has none) and its action and order key.
+pub fn csv_event(
+    fields: &[String],
+    cols: &[Option<usize>; 3],
+    opts: &EventOptions,
+) -> (Option<String>, Result<(String, OrderKey), EventError>) {
+    let get = |i: Option<usize>| i.and_then(|i| fields.get(i)).map(|s| s.trim().to_string());
+    let run = get(cols[0]).filter(|r| !r.is_empty());
+    let body = (|| {
+        if run.is_none() {
+            return Err(missing(&opts.run_field, Field::Run));
+        }
+        let action = get(cols[1])
+            .filter(|a| !a.is_empty())
+            .ok_or_else(|| missing(&opts.action_field, Field::Action))?;
+        let order = get(cols[2])
+            .filter(|o| !o.is_empty())
+            .ok_or_else(|| missing(&opts.order_field, Field::Order))?;
+        let key = OrderKey::parse(&order).map_err(|e| order_error(&opts.order_field, e))?;
+        Ok((action, key))
+    })();
+    (run, body)
+}
+
 /// The value of the top-level field `field` of a JSON object of which `prefix` is the first
 /// bytes (a line cut at the length limit), when the prefix holds it whole and before any
 /// other field of that name; `None` otherwise (the caller then treats the run as unknown).
@@ -501,37 +551,16 @@ impl EventReader {
                         }
                     };
                     let Some(cols) = self.columns else {
-                        let find = |name: &str| fields.iter().position(|f| f.trim() == name);
-                        self.columns = Some([
-                            find(&self.opts.run_field),
-                            find(&self.opts.action_field),
-                            find(&self.opts.order_field),
-                        ]);
-                        let header = vec![fields.iter().map(|f| f.trim().to_string()).collect()];
-                        if let Some((field, role, present)) = absent_field(self.fields(), &header) {
-                            self.done = true;
-                            return Err(self.absent(&field, role, present, 0));
+                        match csv_columns(&fields, &self.opts) {
+                            Ok(cols) => self.columns = Some(cols),
+                            Err((field, role, present)) => {
+                                self.done = true;
+                                return Err(self.absent(&field, role, present, 0));
+                            }
                         }
                         continue;
                     };
-                    let get = |i: Option<usize>| {
-                        i.and_then(|i| fields.get(i)).map(|s| s.trim().to_string())
-                    };
-                    let run = get(cols[0]).filter(|r| !r.is_empty());
-                    let body = (|| {
-                        if run.is_none() {
-                            return Err(missing(&self.opts.run_field, Field::Run));
-                        }
-                        let action = get(cols[1])
-                            .filter(|a| !a.is_empty())
-                            .ok_or_else(|| missing(&self.opts.action_field, Field::Action))?;
-                        let order = get(cols[2])
-                            .filter(|o| !o.is_empty())
-                            .ok_or_else(|| missing(&self.opts.order_field, Field::Order))?;
-                        let key = OrderKey::parse(&order)
-                            .map_err(|e| order_error(&self.opts.order_field, e))?;
-                        Ok((action, key))
-                    })();
+                    let (run, body) = csv_event(&fields, &cols, &self.opts);
                     return Ok(Some(self.event(line, run, body)));
                 }
             }
