@@ -161,10 +161,13 @@ def _partitions(df: Any, partitions: Optional[int]) -> int:
     # Spark's default of 200 shuffle partitions makes a small input pay ~0.5 s per empty
     # partition (80 runs: 93 s at 200, 1.5 s at 2; docs/performance.md). The input's own
     # partition count follows its size (one per file split), so take that, at least the
-    # cluster's parallelism, at most ``spark.sql.shuffle.partitions``.
+    # cluster's parallelism, at most ``spark.sql.shuffle.partitions``, rounded up to whole
+    # waves of tasks (a multiple of the parallelism): 3 partitions on 2 cores leave one core
+    # idle for the last third of the job.
     configured = int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))
-    parallelism = int(df.sparkSession.sparkContext.defaultParallelism)
-    return max(1, min(configured, max(df.rdd.getNumPartitions(), parallelism)))
+    parallelism = max(1, int(df.sparkSession.sparkContext.defaultParallelism))
+    n = max(df.rdd.getNumPartitions(), parallelism)
+    return max(1, min(configured, -(-n // parallelism) * parallelism))
 
 
 def _columns(batches: Iterator[Any]):
@@ -206,7 +209,7 @@ def check_events(
     ``model`` is a :class:`multitrace.Model` (or its ``.mtm`` bytes); ``run``, ``action`` and
     ``order`` name the columns; ``mode`` and ``procedure`` are those of ``Model.check``. The
     events are shuffled by run into ``partitions`` partitions (default: the input's partition
-    count, at least the cluster's default parallelism and at most
+    count, at least the cluster's default parallelism (rounded up to a multiple of it) and at most
     ``spark.sql.shuffle.partitions``); a partition's events are held in memory while it is
     checked, so raise ``partitions`` for very large inputs.
     """
