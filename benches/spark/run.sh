@@ -3,6 +3,8 @@
 #
 #   bash benches/spark/run.sh            # streaming (monitor_events) and the batch job
 #   BATCH=0 bash benches/spark/run.sh    # streaming only
+#   BUILD=0 ...                          # keep the package already installed in the venv
+#   RUNS=2000 LENGTH=20..100 FILES=4     # the streamed events (defaults of docs/spark.md)
 #
 # 1. Events of the MQTT fixture from benches/data/events.py (RUNS runs of LENGTH actions,
 #    interleaved across runs as they would arrive), streamed through
@@ -21,7 +23,7 @@ cd "$root"
 venv="${MULTITRACE_VENV:-$root/target/py-venv}"
 runs="${RUNS:-2000}"
 length="${LENGTH:-20..100}"
-files="${FILES:-8}"
+files="${FILES:-4}"
 batch="${BATCH:-1}"
 
 if [ ! -x "$venv/bin/python" ]; then
