@@ -495,6 +495,14 @@ def monitor_events(
                 seen.add(r)
                 if ms > last.get(r, ms - 1):
                     last[r] = ms
+            # A run whose events here all lack a time (each an Error of its run) still ends
+            # when idle: from the newest time of the micro-batch.
+            untimed = set(pdf["_run"].dropna().unique().tolist()) - seen
+            if untimed:
+                fallback = int(newest.max()) // 1000 if len(newest) else max(watermark_ms, 0)
+                for r in untimed:
+                    last.setdefault(r, fallback)
+                    seen.add(r)
         # Runs idle past the timeout (none of their events in this micro-batch), oldest first.
         idle = sorted((ms, r) for r, ms in last.items() if r not in seen and ms + idle_ms < watermark_ms)
         for _, r in idle:

@@ -195,6 +195,28 @@ def test_a_restart_with_another_bucket_count_is_refused(spark, fixtures, tmp_pat
         q.stop()
 
 
+def test_an_event_without_a_time_gives_its_run_one_error_record(spark, fixtures, tmp_path):
+    model = multitrace.compile(str(fixtures / "seed004-mqtt" / "model.hif"))
+    runs = runs_of(model, ["pass"], 10, (4, 14), 5, "nt")
+    rng = random.Random(5)
+    ev = timed_events(runs, rng) + [("untimed", model.alphabet[0], None)]
+    src, out, ckpt = tmp_path / "in", tmp_path / "out", tmp_path / "ckpt"
+    src.mkdir()
+    write(src / "0.json", ev, 0)
+    write(src / "1.json", [("sentinel", model.alphabet[0], float(BASE + 100_000))], 1)
+    q = start(spark, model, src, out, ckpt, buckets=4)
+    try:
+        rows = wait_for(spark, q, out, len(runs) + 1)
+    finally:
+        q.stop()
+    ids = [r.run for r in rows]
+    assert sorted(ids) == sorted([rid for rid, _ in runs] + ["untimed"])
+    (bad,) = [r for r in rows if r.run == "untimed"]
+    assert bad.verdict == "Error"
+    want = batch_verdicts(model, runs)
+    assert {r.run: r.verdict for r in rows if r.run != "untimed"} == {k: v[0] for k, v in want.items()}
+
+
 def test_buckets_must_be_a_positive_whole_number(spark, fixtures):
     model = multitrace.compile(str(fixtures / "seed004-mqtt" / "model.hif"))
     df = spark.readStream.format("rate").load().selectExpr(
