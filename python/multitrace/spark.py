@@ -161,10 +161,13 @@ def _partitions(df: Any, partitions: Optional[int]) -> int:
     # Spark's default of 200 shuffle partitions makes a small input pay ~0.5 s per empty
     # partition (80 runs: 93 s at 200, 1.5 s at 2; docs/performance.md). The input's own
     # partition count follows its size (one per file split), so take that, at least the
-    # cluster's parallelism, at most ``spark.sql.shuffle.partitions``.
+    # cluster's parallelism, at most ``spark.sql.shuffle.partitions``, rounded up to whole
+    # waves of tasks (a multiple of the parallelism): 3 partitions on 2 cores leave one core
+    # idle for the last third of the job.
     configured = int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))
-    parallelism = int(df.sparkSession.sparkContext.defaultParallelism)
-    return max(1, min(configured, max(df.rdd.getNumPartitions(), parallelism)))
+    parallelism = max(1, int(df.sparkSession.sparkContext.defaultParallelism))
+    n = max(df.rdd.getNumPartitions(), parallelism)
+    return max(1, min(configured, -(-n // parallelism) * parallelism))
 
 
 def _columns(batches: Iterator[Any]):
@@ -206,7 +209,7 @@ def check_events(
     ``model`` is a :class:`multitrace.Model` (or its ``.mtm`` bytes); ``run``, ``action`` and
     ``order`` name the columns; ``mode`` and ``procedure`` are those of ``Model.check``. The
     events are shuffled by run into ``partitions`` partitions (default: the input's partition
-    count, at least the cluster's default parallelism and at most
+    count, at least the cluster's default parallelism (rounded up to a multiple of it) and at most
     ``spark.sql.shuffle.partitions``); a partition's events are held in memory while it is
     checked, so raise ``partitions`` for very large inputs.
     """
@@ -353,34 +356,46 @@ def monitor_events(
     diagnosis: bool = True,
     max_live_vertices: int = 4096,
     reorder_window: Any = None,
+    buckets: int = 64,
 ) -> Any:
     """Live verdicts on Spark Structured Streaming: a streaming DataFrame of records
     (:data:`MONITOR_SCHEMA`), one per run, written as soon as the run's verdict is final.
 
     ``stream_df`` is a streaming DataFrame of events; ``order`` must be an event-time
-    timestamp column (the order within each location, and the stream's event time). Each
-    run is one group of Spark's stateful operator ``applyInPandasWithState``: its state is the
-    runtime monitor's bytes (``Monitor.state()``), so Spark's checkpoint holds every live run
-    and a query restarted from its checkpoint location gives exactly the records of an
-    uninterrupted one (with an exactly-once sink such as files).
+    timestamp column (the order within each location, and the stream's event time). The runs
+    are hashed into ``buckets`` groups of Spark's stateful operator ``applyInPandasWithState``
+    (``xxhash64`` of the run id, modulo ``buckets``); a bucket's state is one runtime monitor's
+    bytes (``Monitor.state()``: every live run of the bucket) and each live run's latest event
+    time, so Spark's checkpoint holds every live run and a query restarted from its checkpoint
+    location gives exactly the records of an uninterrupted one (with an exactly-once sink such
+    as files). A micro-batch costs one Python call per bucket with events (one ``push_many``
+    of all its events), not one per run. ``buckets`` is fixed for a checkpoint: a restart with
+    another count is refused (``MultitraceError``), since its runs' states would be looked for
+    in other buckets.
 
     Timeouts are in event time (``GroupStateTimeout.EventTimeTimeout``): the watermark is
     ``watermark`` behind the largest event time seen, and a run ends (its record is written,
-    ``closed="idle"``) once the watermark passes its last event's time plus ``idle_timeout``.
-    A run also ends at an event with action ``end_action``; a Fail is written at the micro-batch
-    of the event that makes it certain. Within a run, each location's events are held while
-    they are within ``watermark`` of that location's newest (the monitor's reorder window), so
-    events arriving out of order across micro-batches are put back in order; an event older
-    than that gives its run an ``Error`` record (``reorder_window``, seconds or a string such as
-    ``"5 seconds"``, sets another window; 0 when each location's events come in order: then a
-    Fail is written at the micro-batch of its event). Spark does not drop events older than the
-    watermark before this operator: an event of a run that is still live is checked as any
-    other, and an event arriving after its run's record (the run timed out) starts a new run
-    with that id, which gets its own record (as in ``multitrace monitor``): choose a
-    ``watermark`` and an ``idle_timeout`` longer than the delays of the sources.
+    ``closed="idle"``) at the first call of its bucket (a micro-batch with events of the bucket,
+    or the bucket's own timeout, set to its earliest run's) where the watermark has passed
+    its latest event's time plus ``idle_timeout`` and no event of the run came in that
+    micro-batch. A run also ends at an event with action ``end_action``; a Fail is written at
+    the micro-batch of the event that makes it certain. Within a run, each location's events are
+    held while they are within ``watermark`` of that location's newest (the monitor's reorder
+    window), so events arriving out of order across micro-batches are put back in order; an
+    event older than that gives its run an ``Error`` record (``reorder_window``, seconds or a
+    string such as ``"5 seconds"``, sets another window; 0 when each location's events come in
+    order: then a Fail is written at the micro-batch of its event). Spark does not drop events
+    older than the watermark before this operator: an event of a run that is still live is
+    checked as any other, and an event arriving after its run's record (the run timed out)
+    starts a new run with that id, which gets its own record (as in ``multitrace monitor``):
+    choose a ``watermark`` and an ``idle_timeout`` longer than the delays of the sources.
 
     ``mode``, ``procedure`` and ``diagnosis`` are those of :func:`check_events`;
     ``max_live_vertices`` bounds one run's product (``Model.monitor``). Output mode: append.
+    The operator has ``spark.sql.shuffle.partitions`` partitions (fixed by the checkpoint at the
+    query's first start; Spark's default of 200 runs 200 tasks per micro-batch): set it to about
+    the cluster's cores before the first start (a warning says so when it is above
+    ``buckets``, whose extra partitions would stay empty).
     """
     from pyspark.sql import functions as F
     from pyspark.sql.streaming.state import GroupStateTimeout
@@ -394,78 +409,127 @@ def monitor_events(
             f"{stream_df.schema[order].dataType.simpleString()}): cast it, e.g. "
             f"F.timestamp_seconds(...) or F.to_timestamp(...)"
         )
+    if isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1:
+        raise ValueError(f"buckets={buckets!r}: a whole number, at least 1")
     idle_ms = int(_seconds(idle_timeout, "idle_timeout") * 1000)
     wm = _seconds(watermark, "watermark")
     window = wm if reorder_window is None else _seconds(reorder_window, "reorder_window")
-    key, bc = _share(stream_df.sparkSession, model)
+    spark = stream_df.sparkSession
+    key, bc = _share(spark, model)
     options = dict(mode=mode, procedure=procedure, diagnosis=diagnosis,
                    max_live_vertices=max_live_vertices, end_action=end_action,
                    reorder_window=0 if window == 0 else window, source="events")
     # Fail early (on the driver) for a wrong option or action.
     mm = model if hasattr(model, "monitor") else _model_of(key, bc)
     mm.monitor(**options)
+    partitions = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    if partitions > buckets:
+        import warnings
+
+        warnings.warn(
+            f"monitor_events: spark.sql.shuffle.partitions is {partitions}, more than the "
+            f"{buckets} buckets of runs: {partitions - buckets} partitions stay empty and each "
+            f"still costs a task per micro-batch; set spark.sql.shuffle.partitions (about the "
+            f"cluster's cores) before the query's first start (its checkpoint keeps it)",
+            stacklevel=2,
+        )
     mkey = (key, repr(sorted(options.items())))
     df = stream_df.withWatermark(order, f"{int(wm * 1000)} milliseconds")
     for c in (run, action):
         if c not in df.columns:
             raise ValueError(f"no column {c!r} in the DataFrame (columns: {', '.join(df.columns)})")
+    run_id = F.col(run).cast("string")
     sel = df.select(
-        F.col(run).cast("string").alias("_run"),
+        F.pmod(F.xxhash64(run_id), F.lit(buckets)).cast("int").alias("_bucket"),
+        run_id.alias("_run"),
         F.col(action).cast("string").alias("_action"),
         F.col(order).alias("_ts"),
         F.unix_micros(F.col(order)).alias("_us"),
     )
+    names = ["run", "verdict", "reason", "explanation", "local_error", "diagnosis", "record", "closed"]
 
     def step(group, pdfs, state):
         import pandas as pd
 
-        # One monitor per worker process, given each group's state in turn (a run's state is
-        # its own session): no monitor is built per group.
+        # One monitor per worker process, given each bucket's state in turn: no monitor is
+        # built per group.
         cached = _MONITORS.get(mkey)
         if cached is None:
             fresh = _model_of(key, bc).monitor(**options)
             cached = _MONITORS[mkey] = (fresh, fresh.state())
         mon, empty = cached
-        mon.__setstate__(state.get[0] if state.exists else empty)
-        if state.hasTimedOut:
-            records = mon.close_all("idle")
-            state.remove()
+        if state.exists:
+            count, blob, latest = state.get
+            if count != buckets:
+                from . import MultitraceError
+
+                raise MultitraceError(
+                    f"monitor_events: the checkpoint's states are of {count} buckets, this "
+                    f"query has buckets={buckets}: restart with buckets={count} (or a new "
+                    f"checkpoint location)"
+                )
+            mon.__setstate__(blob)
+            # Each live run's latest event time (ms): when it goes idle.
+            last = json.loads(latest)
         else:
-            frames = [p for p in pdfs if len(p)]
-            records = []
-            if frames:
-                pdf = pd.concat(frames, ignore_index=True)
-                # Arrival order within a micro-batch is not defined: by event time.
-                pdf = pdf.sort_values("_us", kind="stable")
+            mon.__setstate__(empty)
+            last = {}
+        watermark_ms = state.getCurrentWatermarkMs()
+        records = []
+        seen = ()
+        frames = [p for p in pdfs if len(p)]
+        if frames:
+            pdf = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+            # Arrival order within a micro-batch is not defined: by event time.
+            pdf = pdf.sort_values("_us", kind="stable")
+            us = pdf["_us"]
+            if us.isna().any():
                 # (A null in a long column makes pandas floats: back to ints, None for nulls.)
-                us = [None if u != u or u is None else int(u) for u in pdf["_us"].tolist()]
-                records = mon.push_many(pdf["_run"].tolist(), pdf["_action"].tolist(), us,
-                                        time_unit="us")
-                known = [u for u in us if u is not None]
-                last_ms = max(known) // 1000 if known else 0
-                if mon.live_runs:
-                    state.update((mon.state(),))
-                    state.setTimeoutTimestamp(
-                        max(last_ms + idle_ms, state.getCurrentWatermarkMs() + 1))
-                elif state.exists:
-                    state.remove()
+                us = us.astype(object).where(us.notna(), None).map(
+                    lambda u: None if u is None else int(u))
+            records = mon.push_many(pdf["_run"], pdf["_action"], us.tolist(), time_unit="us")
+            newest = pdf.dropna(subset=["_run", "_us"]).groupby("_run", sort=False)["_us"].max()
+            seen = set()
+            for r, u in zip(newest.index.tolist(), newest.tolist()):
+                ms = int(u) // 1000
+                seen.add(r)
+                if ms > last.get(r, ms - 1):
+                    last[r] = ms
+            # A run whose events here all lack a time (each an Error of its run) still ends
+            # when idle: from the newest time of the micro-batch.
+            untimed = set(pdf["_run"].dropna().unique().tolist()) - seen
+            if untimed:
+                fallback = int(newest.max()) // 1000 if len(newest) else max(watermark_ms, 0)
+                for r in untimed:
+                    last.setdefault(r, fallback)
+                    seen.add(r)
+        # Runs idle past the timeout (none of their events in this micro-batch), oldest first.
+        idle = sorted((ms, r) for r, ms in last.items() if r not in seen and ms + idle_ms < watermark_ms)
+        for _, r in idle:
+            records.extend(mon.close(r, "idle"))
+            del last[r]
+        if last:
+            state.update((buckets, mon.state(), json.dumps(last, separators=(",", ":")).encode()))
+            state.setTimeoutTimestamp(max(min(last.values()) + idle_ms, watermark_ms + 1))
+        elif state.exists:
+            state.remove()
+        if not records:
+            return
         rows = []
         for r in records:
-            mon_info = r.monitor or {}
             d = r.to_dict()
+            mon_info = d.get("monitor") or {}
             rows.append((
-                group[0] if d["id"] is None else d["id"],
-                d["verdict"], d["reason"], d["explanation"],
+                d["id"], d["verdict"], d["reason"], d["explanation"],
                 None if d["local_error"] is None else json.dumps(d["local_error"], separators=(",", ":")),
                 None if d["diagnosis"] is None else json.dumps(d["diagnosis"], separators=(",", ":")),
                 r.to_json(), mon_info.get("closed", "error"),
             ))
-        if rows:
-            yield pd.DataFrame(rows, columns=["run", "verdict", "reason", "explanation",
-                                              "local_error", "diagnosis", "record", "closed"])
+        yield pd.DataFrame(rows, columns=names)
 
-    return sel.groupBy("_run").applyInPandasWithState(
-        step, MONITOR_SCHEMA, "state binary", "append", GroupStateTimeout.EventTimeTimeout)
+    return sel.groupBy("_bucket").applyInPandasWithState(
+        step, MONITOR_SCHEMA, "buckets int, state binary, last binary", "append",
+        GroupStateTimeout.EventTimeTimeout)
 
 
 def events_from_otel(

@@ -2,7 +2,8 @@
 file source fed in a few micro-batches (runs spanning batches, events arriving late and out of
 order across batches, a restart from the checkpoint location) gives one record per run, the batch
 verdict of the run (Model.check_many of its multitrace). MQTT fixture, and AutomatArk Bakery
-when ../shared/data is present.
+when ../shared/data is present; the default 64 buckets of runs, and 3 (dozens of runs per
+bucket state); a restart with another bucket count is refused.
 
 Skipped when pyspark or pyarrow is missing (``python/test.sh`` installs them); slow (a
 streaming query per test), so kept to a few hundred runs and four micro-batches.
@@ -159,6 +160,70 @@ def test_automatark_bakery_stream_gives_the_batch_verdicts(spark, data, tmp_path
     runs = runs_of(model, ["pass", "local-error", "inter-error", "swap-components"], 40,
                    (1, 30), 4, "bakery")
     check_stream(spark, model, runs, tmp_path, 2, mode="complete")
+
+
+def test_few_buckets_hold_many_runs_each_and_give_the_batch_verdicts(spark, fixtures, tmp_path):
+    # Three buckets for 160 runs: a bucket's call closes its idle runs while it takes the
+    # events of others, and its state holds dozens of runs across the restart.
+    model = multitrace.compile(str(fixtures / "seed004-mqtt" / "model.hif"))
+    runs = runs_of(model, ["pass", "local-error", "inter-error", "prefix"], 40, (1, 14), 3,
+                   "few")
+    # The session has 4 shuffle partitions: one can never hold a bucket, and the call says so.
+    with pytest.warns(UserWarning, match="spark.sql.shuffle.partitions is 4, more than the 3 buckets"):
+        check_stream(spark, model, runs, tmp_path, 3, buckets=3)
+
+
+def test_a_restart_with_another_bucket_count_is_refused(spark, fixtures, tmp_path):
+    model = multitrace.compile(str(fixtures / "seed004-mqtt" / "model.hif"))
+    runs = runs_of(model, ["pass"], 20, (4, 14), 3, "rb")
+    rng = random.Random(4)
+    files = split_batches(timed_events(runs, rng), 2, rng)
+    src, out, ckpt = tmp_path / "in", tmp_path / "out", tmp_path / "ckpt"
+    src.mkdir()
+    write(src / "0.json", files[0], 0)
+    q = start(spark, model, src, out, ckpt, buckets=4)
+    try:
+        q.processAllAvailable()
+    finally:
+        q.stop()
+    write(src / "1.json", files[1], 1)
+    q = start(spark, model, src, out, ckpt, buckets=5)
+    try:
+        with pytest.raises(Exception, match="buckets=4"):
+            q.processAllAvailable()
+    finally:
+        q.stop()
+
+
+def test_an_event_without_a_time_gives_its_run_one_error_record(spark, fixtures, tmp_path):
+    model = multitrace.compile(str(fixtures / "seed004-mqtt" / "model.hif"))
+    runs = runs_of(model, ["pass"], 10, (4, 14), 5, "nt")
+    rng = random.Random(5)
+    ev = timed_events(runs, rng) + [("untimed", model.alphabet[0], None)]
+    src, out, ckpt = tmp_path / "in", tmp_path / "out", tmp_path / "ckpt"
+    src.mkdir()
+    write(src / "0.json", ev, 0)
+    write(src / "1.json", [("sentinel", model.alphabet[0], float(BASE + 100_000))], 1)
+    q = start(spark, model, src, out, ckpt, buckets=4)
+    try:
+        rows = wait_for(spark, q, out, len(runs) + 1)
+    finally:
+        q.stop()
+    ids = [r.run for r in rows]
+    assert sorted(ids) == sorted([rid for rid, _ in runs] + ["untimed"])
+    (bad,) = [r for r in rows if r.run == "untimed"]
+    assert bad.verdict == "Error"
+    want = batch_verdicts(model, runs)
+    assert {r.run: r.verdict for r in rows if r.run != "untimed"} == {k: v[0] for k, v in want.items()}
+
+
+def test_buckets_must_be_a_positive_whole_number(spark, fixtures):
+    model = multitrace.compile(str(fixtures / "seed004-mqtt" / "model.hif"))
+    df = spark.readStream.format("rate").load().selectExpr(
+        "cast(value as string) as run", "'clt1!begin' as action", "timestamp as order")
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="buckets"):
+            mts.monitor_events(df, model, buckets=bad)
 
 
 def test_the_order_column_must_be_event_time(spark, fixtures):
