@@ -477,3 +477,46 @@ fn every_line_of_a_large_jsonl_file_is_checked_at_any_jobs() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Lifeline removal forgets an order through the removed lifelines when a location holds
+/// several lifelines (seed 001's Th. 1 is for one component per lifeline): `l1?m0` comes after
+/// every `l0?m0` (through `l2`'s two receptions), so `l0?m0` after `l1?m0` at location
+/// `{l0, l1}` is a Fail even when `l2` was not observed. Term exploration said WeakPass; every
+/// procedure now says Fail, and the multitrace without that last action is a WeakPass.
+#[test]
+fn term_exploration_keeps_an_order_through_an_unobserved_co_located_lifeline() {
+    let d = scratch("colocated-removal");
+    std::fs::write(d.join("m.hsf"), "@lifeline{l0;l1;l2}\n@message{m0}\n").unwrap();
+    std::fs::write(
+        d.join("m.hif"),
+        "seq(strict(loopS(m0 -> l0), m0 -> l2), strict(m0 -> l2, m0 -> l1))\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("bad.htf"),
+        "{ [l0,l1] l0?m0.l0?m0.l0?m0.l1?m0.l0?m0; [l2] }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("ok.htf"),
+        "{ [l0,l1] l0?m0.l0?m0.l0?m0.l1?m0; [l2] }\n",
+    )
+    .unwrap();
+    for p in ["ac", "as", "term"] {
+        let o = run(&[
+            "check",
+            d.join("m.hif").to_str().unwrap(),
+            d.join("bad.htf").to_str().unwrap(),
+            d.join("ok.htf").to_str().unwrap(),
+            "--mode",
+            "prefix",
+            "--procedure",
+            p,
+            "--locations",
+            "l0,l1;l2",
+        ]);
+        let out = stdout(&o);
+        assert!(out.contains("bad.htf: Fail"), "{p}: {out}");
+        assert!(out.contains("ok.htf: WeakPass"), "{p}: {out}");
+    }
+}

@@ -13,7 +13,7 @@ use multitrace_runtime::nfa::LetterId;
 use multitrace_runtime::rng::Rng;
 use multitrace_runtime::signature::Signature;
 use multitrace_runtime::term::TermStore;
-use multitrace_runtime::verdict::{Mode, VerdictKind};
+use multitrace_runtime::verdict::{Mode, Verdict, VerdictKind};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 
@@ -96,7 +96,14 @@ proptest! {
                         }
                         prop_assert_eq!(mon.verdict_now(&mut scratch, &run), want.kind, "{:?} {:?} {:?}", p, a, traces);
                         if want.kind == VerdictKind::Fail {
-                            prop_assert_eq!(got.as_ref(), Some(&want));
+                            // As its record has it: without the diagnosis's search work, which
+                            // the monitor spares (`Engine::check_letters_known`).
+                            let recorded = |v: &Verdict| {
+                                let mut v = v.clone();
+                                if let Some(d) = &mut v.diagnosis { d.vertices = 0; }
+                                v
+                            };
+                            prop_assert_eq!(got.as_ref().map(recorded), Some(recorded(&want)));
                             failed = true;
                         } else {
                             prop_assert!(got.is_none());

@@ -6,7 +6,10 @@
 //! - Prefix mode (partial observation): as soon as a location's trace is fully consumed, all its
 //!   lifelines are removed from the term (`rmv_H`, all emptied lifelines at once, before any
 //!   execution); a vertex whose traces are all consumed is a success (the multitrace is a
-//!   multi-prefix). Complete mode: no removal; success needs a terminating term.
+//!   multi-prefix). Complete mode: no removal; success needs a terminating term. Removal is
+//!   exact only with one lifeline per location (seed 001's setting); with co-localized
+//!   lifelines it over-approximates, and its successes are confirmed by silent moves
+//!   (`removal_loses_order`).
 //! - POR: when a head action is one-unambiguous (seed 001 Def. 11) and executable, its
 //!   derivative is the only successor; more generally, when the head action of a one-lifeline
 //!   location executes now at every position of its local restriction, its derivatives are
@@ -83,13 +86,12 @@ pub fn explore(
     mt: &Multitrace,
     opts: &ExploreOptions,
 ) -> Verdict {
-    let (owned, adjusted, head) = prepare(store, root, mt, opts);
+    let (owned, adjusted, how) = prepare(store, root, mt, opts);
     let mt = owned.as_ref().unwrap_or(mt);
     let opts = adjusted.as_ref().unwrap_or(opts);
     let mut search = Search::new(store, mt, opts);
-    search.silent = head;
     let first_mode = opts.mode;
-    let first = search.run(root, first_mode == Mode::Prefix);
+    let first = first_search(&mut search, root, first_mode == Mode::Prefix, how);
     let mut verdict = match first {
         Outcome::NotFound => {
             let mut v = Verdict::new(VerdictKind::Fail);
@@ -149,12 +151,11 @@ pub fn is_multi_prefix(
     mt: &Multitrace,
     opts: &ExploreOptions,
 ) -> (Result<bool, &'static str>, u64) {
-    let (owned, adjusted, head) = prepare(store, root, mt, opts);
+    let (owned, adjusted, how) = prepare(store, root, mt, opts);
     let mt = owned.as_ref().unwrap_or(mt);
     let opts = adjusted.as_ref().unwrap_or(opts);
     let mut search = Search::new(store, mt, opts);
-    search.silent = head;
-    let answer = match search.run(root, true) {
+    let answer = match first_search(&mut search, root, true, how) {
         Outcome::Found => Ok(true),
         Outcome::NotFound => Ok(false),
         Outcome::Exhausted(limit) => Err(limit),
@@ -166,13 +167,13 @@ pub fn is_multi_prefix(
 /// each lifeline of the term that no component covers (unobserved), and, when the term has a
 /// `loopH`, options without local analyses nor POR (lifeline removal is unsound there, see
 /// `TermStore::has_head_loop`; in prefix mode unobserved continuations are then explored as
-/// silent moves). `None` where nothing changes; the flag says whether to use silent moves.
+/// silent moves). `None` where nothing changes; [`Prefix`] says how prefix mode explores.
 fn prepare(
     store: &TermStore,
     root: TermId,
     mt: &Multitrace,
     opts: &ExploreOptions,
-) -> (Option<Multitrace>, Option<ExploreOptions>, bool) {
+) -> (Option<Multitrace>, Option<ExploreOptions>, Prefix) {
     let missing = store.lifelines(root).minus(mt.lifelines());
     let owned = (!missing.is_empty()).then(|| {
         let mut m = mt.clone();
@@ -185,7 +186,58 @@ fn prepare(
         por: false,
         ..*opts
     });
-    (owned, adjusted, head)
+    let confirm = !head && removal_loses_order(&owned.as_ref().unwrap_or(mt).components);
+    (
+        owned,
+        adjusted,
+        Prefix {
+            silent: head,
+            confirm,
+        },
+    )
+}
+
+/// How prefix mode explores unobserved continuations (see [`prepare`]).
+#[derive(Clone, Copy)]
+struct Prefix {
+    /// Silent moves only (lifeline removal is unsound for the term).
+    silent: bool,
+    /// Lifeline removal, whose success is confirmed by silent moves (removal over-approximates
+    /// the multi-prefixes there: see [`removal_loses_order`]).
+    confirm: bool,
+}
+
+/// Prefix mode's search (or complete mode's when `prefix` is false), with the confirmation
+/// that [`Prefix::confirm`] asks for. Removal accepts a superset of the multi-prefixes
+/// (`rmv_H` of an accepted trace is a trace of `rmv_H` of the term, at every step), so its
+/// `NotFound` is final; its `Found` is checked again with silent moves, which are exact (and
+/// whose bound gives `Exhausted`, never a wrong answer).
+fn first_search(search: &mut Search<'_>, root: TermId, prefix: bool, how: Prefix) -> Outcome {
+    search.silent = how.silent;
+    let first = search.run(root, prefix);
+    if !(prefix && how.confirm && first == Outcome::Found) {
+        return first;
+    }
+    search.silent = true;
+    let confirmed = search.run(root, true);
+    search.silent = false;
+    confirmed
+}
+
+/// Whether lifeline removal may accept more than the multi-prefixes: when a location of
+/// several lifelines remains beside another one. Seed 001's Th. 1 (`rmv` commutes with the
+/// semantics) holds for multitraces with one component per lifeline, where `strict` and `seq`
+/// mean the same. With co-localized lifelines the order *within* a location counts, and
+/// removal forgets an order that went through the removed lifelines: in
+/// `seq(strict(loopS(l0?m), l2?m), strict(l2?m, l1?m))` with locations `{l0, l1}` and `{l2}`,
+/// `l1?m` comes after every `l0?m`, but once `l2` is removed (its trace empty) the term is
+/// `seq(loopS(l0?m), l1?m)`, which lets `l0?m` follow `l1?m`: `([l0?m l1?m l0?m], [])` would be
+/// a WeakPass although no accepted multitrace extends it. There a success found with removal is
+/// confirmed with silent moves (the consumed locations' later actions, executed without
+/// consuming anything), which are exact; a confirmation that reaches their bound is
+/// inconclusive, never a WeakPass.
+fn removal_loses_order(components: &[Component]) -> bool {
+    components.len() > 1 && components.iter().any(|c| c.lifelines.len() > 1)
 }
 
 fn inconclusive(limit: &str, established: Option<String>) -> Verdict {
