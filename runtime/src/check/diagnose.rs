@@ -53,6 +53,16 @@ trait Oracle {
     fn action(&self, i: usize, p: usize) -> Sym;
     /// Every action location `i` could do.
     fn candidates(&self, i: usize) -> Vec<Sym>;
+    /// The candidates of location `i` after the cut `v` that its own model does not rule out:
+    /// those `a` such that `i`'s cut trace followed by `a` is a prefix of a behaviour of the
+    /// model restricted to `i`. A necessary condition for the cut extended by `a` to be
+    /// consistent (a multi-prefix's component is a prefix of the projection of an accepted
+    /// multitrace), decided without a search, so that [`Queries::allowed`] asks the oracle only
+    /// about these. A subset of `candidates(i)`, in its order; by default all of them.
+    fn possible(&mut self, v: &[usize], i: usize) -> Vec<Sym> {
+        let _ = v;
+        self.candidates(i)
+    }
     /// Whether the cut at `v`, with `extra` appended to one trace, is consistent; `Err` when
     /// `budget` ran out; with the vertices spent.
     fn consistent(
@@ -84,6 +94,30 @@ impl Oracle for AutomataOracle<'_> {
         self.alphabet
             .letters_of(LocationId(i as u32))
             .iter()
+            .map(|&l| Sym::Letter(l))
+            .collect()
+    }
+    /// The letters location `i`'s DFA `Proj(A, Σi)` reads after the cut into a live state:
+    /// the DFA recognises the prefixes of the projections of `A`'s words (AS's local
+    /// verifier), so the others cannot extend a multi-prefix.
+    fn possible(&mut self, v: &[usize], i: usize) -> Vec<Sym> {
+        let dfa = &self.automata.projections[i];
+        let live = |s: u32, l: LetterId| {
+            dfa.step(s, self.alphabet.local_index(l))
+                .filter(|&(t, _)| dfa.live[t as usize])
+                .map(|(t, _)| t)
+        };
+        let mut s = 0u32;
+        for &l in &self.traces[i][..v[i]] {
+            match live(s, l) {
+                Some(t) => s = t,
+                None => return Vec::new(),
+            }
+        }
+        self.alphabet
+            .letters_of(LocationId(i as u32))
+            .iter()
+            .filter(|&&l| live(s, l).is_some())
             .map(|&l| Sym::Letter(l))
             .collect()
     }
@@ -137,6 +171,39 @@ impl Oracle for TermOracle<'_> {
             .map(|&a| Sym::Action(a))
             .collect()
     }
+    /// The actions that some local term, reached from the interaction restricted to location
+    /// `i`'s lifelines by executing its cut trace, can execute next (local analyses, seed 001
+    /// Def. 12, in prefix mode: every derivative is a prefix of a behaviour). All candidates
+    /// when the term has a `loopH` (restriction is unsound there) or when the set of local
+    /// terms grows past [`MAX_LOCAL_TERMS`].
+    fn possible(&mut self, v: &[usize], i: usize) -> Vec<Sym> {
+        let all = self.candidates(i);
+        if self.store.has_head_loop(self.root) {
+            return all;
+        }
+        let component = &self.mt.components[i];
+        let others = self.store.lifelines(self.root).minus(component.lifelines);
+        let mut now = vec![self.store.remove(self.root, others)];
+        let mut next = Vec::new();
+        for &a in &component.trace[..v[i]] {
+            next.clear();
+            for &t in &now {
+                next.extend_from_slice(self.store.exec(t, a));
+            }
+            next.sort_unstable();
+            next.dedup();
+            if next.len() > MAX_LOCAL_TERMS {
+                return all;
+            }
+            std::mem::swap(&mut now, &mut next);
+        }
+        all.into_iter()
+            .filter(|s| match *s {
+                Sym::Action(a) => now.iter().any(|&t| !self.store.exec(t, a).is_empty()),
+                Sym::Letter(_) => true,
+            })
+            .collect()
+    }
     fn consistent(
         &mut self,
         v: &[usize],
@@ -159,6 +226,10 @@ impl Oracle for TermOracle<'_> {
         explore::is_multi_prefix(self.store, self.root, &cut, &opts)
     }
 }
+
+/// Beyond this many local terms after one position, [`TermOracle::possible`] rules nothing
+/// out (the set is exact but would cost more than the queries it saves).
+const MAX_LOCAL_TERMS: usize = 256;
 
 /// Queries under one shared budget.
 struct Queries<'o, O: Oracle + ?Sized> {
@@ -205,7 +276,7 @@ impl<O: Oracle + ?Sized> Queries<'_, O> {
     /// not to be allowed); `None` when the budget ran out.
     fn allowed(&mut self, v: &[usize], i: usize, skip: Option<Sym>) -> Option<Vec<Sym>> {
         let mut out = Vec::new();
-        for a in self.oracle.candidates(i) {
+        for a in self.oracle.possible(v, i) {
             if Some(a) == skip {
                 continue;
             }
@@ -320,7 +391,9 @@ fn diagnose_with(
             ended &= !q.exhausted;
         }
     }
-    let local = if classify {
+    // A consistent whole makes every cut consistent (downward closure): no LocalError, and
+    // no queries to find that out.
+    let local = if classify && whole != Some(true) {
         local_by_queries(&mut q, &lens)
     } else {
         None
@@ -516,6 +589,10 @@ pub(crate) fn local_entry(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::multitrace::Component;
+    use crate::rng::Rng;
+    use crate::signature::{ActionKind, LifelineId, LifelineSet, MessageId};
+    use crate::term::LoopKind;
     use proptest::prelude::*;
 
     /// A finite language given by its accepted global words: the brute-force oracle.
@@ -672,6 +749,175 @@ mod tests {
                 (i, p)
             });
             prop_assert_eq!(d.local.as_ref().map(|b| (b.location.index(), b.position)), want);
+        }
+    }
+
+    /// The term oracle without [`Oracle::possible`]'s filter: every candidate action is asked
+    /// with a search (the diagnosis as it was before the filter, kept as the oracle).
+    struct AskAll<'a, 'b>(&'a mut TermOracle<'b>);
+
+    impl Oracle for AskAll<'_, '_> {
+        fn lens(&self) -> Vec<usize> {
+            self.0.lens()
+        }
+        fn action(&self, i: usize, p: usize) -> Sym {
+            self.0.action(i, p)
+        }
+        fn candidates(&self, i: usize) -> Vec<Sym> {
+            self.0.candidates(i)
+        }
+        fn consistent(
+            &mut self,
+            v: &[usize],
+            extra: Option<(usize, Sym)>,
+            budget: &Budget,
+        ) -> (Result<bool, &'static str>, u64) {
+            self.0.consistent(v, extra, budget)
+        }
+    }
+
+    fn action(rng: &mut Rng) -> Action {
+        Action {
+            lifeline: LifelineId(rng.below(3) as u32),
+            kind: if rng.below(2) == 0 {
+                ActionKind::Emission
+            } else {
+                ActionKind::Reception
+            },
+            message: MessageId(rng.below(2) as u32),
+        }
+    }
+
+    /// A random interaction over lifelines 0..3 and messages 0..2 (every operator, every loop
+    /// kind but `loopH`, which `possible` does not filter).
+    fn term(store: &mut TermStore, rng: &mut Rng, depth: u32) -> TermId {
+        if depth == 0 || rng.below(4) == 0 {
+            return if rng.below(6) == 0 {
+                TermId::EMPTY
+            } else {
+                store.act(action(rng))
+            };
+        }
+        let x = term(store, rng, depth - 1);
+        match rng.below(7) {
+            0 => {
+                let y = term(store, rng, depth - 1);
+                store.strict(x, y)
+            }
+            1 => {
+                let y = term(store, rng, depth - 1);
+                store.seq(x, y)
+            }
+            2 => {
+                let y = term(store, rng, depth - 1);
+                store.par(x, y)
+            }
+            3 => {
+                let y = term(store, rng, depth - 1);
+                store.alt(x, y)
+            }
+            4 => {
+                let y = term(store, rng, depth - 1);
+                let s = LifelineSet(1 + rng.below(7) as u64);
+                store.coreg(s, x, y)
+            }
+            k => {
+                let kind = [LoopKind::Strict, LoopKind::Weak, LoopKind::Par][rng.below(3)];
+                let _ = k;
+                store.repeat(kind, x)
+            }
+        }
+    }
+
+    /// A multitrace of `root` over `groups`: the projections of a random run of a few
+    /// steps, sometimes with one random action added or the last one removed.
+    fn multitrace(
+        store: &mut TermStore,
+        rng: &mut Rng,
+        root: TermId,
+        groups: &[LifelineSet],
+    ) -> Multitrace {
+        let mut traces = vec![Vec::new(); groups.len()];
+        let mut t = root;
+        for _ in 0..rng.below(7) {
+            let front = store.frontier(t);
+            let Some(&a) = rng.pick(&front) else { break };
+            let next = store.exec(t, a).to_vec();
+            t = *rng.pick(&next).expect("a frontier action executes");
+            let k = groups.iter().position(|g| g.contains(a.lifeline)).unwrap();
+            traces[k].push(a);
+        }
+        match rng.below(3) {
+            0 => {
+                let a = action(rng);
+                let k = groups.iter().position(|g| g.contains(a.lifeline)).unwrap();
+                traces[k].push(a);
+            }
+            1 => {
+                let k = rng.below(groups.len());
+                traces[k].pop();
+            }
+            _ => {}
+        }
+        Multitrace {
+            components: groups
+                .iter()
+                .zip(traces)
+                .map(|(&lifelines, trace)| Component { lifelines, trace })
+                .collect(),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
+
+        /// Asking only the actions a location's local term can do next gives the diagnosis
+        /// of asking every action, in both modes, with singleton and co-located lifelines.
+        #[test]
+        fn filtered_queries_give_the_diagnosis_of_asking_every_action(
+            seed in any::<u64>(),
+            colocated in any::<bool>(),
+        ) {
+            let mut rng = Rng::new(seed);
+            let mut store = TermStore::new();
+            let root = term(&mut store, &mut rng, 4);
+            let groups: Vec<LifelineSet> = if colocated {
+                vec![LifelineSet(0b011), LifelineSet(0b100)]
+            } else {
+                (0..3).map(|l| LifelineSet::single(LifelineId(l))).collect()
+            };
+            let mt = multitrace(&mut store, &mut rng, root, &groups);
+            let actions: Vec<Action> = (0..3u32)
+                .flat_map(|l| {
+                    [ActionKind::Emission, ActionKind::Reception].into_iter().flat_map(move |kind| {
+                        (0..2u32).map(move |m| Action { lifeline: LifelineId(l), kind, message: MessageId(m) })
+                    })
+                })
+                .collect();
+            let budget = Budget { max_vertices: Some(200_000), timeout: None, ..Budget::UNLIMITED };
+            for whole in [None, Some(false), Some(true)] {
+                let mut oracle = TermOracle {
+                    store: &mut store,
+                    root,
+                    mt: &mt,
+                    actions: actions.clone(),
+                    explore: ExploreOptions::default(),
+                };
+                // Only what is true of the whole may be given as known.
+                let lens = oracle.lens();
+                let truth = oracle.consistent(&lens, None, &budget).0;
+                if whole.is_some() && truth != Ok(whole == Some(true)) {
+                    continue;
+                }
+                let fast = diagnose_with(&mut oracle, whole, &budget, true);
+                let slow = diagnose_with(&mut AskAll(&mut oracle), None, &budget, true);
+                prop_assert!(!fast.partial && !slow.partial);
+                prop_assert_eq!(&fast.consumed, &slow.consumed);
+                prop_assert_eq!(&fast.blocked, &slow.blocked);
+                prop_assert_eq!(fast.ended, slow.ended);
+                prop_assert_eq!(&fast.local, &slow.local);
+                prop_assert!(fast.vertices <= slow.vertices);
+            }
         }
     }
 
