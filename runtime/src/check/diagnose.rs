@@ -449,7 +449,8 @@ fn local_by_queries<O: Oracle + ?Sized>(q: &mut Queries<'_, O>, lens: &[usize]) 
     None
 }
 
-/// The diagnosis of a failed multitrace of a compiled model, given as letters.
+/// The diagnosis of a failed multitrace of a compiled model, given as letters; `whole` as for
+/// [`diagnose_term`].
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn diagnose_letters(
     automata: &Automata,
@@ -457,7 +458,7 @@ pub(crate) fn diagnose_letters(
     alphabet: &Alphabet,
     traces: &[Vec<LetterId>],
     scratch: &mut AcScratch,
-    mode: Mode,
+    whole: Option<bool>,
     budget: &Budget,
 ) -> Diagnosis {
     if traces.len() == 1 && automata.projections.len() == 1 {
@@ -471,7 +472,7 @@ pub(crate) fn diagnose_letters(
         scratch,
         cut: Vec::new(),
     };
-    diagnose_with(&mut oracle, known_whole(mode), budget, false)
+    diagnose_with(&mut oracle, whole, budget, false)
 }
 
 /// One location: its DFA is `A` determinized and every DFA state is live (the NFA is trimmed),
@@ -519,12 +520,18 @@ fn single_location(automata: &Automata, alphabet: &Alphabet, trace: &[LetterId])
 
 /// The diagnosis of a failed multitrace of an interaction, by term exploration; `local` is
 /// its LocalError, established by queries on each trace alone (see [`local_by_queries`]).
-pub(crate) fn diagnose_term(oracle: &mut TermOracle<'_>, mode: Mode, budget: &Budget) -> Diagnosis {
-    diagnose_with(oracle, known_whole(mode), budget, true)
+/// `whole`: what is known of the whole multitrace ([`known_whole`] for a Fail, `Some(true)`
+/// for the complete-mode diagnosis that explains a WeakPass).
+pub(crate) fn diagnose_term(
+    oracle: &mut TermOracle<'_>,
+    whole: Option<bool>,
+    budget: &Budget,
+) -> Diagnosis {
+    diagnose_with(oracle, whole, budget, true)
 }
 
 /// What a Fail says of the whole multitrace: in prefix mode, that it is not a multi-prefix.
-fn known_whole(mode: Mode) -> Option<bool> {
+pub(crate) fn known_whole(mode: Mode) -> Option<bool> {
     (mode == Mode::Prefix).then_some(false)
 }
 

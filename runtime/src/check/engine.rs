@@ -122,7 +122,8 @@ impl Engine {
         match (v.kind, opts.diagnosis) {
             (VerdictKind::Fail, Some(budget)) => {
                 let budget = time_left(&budget, opts, started);
-                self.diagnose_letters(scratch, traces, opts, &budget, &mut v)?;
+                let whole = diagnose::known_whole(opts.mode);
+                self.diagnose_letters(scratch, traces, opts, whole, &budget, &mut v)?;
             }
             (VerdictKind::WeakPass, Some(budget)) => {
                 self.explain_weak_pass(scratch, traces, opts, &budget, &mut v)?;
@@ -191,7 +192,8 @@ impl Engine {
     ) -> Result<(), CheckError> {
         match (v.kind, opts.diagnosis) {
             (VerdictKind::Fail, Some(budget)) => {
-                self.diagnose_letters(scratch, traces, opts, &budget, v)
+                let whole = diagnose::known_whole(opts.mode);
+                self.diagnose_letters(scratch, traces, opts, whole, &budget, v)
             }
             (VerdictKind::WeakPass, Some(budget)) => {
                 self.explain_weak_pass(scratch, traces, opts, &budget, v)
@@ -215,7 +217,8 @@ impl Engine {
             ..*opts
         };
         let mut whole = Verdict::new(VerdictKind::Fail);
-        self.diagnose_letters(scratch, traces, &complete, budget, &mut whole)?;
+        // A WeakPass is a multi-prefix: the whole multitrace is consistent, no need to ask.
+        self.diagnose_letters(scratch, traces, &complete, Some(true), budget, &mut whole)?;
         v.diagnosis = whole.diagnosis;
         Ok(())
     }
@@ -228,24 +231,17 @@ impl Engine {
         scratch: &mut Scratch,
         traces: &[Vec<LetterId>],
         opts: &CheckOptions,
+        whole: Option<bool>,
         budget: &Budget,
         v: &mut Verdict,
     ) -> Result<(), CheckError> {
         let alphabet = &self.model.alphabet;
         let mut d = if let (Some(a), Some(t)) = (self.model.automata(), self.tables.as_ref()) {
             v.reason = Some(diagnose::classify(a, alphabet, traces, opts.mode));
-            diagnose::diagnose_letters(
-                a,
-                t,
-                alphabet,
-                traces,
-                scratch.automata.ac(),
-                opts.mode,
-                budget,
-            )
+            diagnose::diagnose_letters(a, t, alphabet, traces, scratch.automata.ac(), whole, budget)
         } else {
             let mt = self.letters_to_multitrace(traces)?;
-            return self.diagnose_term(scratch, &mt, opts, budget, v);
+            return self.diagnose_term(scratch, &mt, opts, whole, budget, v);
         };
         d.local = v.reason.as_ref().and_then(|r| {
             diagnose::local_entry(r, |i, p| traces[i].get(p).map(|&l| Sym::Letter(l)))
@@ -261,6 +257,7 @@ impl Engine {
         scratch: &mut Scratch,
         mt: &Multitrace,
         opts: &CheckOptions,
+        whole: Option<bool>,
         budget: &Budget,
         v: &mut Verdict,
     ) -> Result<(), CheckError> {
@@ -279,7 +276,7 @@ impl Engine {
             actions,
             explore: opts.explore,
         };
-        let mut d = diagnose::diagnose_term(&mut oracle, opts.mode, budget);
+        let mut d = diagnose::diagnose_term(&mut oracle, whole, budget);
         // No local verifiers: the LocalError is the one the queries established (whatever the
         // exploration options), else a CentralError.
         if !d.partial {
@@ -345,7 +342,8 @@ impl Engine {
                 match (v.kind, opts.diagnosis) {
                     (VerdictKind::Fail, Some(budget)) => {
                         let budget = time_left(&budget, opts, started);
-                        self.diagnose_term(scratch, mt, opts, &budget, &mut v)?;
+                        let whole = diagnose::known_whole(opts.mode);
+                        self.diagnose_term(scratch, mt, opts, whole, &budget, &mut v)?;
                     }
                     (VerdictKind::WeakPass, Some(budget)) => {
                         let budget = time_left(&budget, opts, started);
@@ -355,7 +353,15 @@ impl Engine {
                             ..*opts
                         };
                         let mut whole = Verdict::new(VerdictKind::Fail);
-                        self.diagnose_term(scratch, mt, &complete, &budget, &mut whole)?;
+                        // A WeakPass is a multi-prefix: no need to ask about the whole.
+                        self.diagnose_term(
+                            scratch,
+                            mt,
+                            &complete,
+                            Some(true),
+                            &budget,
+                            &mut whole,
+                        )?;
                         v.diagnosis = whole.diagnosis;
                     }
                     _ => {}
