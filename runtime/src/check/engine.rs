@@ -275,6 +275,7 @@ impl Engine {
             mt,
             actions,
             explore: opts.explore,
+            shared: Default::default(),
         };
         let mut d = diagnose::diagnose_term(&mut oracle, whole, budget);
         // No local verifiers: the LocalError is the one the queries established (whatever the
