@@ -179,7 +179,7 @@ pub(crate) struct SharedQueries {
 
 /// Vertices of the search behind [`TermOracle::surely`]: it only saves queries, so it stays
 /// small (what it misses is asked).
-const SURE_VERTICES: usize = 512;
+const SURE_VERTICES: usize = 48;
 
 impl TermOracle<'_> {
     /// The actions executable at the terms reached by the runs that consume exactly the cut
