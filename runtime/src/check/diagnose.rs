@@ -89,6 +89,53 @@ pub(crate) struct AutomataOracle<'a> {
     pub(crate) traces: &'a [Vec<LetterId>],
     pub(crate) scratch: &'a mut AcScratch,
     pub(crate) cut: Vec<Vec<LetterId>>,
+    /// The letters known to extend the cut `.0` (see [`Oracle::surely`]).
+    pub(crate) sure: Option<(Vec<usize>, Vec<LetterId>)>,
+}
+
+impl AutomataOracle<'_> {
+    /// The letters of the transitions into live states from the states that runs consuming
+    /// exactly the cut `v` reach (those the first [`SURE_VERTICES`] vertices of a depth-first
+    /// search find), sorted.
+    fn next_after(&self, v: &[usize]) -> Vec<LetterId> {
+        let nfa = &self.automata.nfa;
+        let mut seen: FxHashSet<(u32, Vec<usize>)> = FxHashSet::default();
+        let mut stack: Vec<(u32, Vec<usize>)> = Vec::new();
+        for s in nfa.initial() {
+            if self.tables.is_live(s.index()) && seen.insert((s.0, vec![0; v.len()])) {
+                stack.push((s.0, vec![0; v.len()]));
+            }
+        }
+        let mut out = Vec::new();
+        let mut left = SURE_VERTICES;
+        while let Some((s, pos)) = stack.pop() {
+            if left == 0 {
+                break;
+            }
+            left -= 1;
+            let at_cut = pos == v;
+            for (_, t) in nfa.out(crate::nfa::StateId(s)) {
+                if !self.tables.is_live(t.to.index()) {
+                    continue;
+                }
+                if at_cut {
+                    out.push(t.letter);
+                    continue;
+                }
+                let k = self.alphabet.location(t.letter).index();
+                if pos[k] < v[k] && self.traces[k][pos[k]] == t.letter {
+                    let mut p = pos.clone();
+                    p[k] += 1;
+                    if seen.insert((t.to.0, p.clone())) {
+                        stack.push((t.to.0, p));
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
 }
 
 impl Oracle for AutomataOracle<'_> {
@@ -104,6 +151,19 @@ impl Oracle for AutomataOracle<'_> {
             .iter()
             .map(|&l| Sym::Letter(l))
             .collect()
+    }
+    /// A run of the automaton consuming exactly the cut that can then read `a` into a live
+    /// state (a state that can still reach acceptance) shows the extended cut consistent.
+    fn surely(&mut self, v: &[usize], i: usize, a: Sym) -> bool {
+        let _ = i;
+        let Sym::Letter(a) = a else { return false };
+        if self.sure.as_ref().is_none_or(|(at, _)| at != v) {
+            let next = self.next_after(v);
+            self.sure = Some((v.to_vec(), next));
+        }
+        self.sure
+            .as_ref()
+            .is_some_and(|(_, sure)| sure.binary_search(&a).is_ok())
     }
     /// The letters location `i`'s DFA `Proj(A, Σi)` reads after the cut into a live state:
     /// the DFA recognises the prefixes of the projections of `A`'s words (AS's local
@@ -566,6 +626,7 @@ pub(crate) fn diagnose_letters(
         traces,
         scratch,
         cut: Vec::new(),
+        sure: None,
     };
     diagnose_with(&mut oracle, whole, budget, false)
 }
