@@ -227,59 +227,20 @@ pub(crate) struct TermOracle<'a> {
 }
 
 /// The local analyses' decided vertices, kept across the queries of one diagnosis, and the
-/// name of each cut trace in them: (component, length of the cut, action appended); the
-/// actions known to extend the cut `sure_at` (see [`TermOracle::surely`]).
+/// name of each cut trace in them: (component, length of the cut, action appended).
+///
+/// (No short run confirms actions here as [`AutomataOracle`] does: its derivatives would be
+/// new terms of the worker's store, and term ids order later searches, so the vertex counts
+/// of the next records would change.)
 #[derive(Default)]
 pub(crate) struct SharedQueries {
     memo: LocalMemo,
     ids: FxHashMap<(usize, usize, Option<Action>), u32>,
-    sure_at: Option<Vec<usize>>,
-    sure: Vec<Action>,
 }
 
-/// Vertices of the search behind [`TermOracle::surely`]: it only saves queries, so it stays
-/// small (what it misses is asked).
+/// Vertices of the search behind [`AutomataOracle::surely`]: it only saves queries, so it
+/// stays small (what it misses is asked).
 const SURE_VERTICES: usize = 48;
-
-impl TermOracle<'_> {
-    /// The actions executable at the terms reached by the runs that consume exactly the cut
-    /// `v` (those the first [`SURE_VERTICES`] vertices of a depth-first search find), sorted.
-    fn next_after(&mut self, v: &[usize]) -> Vec<Action> {
-        let components = &self.mt.components;
-        let start = (self.root, vec![0usize; v.len()]);
-        let mut seen: FxHashSet<(TermId, Vec<usize>)> = FxHashSet::default();
-        seen.insert(start.clone());
-        let mut stack = vec![start];
-        let mut out = Vec::new();
-        let mut left = SURE_VERTICES;
-        while let Some((t, pos)) = stack.pop() {
-            if left == 0 {
-                break;
-            }
-            left -= 1;
-            if pos == v {
-                out.extend(self.store.frontier(t));
-                continue;
-            }
-            for k in 0..v.len() {
-                if pos[k] == v[k] {
-                    continue;
-                }
-                let a = components[k].trace[pos[k]];
-                for &u in self.store.exec(t, a) {
-                    let mut p = pos.clone();
-                    p[k] += 1;
-                    if seen.insert((u, p.clone())) {
-                        stack.push((u, p));
-                    }
-                }
-            }
-        }
-        out.sort_unstable();
-        out.dedup();
-        out
-    }
-}
 
 impl Oracle for TermOracle<'_> {
     fn lens(&self) -> Vec<usize> {
@@ -328,19 +289,6 @@ impl Oracle for TermOracle<'_> {
                 Sym::Letter(_) => true,
             })
             .collect()
-    }
-    /// `a` can run next at some term that a run consuming exactly the cut `v` reaches (a
-    /// short depth-first search of at most [`SURE_VERTICES`] vertices, without reductions): the
-    /// run followed by `a` is then a prefix of a behaviour (every term can still end), so the
-    /// extended cut is a multi-prefix.
-    fn surely(&mut self, v: &[usize], i: usize, a: Sym) -> bool {
-        let _ = i;
-        let Sym::Action(a) = a else { return false };
-        if self.shared.sure_at.as_deref() != Some(v) {
-            self.shared.sure = self.next_after(v);
-            self.shared.sure_at = Some(v.to_vec());
-        }
-        self.shared.sure.binary_search(&a).is_ok()
     }
     fn consistent(
         &mut self,
@@ -1034,9 +982,8 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
 
-        /// Asking only the actions a location's local term can do next, and not those a short
-        /// run shows possible, gives the diagnosis of asking every action, in both modes, with
-        /// singleton and co-located lifelines.
+        /// Asking only the actions a location's local term can do next gives the diagnosis
+        /// of asking every action, in both modes, with singleton and co-located lifelines.
         #[test]
         fn filtered_queries_give_the_diagnosis_of_asking_every_action(
             seed in any::<u64>(),
