@@ -35,6 +35,7 @@
 
 use super::ac::{self, AcScratch, AcTables};
 use super::explore::{self, ExploreOptions};
+use super::local::LocalMemo;
 use super::semi::{has_accepting_path, local_check, LocalOutcome};
 use crate::budget::Budget;
 use crate::model::Automata;
@@ -43,6 +44,7 @@ use crate::nfa::{Alphabet, LetterId, LocationId};
 use crate::signature::Action;
 use crate::term::{TermId, TermStore};
 use crate::verdict::{Blocked, Diagnosis, Mode, Reason, Sym};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::time::Instant;
 
 /// Answers "is this cut of the multitrace a multi-prefix of an accepted one?".
@@ -53,6 +55,22 @@ trait Oracle {
     fn action(&self, i: usize, p: usize) -> Sym;
     /// Every action location `i` could do.
     fn candidates(&self, i: usize) -> Vec<Sym>;
+    /// The candidates of location `i` after the cut `v` that its own model does not rule out:
+    /// those `a` such that `i`'s cut trace followed by `a` is a prefix of a behaviour of the
+    /// model restricted to `i`. A necessary condition for the cut extended by `a` to be
+    /// consistent (a multi-prefix's component is a prefix of the projection of an accepted
+    /// multitrace), decided without a search, so that [`Queries::allowed`] asks the oracle only
+    /// about these. A subset of `candidates(i)`, in its order; by default all of them.
+    fn possible(&mut self, v: &[usize], i: usize) -> Vec<Sym> {
+        let _ = v;
+        self.candidates(i)
+    }
+    /// Whether the cut `v` extended by `a` on location `i` is known to be consistent without
+    /// a search (a sufficient condition; `v` itself is consistent). By default nothing is.
+    fn surely(&mut self, v: &[usize], i: usize, a: Sym) -> bool {
+        let _ = (v, i, a);
+        false
+    }
     /// Whether the cut at `v`, with `extra` appended to one trace, is consistent; `Err` when
     /// `budget` ran out; with the vertices spent.
     fn consistent(
@@ -73,6 +91,53 @@ pub(crate) struct AutomataOracle<'a> {
     pub(crate) cut: Vec<Vec<LetterId>>,
     /// A cut known to be consistent (empty: none): the cuts below it are, without a search.
     pub(crate) known: &'a [usize],
+    /// The letters known to extend the cut `.0` (see [`Oracle::surely`]).
+    pub(crate) sure: Option<(Vec<usize>, Vec<LetterId>)>,
+}
+
+impl AutomataOracle<'_> {
+    /// The letters of the transitions into live states from the states that runs consuming
+    /// exactly the cut `v` reach (those the first [`SURE_VERTICES`] vertices of a depth-first
+    /// search find), sorted.
+    fn next_after(&self, v: &[usize]) -> Vec<LetterId> {
+        let nfa = &self.automata.nfa;
+        let mut seen: FxHashSet<(u32, Vec<usize>)> = FxHashSet::default();
+        let mut stack: Vec<(u32, Vec<usize>)> = Vec::new();
+        for s in nfa.initial() {
+            if self.tables.is_live(s.index()) && seen.insert((s.0, vec![0; v.len()])) {
+                stack.push((s.0, vec![0; v.len()]));
+            }
+        }
+        let mut out = Vec::new();
+        let mut left = SURE_VERTICES;
+        while let Some((s, pos)) = stack.pop() {
+            if left == 0 {
+                break;
+            }
+            left -= 1;
+            let at_cut = pos == v;
+            for (_, t) in nfa.out(crate::nfa::StateId(s)) {
+                if !self.tables.is_live(t.to.index()) {
+                    continue;
+                }
+                if at_cut {
+                    out.push(t.letter);
+                    continue;
+                }
+                let k = self.alphabet.location(t.letter).index();
+                if pos[k] < v[k] && self.traces[k][pos[k]] == t.letter {
+                    let mut p = pos.clone();
+                    p[k] += 1;
+                    if seen.insert((t.to.0, p.clone())) {
+                        stack.push((t.to.0, p));
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
 }
 
 impl Oracle for AutomataOracle<'_> {
@@ -86,6 +151,43 @@ impl Oracle for AutomataOracle<'_> {
         self.alphabet
             .letters_of(LocationId(i as u32))
             .iter()
+            .map(|&l| Sym::Letter(l))
+            .collect()
+    }
+    /// A run of the automaton consuming exactly the cut that can then read `a` into a live
+    /// state (a state that can still reach acceptance) shows the extended cut consistent.
+    fn surely(&mut self, v: &[usize], i: usize, a: Sym) -> bool {
+        let _ = i;
+        let Sym::Letter(a) = a else { return false };
+        if self.sure.as_ref().is_none_or(|(at, _)| at != v) {
+            let next = self.next_after(v);
+            self.sure = Some((v.to_vec(), next));
+        }
+        self.sure
+            .as_ref()
+            .is_some_and(|(_, sure)| sure.binary_search(&a).is_ok())
+    }
+    /// The letters location `i`'s DFA `Proj(A, Σi)` reads after the cut into a live state:
+    /// the DFA recognises the prefixes of the projections of `A`'s words (AS's local
+    /// verifier), so the others cannot extend a multi-prefix.
+    fn possible(&mut self, v: &[usize], i: usize) -> Vec<Sym> {
+        let dfa = &self.automata.projections[i];
+        let live = |s: u32, l: LetterId| {
+            dfa.step(s, self.alphabet.local_index(l))
+                .filter(|&(t, _)| dfa.live[t as usize])
+                .map(|(t, _)| t)
+        };
+        let mut s = 0u32;
+        for &l in &self.traces[i][..v[i]] {
+            match live(s, l) {
+                Some(t) => s = t,
+                None => return Vec::new(),
+            }
+        }
+        self.alphabet
+            .letters_of(LocationId(i as u32))
+            .iter()
+            .filter(|&&l| live(s, l).is_some())
             .map(|&l| Sym::Letter(l))
             .collect()
     }
@@ -129,7 +231,25 @@ pub(crate) struct TermOracle<'a> {
     /// Every action of the interaction's signature, with the lifeline it occurs on.
     pub(crate) actions: Vec<Action>,
     pub(crate) explore: ExploreOptions,
+    /// What the queries of this multitrace share.
+    pub(crate) shared: SharedQueries,
 }
+
+/// The local analyses' decided vertices, kept across the queries of one diagnosis, and the
+/// name of each cut trace in them: (component, length of the cut, action appended).
+///
+/// (No short run confirms actions here as [`AutomataOracle`] does: its derivatives would be
+/// new terms of the worker's store, and term ids order later searches, so the vertex counts
+/// of the next records would change.)
+#[derive(Default)]
+pub(crate) struct SharedQueries {
+    memo: LocalMemo,
+    ids: FxHashMap<(usize, usize, Option<Action>), u32>,
+}
+
+/// Vertices of the search behind [`AutomataOracle::surely`]: it only saves queries, so it
+/// stays small (what it misses is asked).
+const SURE_VERTICES: usize = 48;
 
 impl Oracle for TermOracle<'_> {
     fn lens(&self) -> Vec<usize> {
@@ -144,6 +264,39 @@ impl Oracle for TermOracle<'_> {
             .iter()
             .filter(|a| lifelines.contains(a.lifeline))
             .map(|&a| Sym::Action(a))
+            .collect()
+    }
+    /// The actions that some local term, reached from the interaction restricted to location
+    /// `i`'s lifelines by executing its cut trace, can execute next (local analyses, seed 001
+    /// Def. 12, in prefix mode: every derivative is a prefix of a behaviour). All candidates
+    /// when the term has a `loopH` (restriction is unsound there) or when the set of local
+    /// terms grows past [`MAX_LOCAL_TERMS`].
+    fn possible(&mut self, v: &[usize], i: usize) -> Vec<Sym> {
+        let all = self.candidates(i);
+        if self.store.has_head_loop(self.root) {
+            return all;
+        }
+        let component = &self.mt.components[i];
+        let others = self.store.lifelines(self.root).minus(component.lifelines);
+        let mut now = vec![self.store.remove(self.root, others)];
+        let mut next = Vec::new();
+        for &a in &component.trace[..v[i]] {
+            next.clear();
+            for &t in &now {
+                next.extend_from_slice(self.store.exec(t, a));
+            }
+            next.sort_unstable();
+            next.dedup();
+            if next.len() > MAX_LOCAL_TERMS {
+                return all;
+            }
+            std::mem::swap(&mut now, &mut next);
+        }
+        all.into_iter()
+            .filter(|s| match *s {
+                Sym::Action(a) => now.iter().any(|&t| !self.store.exec(t, a).is_empty()),
+                Sym::Letter(_) => true,
+            })
             .collect()
     }
     fn consistent(
@@ -165,9 +318,30 @@ impl Oracle for TermOracle<'_> {
             witness: false,
             ..self.explore
         };
-        explore::is_multi_prefix(self.store, self.root, &cut, &opts)
+        let ids: Vec<u32> = (0..cut.components.len())
+            .map(|k| {
+                let appended = match extra {
+                    Some((i, Sym::Action(a))) if i == k => Some(a),
+                    _ => None,
+                };
+                let next = self.shared.ids.len() as u32;
+                *self.shared.ids.entry((k, v[k], appended)).or_insert(next)
+            })
+            .collect();
+        explore::is_multi_prefix_shared(
+            self.store,
+            self.root,
+            &cut,
+            &opts,
+            &mut self.shared.memo,
+            &ids,
+        )
     }
 }
+
+/// Beyond this many local terms after one position, [`TermOracle::possible`] rules nothing
+/// out (the set is exact but would cost more than the queries it saves).
+const MAX_LOCAL_TERMS: usize = 256;
 
 /// Queries under one shared budget.
 struct Queries<'o, O: Oracle + ?Sized> {
@@ -222,11 +396,11 @@ impl<O: Oracle + ?Sized> Queries<'_, O> {
     /// not to be allowed); `None` when the budget ran out.
     fn allowed(&mut self, v: &[usize], i: usize, skip: Option<Sym>) -> Option<Vec<Sym>> {
         let mut out = Vec::new();
-        for a in self.oracle.candidates(i) {
+        for a in self.oracle.possible(v, i) {
             if Some(a) == skip {
                 continue;
             }
-            if self.ask(v, Some((i, a)))? {
+            if self.oracle.surely(v, i, a) || self.ask(v, Some((i, a)))? {
                 out.push(a);
             }
         }
@@ -338,7 +512,9 @@ fn diagnose_with(
             ended &= !q.exhausted;
         }
     }
-    let local = if classify {
+    // A consistent whole makes every cut consistent (downward closure): no LocalError, and
+    // no queries to find that out.
+    let local = if classify && whole != Some(true) {
         local_by_queries(&mut q, &lens)
     } else {
         None
@@ -395,7 +571,8 @@ fn local_by_queries<O: Oracle + ?Sized>(q: &mut Queries<'_, O>, lens: &[usize]) 
     None
 }
 
-/// The diagnosis of a failed multitrace of a compiled model, given as letters.
+/// The diagnosis of a failed multitrace of a compiled model, given as letters; `whole` as for
+/// [`diagnose_term`].
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn diagnose_letters(
     automata: &Automata,
@@ -403,7 +580,7 @@ pub(crate) fn diagnose_letters(
     alphabet: &Alphabet,
     traces: &[Vec<LetterId>],
     scratch: &mut AcScratch,
-    mode: Mode,
+    whole: Option<bool>,
     budget: &Budget,
     known: &[usize],
 ) -> Diagnosis {
@@ -418,8 +595,9 @@ pub(crate) fn diagnose_letters(
         scratch,
         cut: Vec::new(),
         known,
+        sure: None,
     };
-    diagnose_with(&mut oracle, known_whole(mode), budget, false)
+    diagnose_with(&mut oracle, whole, budget, false)
 }
 
 /// One location: its DFA is `A` determinized and every DFA state is live (the NFA is trimmed),
@@ -468,12 +646,18 @@ fn single_location(automata: &Automata, alphabet: &Alphabet, trace: &[LetterId])
 
 /// The diagnosis of a failed multitrace of an interaction, by term exploration; `local` is
 /// its LocalError, established by queries on each trace alone (see [`local_by_queries`]).
-pub(crate) fn diagnose_term(oracle: &mut TermOracle<'_>, mode: Mode, budget: &Budget) -> Diagnosis {
-    diagnose_with(oracle, known_whole(mode), budget, true)
+/// `whole`: what is known of the whole multitrace ([`known_whole`] for a Fail, `Some(true)`
+/// for the complete-mode diagnosis that explains a WeakPass).
+pub(crate) fn diagnose_term(
+    oracle: &mut TermOracle<'_>,
+    whole: Option<bool>,
+    budget: &Budget,
+) -> Diagnosis {
+    diagnose_with(oracle, whole, budget, true)
 }
 
 /// What a Fail says of the whole multitrace: in prefix mode, that it is not a multi-prefix.
-fn known_whole(mode: Mode) -> Option<bool> {
+pub(crate) fn known_whole(mode: Mode) -> Option<bool> {
     (mode == Mode::Prefix).then_some(false)
 }
 
@@ -538,6 +722,10 @@ pub(crate) fn local_entry(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::multitrace::Component;
+    use crate::rng::Rng;
+    use crate::signature::{ActionKind, LifelineId, LifelineSet, MessageId};
+    use crate::term::LoopKind;
     use proptest::prelude::*;
 
     /// A finite language given by its accepted global words: the brute-force oracle.
@@ -694,6 +882,175 @@ mod tests {
                 (i, p)
             });
             prop_assert_eq!(d.local.as_ref().map(|b| (b.location.index(), b.position)), want);
+        }
+    }
+
+    /// The term oracle without [`Oracle::possible`]'s filter: every candidate action is asked
+    /// with a search (the diagnosis as it was before the filter, kept as the oracle).
+    struct AskAll<'a, 'b>(&'a mut TermOracle<'b>);
+
+    impl Oracle for AskAll<'_, '_> {
+        fn lens(&self) -> Vec<usize> {
+            self.0.lens()
+        }
+        fn action(&self, i: usize, p: usize) -> Sym {
+            self.0.action(i, p)
+        }
+        fn candidates(&self, i: usize) -> Vec<Sym> {
+            self.0.candidates(i)
+        }
+        fn consistent(
+            &mut self,
+            v: &[usize],
+            extra: Option<(usize, Sym)>,
+            budget: &Budget,
+        ) -> (Result<bool, &'static str>, u64) {
+            self.0.consistent(v, extra, budget)
+        }
+    }
+
+    fn action(rng: &mut Rng) -> Action {
+        Action {
+            lifeline: LifelineId(rng.below(3) as u32),
+            kind: if rng.below(2) == 0 {
+                ActionKind::Emission
+            } else {
+                ActionKind::Reception
+            },
+            message: MessageId(rng.below(2) as u32),
+        }
+    }
+
+    /// A random interaction over lifelines 0..3 and messages 0..2 (every operator, every loop
+    /// kind but `loopH`, which `possible` does not filter).
+    fn term(store: &mut TermStore, rng: &mut Rng, depth: u32) -> TermId {
+        if depth == 0 || rng.below(4) == 0 {
+            return if rng.below(6) == 0 {
+                TermId::EMPTY
+            } else {
+                store.act(action(rng))
+            };
+        }
+        let x = term(store, rng, depth - 1);
+        match rng.below(7) {
+            0 => {
+                let y = term(store, rng, depth - 1);
+                store.strict(x, y)
+            }
+            1 => {
+                let y = term(store, rng, depth - 1);
+                store.seq(x, y)
+            }
+            2 => {
+                let y = term(store, rng, depth - 1);
+                store.par(x, y)
+            }
+            3 => {
+                let y = term(store, rng, depth - 1);
+                store.alt(x, y)
+            }
+            4 => {
+                let y = term(store, rng, depth - 1);
+                let s = LifelineSet(1 + rng.below(7) as u64);
+                store.coreg(s, x, y)
+            }
+            k => {
+                let kind = [LoopKind::Strict, LoopKind::Weak, LoopKind::Par][rng.below(3)];
+                let _ = k;
+                store.repeat(kind, x)
+            }
+        }
+    }
+
+    /// A multitrace of `root` over `groups`: the projections of a random run of a few
+    /// steps, sometimes with one random action added or the last one removed.
+    fn multitrace(
+        store: &mut TermStore,
+        rng: &mut Rng,
+        root: TermId,
+        groups: &[LifelineSet],
+    ) -> Multitrace {
+        let mut traces = vec![Vec::new(); groups.len()];
+        let mut t = root;
+        for _ in 0..rng.below(7) {
+            let front = store.frontier(t);
+            let Some(&a) = rng.pick(&front) else { break };
+            let next = store.exec(t, a).to_vec();
+            t = *rng.pick(&next).expect("a frontier action executes");
+            let k = groups.iter().position(|g| g.contains(a.lifeline)).unwrap();
+            traces[k].push(a);
+        }
+        match rng.below(3) {
+            0 => {
+                let a = action(rng);
+                let k = groups.iter().position(|g| g.contains(a.lifeline)).unwrap();
+                traces[k].push(a);
+            }
+            1 => {
+                let k = rng.below(groups.len());
+                traces[k].pop();
+            }
+            _ => {}
+        }
+        Multitrace {
+            components: groups
+                .iter()
+                .zip(traces)
+                .map(|(&lifelines, trace)| Component { lifelines, trace })
+                .collect(),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
+
+        /// Asking only the actions a location's local term can do next gives the diagnosis
+        /// of asking every action, in both modes, with singleton and co-located lifelines.
+        #[test]
+        fn filtered_queries_give_the_diagnosis_of_asking_every_action(
+            seed in any::<u64>(),
+            colocated in any::<bool>(),
+        ) {
+            let mut rng = Rng::new(seed);
+            let mut store = TermStore::new();
+            let root = term(&mut store, &mut rng, 4);
+            let groups: Vec<LifelineSet> = if colocated {
+                vec![LifelineSet(0b011), LifelineSet(0b100)]
+            } else {
+                (0..3).map(|l| LifelineSet::single(LifelineId(l))).collect()
+            };
+            let mt = multitrace(&mut store, &mut rng, root, &groups);
+            let actions: Vec<Action> = (0..3u32)
+                .flat_map(|l| {
+                    [ActionKind::Emission, ActionKind::Reception].into_iter().flat_map(move |kind| {
+                        (0..2u32).map(move |m| Action { lifeline: LifelineId(l), kind, message: MessageId(m) })
+                    })
+                })
+                .collect();
+            let budget = Budget { max_vertices: Some(200_000), timeout: None, ..Budget::UNLIMITED };
+            for whole in [None, Some(false), Some(true)] {
+                let mut oracle = TermOracle {
+                    store: &mut store,
+                    root,
+                    mt: &mt,
+                    actions: actions.clone(),
+                    explore: ExploreOptions::default(),
+                    shared: SharedQueries::default(),
+                };
+                // Only what is true of the whole may be given as known.
+                let lens = oracle.lens();
+                let truth = oracle.consistent(&lens, None, &budget).0;
+                if whole.is_some() && truth != Ok(whole == Some(true)) {
+                    continue;
+                }
+                let fast = diagnose_with(&mut oracle, whole, &budget, true);
+                let slow = diagnose_with(&mut AskAll(&mut oracle), None, &budget, true);
+                prop_assert!(!fast.partial && !slow.partial);
+                prop_assert_eq!(&fast.consumed, &slow.consumed);
+                prop_assert_eq!(&fast.blocked, &slow.blocked);
+                prop_assert_eq!(fast.ended, slow.ended);
+                prop_assert_eq!(&fast.local, &slow.local);
+            }
         }
     }
 

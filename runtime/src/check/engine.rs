@@ -138,7 +138,8 @@ impl Engine {
         match (v.kind, opts.diagnosis) {
             (VerdictKind::Fail, Some(budget)) => {
                 let budget = time_left(&budget, opts, started);
-                self.diagnose_letters(scratch, traces, opts, &budget, &mut v, known)?;
+                let whole = diagnose::known_whole(opts.mode);
+                self.diagnose_letters(scratch, traces, opts, whole, &budget, &mut v, known)?;
             }
             (VerdictKind::WeakPass, Some(budget)) => {
                 self.explain_weak_pass(scratch, traces, opts, &budget, &mut v, known)?;
@@ -207,7 +208,8 @@ impl Engine {
     ) -> Result<(), CheckError> {
         match (v.kind, opts.diagnosis) {
             (VerdictKind::Fail, Some(budget)) => {
-                self.diagnose_letters(scratch, traces, opts, &budget, v, &[])
+                let whole = diagnose::known_whole(opts.mode);
+                self.diagnose_letters(scratch, traces, opts, whole, &budget, v, &[])
             }
             (VerdictKind::WeakPass, Some(budget)) => {
                 self.explain_weak_pass(scratch, traces, opts, &budget, v, &[])
@@ -232,7 +234,16 @@ impl Engine {
             ..*opts
         };
         let mut whole = Verdict::new(VerdictKind::Fail);
-        self.diagnose_letters(scratch, traces, &complete, budget, &mut whole, known)?;
+        // A WeakPass is a multi-prefix: the whole multitrace is consistent, no need to ask.
+        self.diagnose_letters(
+            scratch,
+            traces,
+            &complete,
+            Some(true),
+            budget,
+            &mut whole,
+            known,
+        )?;
         v.diagnosis = whole.diagnosis;
         Ok(())
     }
@@ -240,11 +251,15 @@ impl Engine {
     /// Replaces the reason of a Fail of `traces` by the canonical one and adds the diagnosis
     /// (see [`diagnose`]): with the automata when the model has them, else by term
     /// exploration; actions of an interaction are reported as actions, not letters.
+    // What is known of the multitrace comes in two parts (the whole, from the mode or a
+    // WeakPass; a consistent cut, from the monitor), each from another caller.
+    #[allow(clippy::too_many_arguments)]
     fn diagnose_letters(
         &self,
         scratch: &mut Scratch,
         traces: &[Vec<LetterId>],
         opts: &CheckOptions,
+        whole: Option<bool>,
         budget: &Budget,
         v: &mut Verdict,
         known: &[usize],
@@ -258,13 +273,13 @@ impl Engine {
                 alphabet,
                 traces,
                 scratch.automata.ac(),
-                opts.mode,
+                whole,
                 budget,
                 known,
             )
         } else {
             let mt = self.letters_to_multitrace(traces)?;
-            return self.diagnose_term(scratch, &mt, opts, budget, v);
+            return self.diagnose_term(scratch, &mt, opts, whole, budget, v);
         };
         d.local = v.reason.as_ref().and_then(|r| {
             diagnose::local_entry(r, |i, p| traces[i].get(p).map(|&l| Sym::Letter(l)))
@@ -280,6 +295,7 @@ impl Engine {
         scratch: &mut Scratch,
         mt: &Multitrace,
         opts: &CheckOptions,
+        whole: Option<bool>,
         budget: &Budget,
         v: &mut Verdict,
     ) -> Result<(), CheckError> {
@@ -297,8 +313,9 @@ impl Engine {
             mt,
             actions,
             explore: opts.explore,
+            shared: Default::default(),
         };
-        let mut d = diagnose::diagnose_term(&mut oracle, opts.mode, budget);
+        let mut d = diagnose::diagnose_term(&mut oracle, whole, budget);
         // No local verifiers: the LocalError is the one the queries established (whatever the
         // exploration options), else a CentralError.
         if !d.partial {
@@ -364,7 +381,8 @@ impl Engine {
                 match (v.kind, opts.diagnosis) {
                     (VerdictKind::Fail, Some(budget)) => {
                         let budget = time_left(&budget, opts, started);
-                        self.diagnose_term(scratch, mt, opts, &budget, &mut v)?;
+                        let whole = diagnose::known_whole(opts.mode);
+                        self.diagnose_term(scratch, mt, opts, whole, &budget, &mut v)?;
                     }
                     (VerdictKind::WeakPass, Some(budget)) => {
                         let budget = time_left(&budget, opts, started);
@@ -374,7 +392,15 @@ impl Engine {
                             ..*opts
                         };
                         let mut whole = Verdict::new(VerdictKind::Fail);
-                        self.diagnose_term(scratch, mt, &complete, &budget, &mut whole)?;
+                        // A WeakPass is a multi-prefix: no need to ask about the whole.
+                        self.diagnose_term(
+                            scratch,
+                            mt,
+                            &complete,
+                            Some(true),
+                            &budget,
+                            &mut whole,
+                        )?;
                         v.diagnosis = whole.diagnosis;
                     }
                     _ => {}

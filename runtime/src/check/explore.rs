@@ -163,6 +163,38 @@ pub fn is_multi_prefix(
     (answer, search.meter.vertices)
 }
 
+/// [`is_multi_prefix`] for one of a series of queries on cuts of one multitrace (the
+/// diagnosis): the local analyses' decided vertices are kept in `memo` from one query to the
+/// next instead of being settled again. `ids[k]` names component `k`'s trace in the memo: the
+/// caller gives the same id only to the same trace of the same component (a decided local
+/// vertex depends on the trace, the local term, the position and the mode only, see
+/// [`LocalMemo`]), and the same root and lifelines to every query of the series.
+pub(super) fn is_multi_prefix_shared(
+    store: &mut TermStore,
+    root: TermId,
+    mt: &Multitrace,
+    opts: &ExploreOptions,
+    memo: &mut LocalMemo,
+    ids: &[u32],
+) -> (Result<bool, &'static str>, u64) {
+    let (owned, adjusted, how) = prepare(store, root, mt, opts);
+    let mt = owned.as_ref().unwrap_or(mt);
+    let opts = adjusted.as_ref().unwrap_or(opts);
+    let mut search = Search::new(store, mt, opts);
+    // Components added for unobserved lifelines have empty traces, the same in every query.
+    search.ids = (0..mt.components.len())
+        .map(|k| ids.get(k).copied().unwrap_or(u32::MAX - k as u32))
+        .collect();
+    search.local = std::mem::take(memo);
+    let answer = match first_search(&mut search, root, true, how) {
+        Outcome::Found => Ok(true),
+        Outcome::NotFound => Ok(false),
+        Outcome::Exhausted(limit) => Err(limit),
+    };
+    *memo = std::mem::take(&mut search.local);
+    (answer, search.meter.vertices)
+}
+
 /// What every search of `mt` starts from: the multitrace completed with an empty trace for
 /// each lifeline of the term that no component covers (unobserved), and, when the term has a
 /// `loopH`, options without local analyses nor POR (lifeline removal is unsound there, see
@@ -290,6 +322,8 @@ struct Search<'a> {
     meter: Meter,
     /// Every decided vertex of the local analyses (see [`LocalMemo`]).
     local: LocalMemo,
+    /// The name of each component's trace in `local` (empty: its index).
+    ids: Vec<u32>,
     /// Local vertices the local analyses may still expand: [`LOCAL_CREDIT`] per global vertex.
     credit: u64,
     /// The local analysis that cut the initial vertex: (component, furthest local position,
@@ -316,6 +350,7 @@ impl<'a> Search<'a> {
             opts,
             meter: Meter::new(opts.budget),
             local: LocalMemo::default(),
+            ids: Vec::new(),
             credit: 0,
             root_cut: None,
             last_local: (0, TermId::EMPTY),
@@ -571,7 +606,8 @@ impl<'a> Search<'a> {
                 }
                 continue;
             }
-            let trace = (k as u32, &self.components[k].trace[..]);
+            let id = self.ids.get(k).copied().unwrap_or(k as u32);
+            let trace = (id, &self.components[k].trace[..]);
             let credit = (!first).then_some(&mut self.credit);
             let reach =
                 self.local

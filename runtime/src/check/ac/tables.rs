@@ -169,6 +169,11 @@ impl AcTables {
         &self.accepting
     }
 
+    /// Whether state `s` can reach an accepting state.
+    pub(crate) fn is_live(&self, s: usize) -> bool {
+        crate::bits::get(&self.live, s)
+    }
+
     /// `out |= δ(from, a)` on the whole automaton (no mask): one step of AC, for front ends
     /// that keep their own product (the live monitor). `from` and `out` have
     /// [`AcTables::words`] words.
