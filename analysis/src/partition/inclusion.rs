@@ -235,6 +235,18 @@ pub fn check(
     // real; a larger bound may show it shortest overall (or find a shorter one).
     let mut best: Option<GlobalCounterexample> = None;
     for &k in &bounds {
+        if limits.deadline.expired() {
+            // Read here too: a small search may end before its first reading of the clock.
+            if let Some(c) = best {
+                return (Inclusion::Counterexample(c), stats);
+            }
+            let u = Undecided::Time {
+                limit: limits.deadline.limit,
+                complete_up_to: None,
+                in_flight: k,
+            };
+            return (Inclusion::Undecided(u), stats);
+        }
         stats.runs += 1;
         match run(an, p, mode, k, limits, &mut stats.states) {
             Run::Faithful => {
@@ -741,6 +753,27 @@ mod tests {
             matches!(r, Inclusion::Undecided(Undecided::States { limit: 10, .. })),
             "{r:?}"
         );
+    }
+
+    /// The time limit is kept: a deadline already passed leaves the question undecided naming
+    /// it, where without it the same question is proven.
+    #[test]
+    fn the_time_limit_leaves_the_question_undecided() {
+        let pb = problem("count3", COUNT3);
+        let mut an = Analyzer::new(&pb);
+        let p = Partition::finest(pb.atoms());
+        let limit = std::time::Duration::ZERO;
+        let passed = InclusionLimits {
+            deadline: super::super::deadline::Deadline::after(Some(limit)),
+            ..limits(3)
+        };
+        let (r, _) = check(&mut an, &p, Mode::Prefix, &passed);
+        assert!(
+            matches!(r, Inclusion::Undecided(Undecided::Time { limit: l, .. }) if l == limit),
+            "{r:?}"
+        );
+        let (r, _) = check(&mut an, &p, Mode::Prefix, &limits(3));
+        assert!(matches!(r, Inclusion::Faithful { .. }), "{r:?}");
     }
 
     /// The memory limit is kept: the search stops with an undecided answer naming it (and what
