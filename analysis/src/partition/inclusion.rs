@@ -606,7 +606,7 @@ fn run(
                     };
                 }
                 // The clock is read every 1024 product states (cheap against a step).
-                if parent.len() % 1024 == 0 && limits.deadline.expired() {
+                if parent.len().is_multiple_of(1024) && limits.deadline.expired() {
                     break 'search Run::Time {
                         complete_up_to: depth[id] as usize,
                     };
