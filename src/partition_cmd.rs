@@ -10,6 +10,7 @@ use crate::ModeArg;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use multitrace_analysis::partition::central::CentralLimits;
+use multitrace_analysis::partition::deadline::Deadline;
 use multitrace_analysis::partition::inclusion::InclusionLimits;
 use multitrace_analysis::partition::options::{Question, RunOptions};
 use multitrace_analysis::partition::run;
@@ -109,6 +110,17 @@ pub struct PartitionArgs {
     /// smaller).
     #[arg(long, value_name = "MIB", help_heading = "Limits")]
     max_memory: Option<u64>,
+    /// Time limit of the whole command in seconds (0: none); then the question is undecided.
+    ///
+    /// Checked inside every search ((a), (b), the finest faithful partitions); each check by
+    /// the runtime gets the time left. Compiling a model is not interrupted.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 10.0,
+        help_heading = "Limits"
+    )]
+    timeout: f64,
     /// Finest faithful partitions: most partitions enumerated (B(10) = 115,975).
     #[arg(
         long,
@@ -179,6 +191,16 @@ fn check_local_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 }
 
 pub fn partition(args: PartitionArgs) -> Result<u8> {
+    if !(args.timeout >= 0.0 && args.timeout.is_finite()) {
+        anyhow::bail!(
+            "--timeout {}: give a number of seconds (0: no limit)",
+            args.timeout
+        );
+    }
+    // The time bound covers the whole command, from here (the model's compilation counts).
+    let deadline = Deadline::after(
+        (args.timeout > 0.0).then(|| std::time::Duration::from_secs_f64(args.timeout)),
+    );
     if let Some(dir) = &args.output {
         crate::writable::output_dir(dir, "--output")?;
     }
@@ -232,6 +254,7 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
             max_length: args.max_length,
             max_words: args.max_multitraces,
             max_memory,
+            deadline,
         },
         central: CentralLimits {
             max_length: args.max_length,
@@ -239,6 +262,7 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
             samples: args.samples,
             seed: args.seed,
             max_memory,
+            deadline,
         },
         search: SearchLimits {
             max_partitions: args.max_partitions,

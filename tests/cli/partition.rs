@@ -544,3 +544,57 @@ fn partition_shows_no_progress_off_a_terminal() {
     );
     assert!(!e.contains('\r') && !e.contains('\x1b'), "{e:?}");
 }
+
+/// Issue 22 point 1: `partition --timeout` bounds the whole command. On par10 (22 s to 90 s
+/// without a limit on the 2-core machine: the one-location model exceeds the area cap, so (a)
+/// enumerates global traces and (b) checks multitraces by AC) a limit of 2 s gives an undecided
+/// answer (exit 3) naming the option, well before the unbounded run would end, within the
+/// memory limit; a small model still gets its definite answer under the same limit.
+#[test]
+fn partition_stops_at_its_time_limit_naming_the_option() {
+    let dir = scratch("partition-timeout");
+    let model = dir.join("par10.hif");
+    std::fs::write(&model, par_messages(10)).unwrap();
+    let m = model.to_str().unwrap();
+    let start = std::time::Instant::now();
+    let Some(o) = run_limited(2048, &["partition", m, "--timeout", "2"]) else {
+        eprintln!("skipped: no `prlimit` (util-linux)");
+        return;
+    };
+    let took = start.elapsed();
+    assert_eq!(o.status.code(), Some(3), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("time limit of 2 s reached while searching (b) (--timeout 2; 0: none)"),
+        "{out}"
+    );
+    assert!(!out.contains("faithful:"), "{out}");
+    // Compiling the model is not interrupted (about 3 s here): a generous guard, far below
+    // the unbounded run.
+    assert!(took.as_secs() < 40, "took {took:?}");
+
+    let small = dir.join("par2.hif");
+    std::fs::write(&small, par_messages(2)).unwrap();
+    let o = run_limited(
+        2048,
+        &["partition", small.to_str().unwrap(), "--timeout", "2"],
+    )
+    .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("(a) global traces: faithful"),
+        "{}",
+        stdout(&o)
+    );
+    let bad = run_limited(
+        2048,
+        &["partition", small.to_str().unwrap(), "--timeout=-1"],
+    )
+    .unwrap();
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+    assert!(
+        stderr(&bad).contains("--timeout -1: give a number of seconds"),
+        "{}",
+        stderr(&bad)
+    );
+}

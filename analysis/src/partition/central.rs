@@ -42,6 +42,9 @@ pub struct CentralLimits {
     /// Memory budget of each check by AC (`None`: none); a check that runs out is
     /// Inconclusive, so the search proves nothing.
     pub max_memory: Option<u64>,
+    /// The time limit of the whole run: each check gets the time left, and reaching it ends
+    /// the search (none found: not a proof).
+    pub deadline: super::deadline::Deadline,
 }
 
 impl Default for CentralLimits {
@@ -52,6 +55,7 @@ impl Default for CentralLimits {
             samples: 2_000,
             seed: 0,
             max_memory: Some(multitrace_runtime::budget::default_max_memory(1)),
+            deadline: Default::default(),
         }
     }
 }
@@ -75,6 +79,8 @@ pub struct Searched {
     pub samples_checked: u64,
     /// Central checks that ran out of budget (Inconclusive).
     pub inconclusive: u64,
+    /// The time limit (`--timeout`) that ended the search, when it did.
+    pub time_limit: Option<std::time::Duration>,
 }
 
 /// How a counterexample was found.
@@ -119,6 +125,7 @@ struct Checker<'e> {
     scratch: Scratch,
     map: Vec<LetterId>,
     opts: CheckOptions,
+    deadline: super::deadline::Deadline,
 }
 
 impl Checker<'_> {
@@ -128,6 +135,8 @@ impl Checker<'_> {
             .iter()
             .map(|t| t.iter().map(|x| self.map[x.index()]).collect())
             .collect();
+        // The time left: a check that runs out is Inconclusive.
+        self.opts.budget.timeout = self.deadline.remaining();
         let (v, _) = self
             .engine
             .check_letters(&mut self.scratch, &t, &self.opts)
@@ -178,6 +187,7 @@ pub fn check(
             diagnosis: None,
             ..CheckOptions::default()
         },
+        deadline: limits.deadline,
     };
     checker.opts.budget.max_memory = limits.max_memory;
     let mut searched = Searched::default();
@@ -213,6 +223,10 @@ pub fn check(
                     budget_hit = true;
                     return Ok(false);
                 }
+                if limits.deadline.expired() {
+                    searched.time_limit = Some(limits.deadline.limit);
+                    return Ok(false);
+                }
                 searched.enumerated += 1;
                 let Some(w) = causality.interleave(traces) else {
                     return Ok(true);
@@ -242,14 +256,21 @@ pub fn check(
                 searched,
             ));
         }
-        if !ok || budget_hit {
+        if !ok || budget_hit || searched.time_limit.is_some() {
             break 'lengths;
         }
         searched.complete_up_to = Some(total);
     }
-    searched.all = finite && !budget_hit && searched.complete_up_to == Some(top);
+    searched.all = finite
+        && !budget_hit
+        && searched.time_limit.is_none()
+        && searched.complete_up_to == Some(top);
     if searched.all && searched.inconclusive == 0 {
         return Ok(Central::ProvenExhaustive(searched));
+    }
+
+    if searched.time_limit.is_some() {
+        return Ok(Central::NoneFound(searched));
     }
 
     // 2. The projection of (a)'s counterexample.
@@ -303,6 +324,10 @@ pub fn check(
         }
     };
     for n in 1..=limits.samples {
+        if limits.deadline.expired() {
+            searched.time_limit = Some(limits.deadline.limit);
+            break;
+        }
         searched.samples += 1;
         let runs: Vec<Vec<Vec<LetterId>>> = (0..2 + rng.below(2))
             .filter_map(|_| random_run(&mut rng))

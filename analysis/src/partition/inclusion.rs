@@ -46,6 +46,8 @@ pub struct InclusionLimits {
     /// Most bytes held by the search (the product's states, the determinized views of the
     /// global automaton built so far, the automaton itself); `None`: no limit.
     pub max_memory: Option<u64>,
+    /// The time limit of the whole run; reaching it leaves (a) undecided.
+    pub deadline: super::deadline::Deadline,
 }
 
 impl Default for InclusionLimits {
@@ -57,6 +59,7 @@ impl Default for InclusionLimits {
             max_words: 200_000,
             // One search at a time: the limit of one worker.
             max_memory: Some(multitrace_runtime::budget::default_max_memory(1)),
+            deadline: Default::default(),
         }
     }
 }
@@ -84,9 +87,10 @@ impl GlobalCounterexample {
     ) -> Self {
         let known = match u {
             Undecided::Bounded { complete_up_to, .. } => *complete_up_to,
-            Undecided::States { .. } | Undecided::Memory { .. } | Undecided::InFlight { .. } => {
-                None
-            }
+            Undecided::States { .. }
+            | Undecided::Memory { .. }
+            | Undecided::Time { .. }
+            | Undecided::InFlight { .. } => None,
         };
         GlobalCounterexample {
             word: interleaving.to_vec(),
@@ -139,6 +143,17 @@ pub enum Undecided {
         /// The in-flight bound of the search that ran out.
         in_flight: u32,
     },
+    /// The time limit (`--timeout`) was reached; every global trace of at most `complete_up_to`
+    /// actions was searched (with at most `in_flight` messages in flight per channel, when
+    /// there are channels, and the global language regular).
+    Time {
+        /// The limit.
+        limit: std::time::Duration,
+        /// Traces up to this length were all searched (`None`: not even the empty one).
+        complete_up_to: Option<usize>,
+        /// The in-flight bound of the search that ran out.
+        in_flight: u32,
+    },
     /// The global language is not regular: every causal global trace of at most
     /// `complete_up_to` actions passing the local verifiers was enumerated and found accepted
     /// (by term exploration), except `inconclusive` ones whose check ran out of budget.
@@ -180,6 +195,7 @@ enum Run {
     Found(GlobalCounterexample),
     Budget { complete_up_to: usize },
     Memory { complete_up_to: usize },
+    Time { complete_up_to: usize },
     Spurious(Vec<LetterId>),
 }
 
@@ -219,6 +235,18 @@ pub fn check(
     // real; a larger bound may show it shortest overall (or find a shorter one).
     let mut best: Option<GlobalCounterexample> = None;
     for &k in &bounds {
+        if limits.deadline.expired() {
+            // Read here too: a small search may end before its first reading of the clock.
+            if let Some(c) = best {
+                return (Inclusion::Counterexample(c), stats);
+            }
+            let u = Undecided::Time {
+                limit: limits.deadline.limit,
+                complete_up_to: None,
+                in_flight: k,
+            };
+            return (Inclusion::Undecided(u), stats);
+        }
         stats.runs += 1;
         match run(an, p, mode, k, limits, &mut stats.states) {
             Run::Faithful => {
@@ -256,6 +284,19 @@ pub fn check(
                 return (
                     Inclusion::Undecided(Undecided::Memory {
                         limit: limits.max_memory.unwrap_or(u64::MAX),
+                        complete_up_to: Some(complete_up_to),
+                        in_flight: k,
+                    }),
+                    stats,
+                );
+            }
+            Run::Time { complete_up_to } => {
+                if let Some(c) = best {
+                    return (Inclusion::Counterexample(c), stats);
+                }
+                return (
+                    Inclusion::Undecided(Undecided::Time {
+                        limit: limits.deadline.limit,
                         complete_up_to: Some(complete_up_to),
                         in_flight: k,
                     }),
@@ -318,6 +359,7 @@ pub fn bounded(
     let mut complete_up_to = None;
     let mut cut = false;
     let mut out_of_memory = false;
+    let mut out_of_time = false;
     // Bytes of a frontier entry of `len` actions: three vectors (headers and contents).
     let fixed = blocks.len() + causality.counters();
     let entry_bytes = |len: usize| (72 + 4 * (len + fixed)) as u64;
@@ -338,12 +380,18 @@ pub fn bounded(
         for len in 0..=limits.max_length {
             let mut next = Vec::new();
             for (w, states, counters) in &frontier {
+                if limits.deadline.expired() {
+                    out_of_time = true;
+                    break 'search None; // complete up to the previous length
+                }
                 if blocks.iter().zip(states).all(|(d, &q)| d.passes(q, mode)) {
                     if words >= limits.max_words {
                         break 'search None;
                     }
                     words += 1;
                     let gw: Vec<LetterId> = w.iter().map(|x| to_global[x.index()]).collect();
+                    // Each check gets the time left: one that runs out is Inconclusive.
+                    opts.budget.timeout = limits.deadline.remaining();
                     match global.check_letters(&mut scratch, &[gw], &opts) {
                         Ok((v, _)) if v.kind == VerdictKind::Fail => {
                             break 'search Some(Inclusion::Counterexample(GlobalCounterexample {
@@ -411,7 +459,13 @@ pub fn bounded(
         None
     };
     an.put_blocks(p, blocks);
-    let r = result.unwrap_or(if out_of_memory {
+    let r = result.unwrap_or(if out_of_time || limits.deadline.expired() {
+        Inclusion::Undecided(Undecided::Time {
+            limit: limits.deadline.limit,
+            complete_up_to,
+            in_flight: 0,
+        })
+    } else if out_of_memory {
         Inclusion::Undecided(Undecided::Memory {
             limit: limits.max_memory.unwrap_or(u64::MAX),
             complete_up_to,
@@ -548,6 +602,12 @@ fn run(
                 // Checked at every step: a step adds at most two subsets, and a product state.
                 if over_memory(parent.len() + 1) {
                     break 'search Run::Memory {
+                        complete_up_to: depth[id] as usize,
+                    };
+                }
+                // The clock is read every 1024 product states (cheap against a step).
+                if parent.len().is_multiple_of(1024) && limits.deadline.expired() {
+                    break 'search Run::Time {
                         complete_up_to: depth[id] as usize,
                     };
                 }
@@ -693,6 +753,27 @@ mod tests {
             matches!(r, Inclusion::Undecided(Undecided::States { limit: 10, .. })),
             "{r:?}"
         );
+    }
+
+    /// The time limit is kept: a deadline already passed leaves the question undecided naming
+    /// it, where without it the same question is proven.
+    #[test]
+    fn the_time_limit_leaves_the_question_undecided() {
+        let pb = problem("count3", COUNT3);
+        let mut an = Analyzer::new(&pb);
+        let p = Partition::finest(pb.atoms());
+        let limit = std::time::Duration::ZERO;
+        let passed = InclusionLimits {
+            deadline: super::super::deadline::Deadline::after(Some(limit)),
+            ..limits(3)
+        };
+        let (r, _) = check(&mut an, &p, Mode::Prefix, &passed);
+        assert!(
+            matches!(r, Inclusion::Undecided(Undecided::Time { limit: l, .. }) if l == limit),
+            "{r:?}"
+        );
+        let (r, _) = check(&mut an, &p, Mode::Prefix, &limits(3));
+        assert!(matches!(r, Inclusion::Faithful { .. }), "{r:?}");
     }
 
     /// The memory limit is kept: the search stops with an undecided answer naming it (and what

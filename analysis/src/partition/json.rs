@@ -96,6 +96,7 @@ fn searched(s: &Searched) -> Value {
         "samples": s.samples,
         "samples_checked": s.samples_checked,
         "inconclusive": s.inconclusive,
+        "time_limit_s": s.time_limit.map(|l| l.as_secs_f64()),
     })
 }
 

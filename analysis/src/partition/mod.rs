@@ -32,6 +32,7 @@
 mod blocks;
 mod causality;
 pub mod central;
+pub mod deadline;
 mod error;
 pub mod files;
 pub mod inclusion;

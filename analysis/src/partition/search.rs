@@ -205,7 +205,7 @@ pub fn finest_faithful(
         if h.len() <= 1 || h.len() == n || hinted.iter().any(|(x, _)| x == h) {
             continue;
         }
-        if out.searches >= limits.max_searches {
+        if out.searches >= limits.max_searches || inclusion_limits.deadline.expired() {
             break;
         }
         out.searches += 1;
@@ -232,7 +232,7 @@ pub fn finest_faithful(
             }
             level = p.len();
         }
-        if out.enumerated >= limits.max_partitions {
+        if out.enumerated >= limits.max_partitions || inclusion_limits.deadline.expired() {
             stopped = true;
             return false;
         }

@@ -96,6 +96,25 @@ pub fn undecided_text(problem: &Problem, u: &Undecided) -> String {
                 limit >> 20
             )
         }
+        Undecided::Time {
+            limit,
+            complete_up_to,
+            in_flight,
+        } => {
+            let bound = if problem.causality().counters() > 0 && problem.exact() {
+                format!(" with at most {} in flight per channel", messages(*in_flight))
+            } else {
+                String::new()
+            };
+            let upto = match complete_up_to {
+                Some(n) => format!("the global traces of at most {}{bound}", actions(*n)),
+                None => "no global trace".to_string(),
+            };
+            format!(
+                "undecided: {}; no counterexample found among {upto}",
+                super::deadline::limit_text(*limit, "searching (a)")
+            )
+        }
         Undecided::InFlight { bound, spurious } => format!(
             "undecided: no counterexample with at most {} in flight per channel (searched exhaustively, any length); beyond that bound the abstraction finds {}, which is not causally possible (raise --max-in-flight)",
             messages(*bound),
@@ -132,7 +151,7 @@ fn searched_text(s: &Searched, limits: &CentralLimits) -> String {
         ),
         None => "no multitrace exhaustively".to_string(),
     };
-    if s.complete_up_to.unwrap_or(0) < limits.max_length && !s.all {
+    if s.complete_up_to.unwrap_or(0) < limits.max_length && !s.all && s.time_limit.is_none() {
         let _ = write!(
             t,
             " (the search stopped at --max-multitraces {})",
@@ -402,9 +421,13 @@ fn questions(s: &mut String, a: &Analysed) {
             );
         }
         Central::NoneFound(searched) => {
+            let time = match searched.time_limit {
+                Some(l) => format!("{}; ", super::deadline::limit_text(l, "searching (b)")),
+                None => String::new(),
+            };
             let _ = writeln!(
                 s,
-                "(b) central step: undecided: no counterexample among {} (not a proof)",
+                "(b) central step: undecided: {time}no counterexample among {} (not a proof)",
                 searched_text(searched, limits)
             );
         }
