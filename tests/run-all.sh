@@ -28,6 +28,8 @@ cargo test --workspace --doc --locked
 # The runtime without OpenTelemetry (its `otel` feature), and the command refusing --otel then.
 cargo check -p multitrace-runtime --no-default-features --locked
 cargo check -p multitrace --no-default-features --locked
+# The fuzz targets (their own workspace) keep compiling against the libraries.
+cargo check --manifest-path fuzz/Cargo.toml
 
 echo "== User guide"
 MDBOOK_VERSION=0.5.4

@@ -18,6 +18,6 @@ fuzz_target!(|data: &[u8]| {
         all.dedup();
         assert_eq!(all.len(), n);
     } else if let Err(e) = parse_locations_spec(&spec) {
-        assert!(e.starts_with("--locations:"));
+        assert!(e.to_string().starts_with("--locations:"));
     }
 });
