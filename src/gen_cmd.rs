@@ -125,7 +125,7 @@ pub struct CompareArgs {
 
 /// Runs `gen`; returns the exit status.
 pub fn gen(args: GenArgs) -> Result<u8> {
-    crate::writable::output_dir(&args.output, "--output")?;
+    multitrace_runtime::output::check_writable_dir(&args.output, "--output")?;
     if !(args.timeout >= 0.0 && args.timeout.is_finite()) {
         anyhow::bail!(
             "--timeout {}: give a number of seconds (0: no limit)",

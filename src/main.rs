@@ -12,7 +12,6 @@ mod monitor_cmd;
 mod partition_cmd;
 mod progress;
 mod report_cmd;
-mod writable;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;

@@ -202,7 +202,7 @@ pub fn partition(args: PartitionArgs) -> Result<u8> {
         (args.timeout > 0.0).then(|| std::time::Duration::from_secs_f64(args.timeout)),
     );
     if let Some(dir) = &args.output {
-        crate::writable::output_dir(dir, "--output")?;
+        multitrace_runtime::output::check_writable_dir(dir, "--output")?;
     }
     let mode = match args.mode {
         ModeArg::Complete => Mode::Complete,

@@ -134,6 +134,53 @@ pub fn check_writable(path: &Path, option: &str) -> Result<(), UnwritableOutput>
     })
 }
 
+/// `Err` when the output directory `dir`, named by `option` (`gen -o DIR`, `partition -o
+/// DIR`), cannot receive files: it is a file, or the nearest existing ancestor (where the
+/// missing directories are created when the results are written) is not a directory or no
+/// file can be created in it (tried with a probe file: permission bits do not tell read-only
+/// mounts, ACLs nor root). Commands call it before any work, as [`check_writable`].
+pub fn check_writable_dir(dir: &Path, option: &str) -> Result<(), UnwritableOutput> {
+    let fail = |reason: String| UnwritableOutput {
+        path: dir.to_path_buf(),
+        option: option.to_string(),
+        reason,
+    };
+    if dir.exists() && !dir.is_dir() {
+        return Err(fail(format!(
+            "{option} names an output directory, but this is a file; give a directory (it is created if needed)"
+        )));
+    }
+    // The nearest directory that exists: where a file (or the missing directories) is created.
+    let mut existing = dir;
+    while !existing.is_dir() {
+        match existing.parent() {
+            Some(p) if !p.as_os_str().is_empty() => existing = p,
+            Some(_) | None => {
+                existing = Path::new(".");
+                break;
+            }
+        }
+        if existing.exists() && !existing.is_dir() {
+            return Err(fail(format!(
+                "cannot create the directory: {} is not a directory",
+                existing.display()
+            )));
+        }
+    }
+    probe(existing).map_err(|e| {
+        if existing == dir {
+            fail(format!(
+                "the directory is not writable ({e}); give another with {option}"
+            ))
+        } else {
+            fail(format!(
+                "cannot create the directory: {} is not writable ({e}); give another with {option}",
+                existing.display()
+            ))
+        }
+    })
+}
+
 /// What `option` writes, and a file name to suggest inside a directory given as its output.
 fn example_name(option: &str) -> (&'static str, &'static str) {
     if option == "--report" {
@@ -191,6 +238,26 @@ mod tests {
             assert!(refuse_overwrite(&d.join("hard.hif"), &[&input]).is_err());
         }
         let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn output_directories_are_checked_before_any_work() {
+        let d = tempfile::tempdir().unwrap();
+        assert_eq!(check_writable_dir(d.path(), "-o"), Ok(()));
+        // Missing directories are created later: their nearest existing ancestor counts.
+        assert_eq!(check_writable_dir(&d.path().join("a/b"), "-o"), Ok(()));
+        let file = d.path().join("f");
+        std::fs::write(&file, "x").unwrap();
+        let e = check_writable_dir(&file, "--output").unwrap_err();
+        assert!(e.to_string().contains("this is a file"), "{e}");
+        let e = check_writable_dir(&file.join("sub"), "--output").unwrap_err();
+        assert!(e.to_string().contains("is not a directory"), "{e}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+        assert_eq!(
+            std::fs::read_dir(d.path()).unwrap().count(),
+            1,
+            "no probe file is left"
+        );
     }
 
     #[test]
