@@ -18,7 +18,7 @@ use multitrace_runtime::monitor::session::{
 use multitrace_runtime::monitor::{Monitor, MonitorOptions};
 use multitrace_runtime::record::{ErrorRecord, Record};
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -199,6 +199,17 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     } else {
         None
     };
+    // Outputs first, before any work: writable, and never one of the inputs (records
+    // appended to a followed source would be read again as events).
+    if let Some(path) = &args.output {
+        multitrace_runtime::output::check_writable(path, "--output")?;
+        let mut inputs: Vec<&Path> = vec![args.model.as_path()];
+        inputs.extend(args.sources.iter().map(PathBuf::as_path));
+        multitrace_runtime::output::refuse_overwrite(path, &inputs)?;
+    }
+    if let Some(dir) = &args.state {
+        multitrace_runtime::output::check_writable_dir(dir, "--state")?;
+    }
     let model = crate::model_cmd::load(&args.model, &args.model_args)?;
     let check = Settings {
         mode: args.mode.mode(),

@@ -73,3 +73,34 @@ fn a_writable_output_is_left_as_it_was_by_the_check() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous");
     assert_eq!(std::fs::read_dir(&*d).unwrap().count(), 1);
 }
+
+/// `monitor`: `--output` checked first and never one of its sources (records appended to a
+/// followed source would be read again as events), `--state` a directory it can write.
+#[test]
+fn monitor_outputs_are_checked_before_the_model_is_read() {
+    let d = scratch("monitor-outputs");
+    let model = d.join("absent-model.hif").display().to_string();
+    let events = d.join("events.jsonl");
+    std::fs::write(&events, "").unwrap();
+    let ev = events.display().to_string();
+    let missing = d.join("no/such/out.jsonl").display().to_string();
+    let file = d.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let file_text = file.display().to_string();
+    let out = d.join("out.jsonl").display().to_string();
+    let cases: [(Vec<&str>, &str); 3] = [
+        (vec!["-o", &missing], "does not exist"),
+        (vec!["-o", &ev], "refusing to write over an input"),
+        (vec!["-o", &out, "--state", &file_text], "this is a file"),
+    ];
+    for (extra, why) in cases {
+        let mut args = vec!["monitor", &model, &ev, "--no-follow"];
+        args.extend(extra.iter().copied());
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains(why), "{args:?}: {e}");
+        assert!(!e.contains("absent-model"), "the model is not read: {e}");
+    }
+    assert_eq!(std::fs::read_to_string(&events).unwrap(), "");
+}
