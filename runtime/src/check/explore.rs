@@ -251,8 +251,10 @@ fn first_search(search: &mut Search<'_>, root: TermId, prefix: bool, how: Prefix
         return first;
     }
     search.silent = true;
+    search.confirming = true;
     let confirmed = search.run(root, true);
     search.silent = false;
+    search.confirming = false;
     confirmed
 }
 
@@ -336,6 +338,8 @@ struct Search<'a> {
     /// Prefix mode by silent moves (actions of consumed locations executed without consuming
     /// anything) instead of lifeline removal.
     silent: bool,
+    /// Silent moves that confirm a success found with removal (see [`first_search`]).
+    confirming: bool,
 }
 
 type Vertex = (TermId, Box<[u32]>);
@@ -356,6 +360,7 @@ impl<'a> Search<'a> {
             last_local: (0, TermId::EMPTY),
             path: None,
             silent: false,
+            confirming: false,
         }
     }
 
@@ -382,7 +387,16 @@ impl<'a> Search<'a> {
         let mut succ: Vec<(Vertex, u32)> = Vec::new();
         // Silent moves along one path are bounded; a search that hit the bound and found
         // nothing is inconclusive, never a Fail.
-        let silent_max = 2 * self.store.depth(root) + 8;
+        // A confirmation (`Prefix::confirm`) may need the consumed locations to act between
+        // every two observed actions (a `loopS` whose iterations span locations), so its bound
+        // grows with the observed actions.
+        let observed: u32 = (0..n).map(|k| self.len(k)).sum();
+        let per_path = 2 * self.store.depth(root) + 8;
+        let silent_max = if self.confirming {
+            per_path.saturating_mul(observed + 1)
+        } else {
+            per_path
+        };
         let mut cut = false;
         // Bytes of the store before this search: what it grows by is this search's.
         let store_before = self.store.heap_bytes();
