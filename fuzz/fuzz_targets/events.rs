@@ -31,7 +31,11 @@ fuzz_target!(|data: &[u8]| {
         }),
         sorted: mode & 2 != 0,
         max_buffered_events: 64,
-        max_line_bytes: if limit == 0 { 1 << 20 } else { u64::from(limit) },
+        max_line_bytes: if limit == 0 {
+            1 << 20
+        } else {
+            u64::from(limit)
+        },
         ..EventOptions::default()
     };
     let lines = body.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
@@ -42,7 +46,11 @@ fuzz_target!(|data: &[u8]| {
     loop {
         match events.next_event() {
             Ok(Some(ev)) => {
-                assert!(ev.line >= 1 && ev.line <= lines, "line {} of {lines}", ev.line);
+                assert!(
+                    ev.line >= 1 && ev.line <= lines,
+                    "line {} of {lines}",
+                    ev.line
+                );
                 assert!(ev.line > last, "lines in order");
                 last = ev.line;
                 assert_eq!(ev.at, format!("e.log:{}", ev.line));

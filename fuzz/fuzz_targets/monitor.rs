@@ -15,7 +15,7 @@ use multitrace_runtime::artifact::decode;
 use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
 use multitrace_runtime::monitor::{LiveRun, Monitor, MonitorOptions};
 use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::verdict::{Mode, VerdictKind};
+use multitrace_runtime::verdict::{Mode, Verdict, VerdictKind};
 use std::sync::OnceLock;
 
 fn engine() -> &'static Engine {
@@ -86,7 +86,21 @@ fuzz_target!(|data: &[u8]| {
         }
         match want.kind {
             VerdictKind::Fail => {
-                assert_eq!(got.as_ref(), Some(&want), "{procedure:?} after {}", i + 1);
+                // As its record has it: without the diagnosis's search work, which the
+                // monitor spares (`Engine::check_letters_known`).
+                let recorded = |v: &Verdict| {
+                    let mut v = v.clone();
+                    if let Some(d) = &mut v.diagnosis {
+                        d.vertices = 0;
+                    }
+                    v
+                };
+                assert_eq!(
+                    got.as_ref().map(recorded),
+                    Some(recorded(&want)),
+                    "{procedure:?} after {}",
+                    i + 1
+                );
                 decided = Some(VerdictKind::Fail);
             }
             VerdictKind::Inconclusive => {

@@ -21,7 +21,10 @@ fn frame(payload: &[u8]) -> Vec<u8> {
     let config = bincode::config::standard().with_limit::<{ MAX_PAYLOAD as usize }>();
     let (kind, digest) =
         match bincode::serde::decode_from_slice::<CompiledModel, _>(payload, config) {
-            Ok((m, _)) => (u8::from(matches!(m.kind, ModelKind::TermOnly(_))), m.source_hash.0),
+            Ok((m, _)) => (
+                u8::from(matches!(m.kind, ModelKind::TermOnly(_))),
+                m.source_hash.0,
+            ),
             Err(_) => (0, [0; 32]),
         };
     let mut out = Vec::with_capacity(payload.len() + 64);
