@@ -357,6 +357,7 @@ def monitor_events(
     max_live_vertices: int = 4096,
     reorder_window: Any = None,
     buckets: int = 64,
+    at: Optional[str] = None,
 ) -> Any:
     """Live verdicts on Spark Structured Streaming: a streaming DataFrame of records
     (:data:`MONITOR_SCHEMA`), one per run, written as soon as the run's verdict is final.
@@ -392,6 +393,10 @@ def monitor_events(
 
     ``mode``, ``procedure`` and ``diagnosis`` are those of :func:`check_events`;
     ``max_live_vertices`` bounds one run's product (``Model.monitor``). Output mode: append.
+    A record decided by an event names it in ``monitor["at"]`` of its ``record``: the string
+    in the event's column ``at`` when given (for example the ``at`` column of
+    :func:`events_from_otel`: span, service, rule), else the event's time,
+    ``time:YYYY-MM-DDTHH:MM:SS.ffffffZ`` (UTC); with the record's run, that is the event.
     The operator has ``spark.sql.shuffle.partitions`` partitions (fixed by the checkpoint at the
     query's first start; Spark's default of 200 runs 200 tasks per micro-batch): set it to about
     the cluster's cores before the first start (a warning says so when it is above
@@ -435,16 +440,25 @@ def monitor_events(
         )
     mkey = (key, repr(sorted(options.items())))
     df = stream_df.withWatermark(order, f"{int(wm * 1000)} milliseconds")
-    for c in (run, action):
+    for c in (run, action) + (() if at is None else (at,)):
         if c not in df.columns:
             raise ValueError(f"no column {c!r} in the DataFrame (columns: {', '.join(df.columns)})")
     run_id = F.col(run).cast("string")
+    if at is None:
+        # The event's time in UTC, to the microsecond (Spark's precision): with the run, it
+        # names the event whatever the source.
+        tz = spark.conf.get("spark.sql.session.timeZone")
+        place = F.concat(F.lit("time:"), F.date_format(
+            F.to_utc_timestamp(F.col(order), tz), "yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'"))
+    else:
+        place = F.col(at).cast("string")
     sel = df.select(
         F.pmod(F.xxhash64(run_id), F.lit(buckets)).cast("int").alias("_bucket"),
         run_id.alias("_run"),
         F.col(action).cast("string").alias("_action"),
         F.col(order).alias("_ts"),
         F.unix_micros(F.col(order)).alias("_us"),
+        place.alias("_at"),
     )
     names = ["run", "verdict", "reason", "explanation", "local_error", "diagnosis", "record", "closed"]
 
@@ -487,7 +501,8 @@ def monitor_events(
                 # (A null in a long column makes pandas floats: back to ints, None for nulls.)
                 us = us.astype(object).where(us.notna(), None).map(
                     lambda u: None if u is None else int(u))
-            records = mon.push_many(pdf["_run"], pdf["_action"], us.tolist(), time_unit="us")
+            records = mon.push_many(pdf["_run"], pdf["_action"], us.tolist(), time_unit="us",
+                                    ats=pdf["_at"])
             newest = pdf.dropna(subset=["_run", "_us"]).groupby("_run", sort=False)["_us"].max()
             seen = set()
             for r, u in zip(newest.index.tolist(), newest.tolist()):

@@ -331,15 +331,22 @@ impl PyMonitor {
         actions: Vec<Option<String>>,
         keys: Vec<Result<OrderKey, EventError>>,
         ends: Option<Vec<bool>>,
+        ats: Option<Vec<Option<String>>>,
     ) -> PyResult<Vec<CheckResult>> {
         let n = runs.len();
-        if actions.len() != n || keys.len() != n || ends.as_ref().is_some_and(|e| e.len() != n) {
+        if actions.len() != n
+            || keys.len() != n
+            || ends.as_ref().is_some_and(|e| e.len() != n)
+            || ats.as_ref().is_some_and(|a| a.len() != n)
+        {
             return Err(PyValueError::new_err(format!(
-                "columns of different lengths: {n} runs, {} actions, {} order keys{}",
+                "columns of different lengths: {n} runs, {} actions, {} order keys{}{}",
                 actions.len(),
                 keys.len(),
                 ends.as_ref()
-                    .map_or(String::new(), |e| format!(", {} end flags", e.len()))
+                    .map_or(String::new(), |e| format!(", {} end flags", e.len())),
+                ats.as_ref()
+                    .map_or(String::new(), |a| format!(", {} places", a.len()))
             )));
         }
         let wall = wall_now();
@@ -358,7 +365,12 @@ impl PyMonitor {
             let mut out: Vec<Out> = Vec::new();
             let mut decided: Vec<Decision> = Vec::new();
             for (i, ((run, action), key)) in runs.into_iter().zip(actions).zip(keys).enumerate() {
-                let at = format!("{source}:{}", first + i as u64 + 1);
+                // Where the event is: the caller's place for it, else its position among the
+                // events this monitor has taken.
+                let at = match ats.as_ref().and_then(|a| a[i].as_deref()) {
+                    Some(place) => place.to_string(),
+                    None => format!("{source}:{}", first + i as u64 + 1),
+                };
                 let end = ends.as_ref().is_some_and(|e| e[i]);
                 let body = match (action, key) {
                     (None, _) => Err("missing action".to_string()),
@@ -474,8 +486,11 @@ impl PyMonitor {
     /// model's) and its `order` key within that location (int, float, or str: a number or an
     /// RFC 3339 timestamp). `end=True` ends the run with this event. Returns the records
     /// decided by it (a list, usually empty): a Fail at the first event that makes it certain,
-    /// the run's record at its end event, an Error for a bad or late event.
-    #[pyo3(signature = (run, action, order, end=false, time_unit=None))]
+    /// the run's record at its end event, an Error for a bad or late event. `at` names where
+    /// the event is (a record decided by it says so in `monitor["at"]`); without it, the
+    /// event's position among those this monitor took (`SOURCE:N`).
+    #[pyo3(signature = (run, action, order, end=false, time_unit=None, at=None))]
+    #[allow(clippy::too_many_arguments)] // Python's keyword arguments
     fn push(
         &mut self,
         py: Python<'_>,
@@ -484,11 +499,13 @@ impl PyMonitor {
         order: &Bound<'_, PyAny>,
         end: bool,
         time_unit: Option<&str>,
+        at: Option<String>,
     ) -> PyResult<Vec<CheckResult>> {
         let runs = PyList::new(py, [run])?;
         let runs = optional_strings(&runs, "runs")?;
         let keys = keys_of(&PyList::new(py, [order])?, time_unit)?;
-        self.push_events(py, runs, vec![action], keys, end.then(|| vec![true]))
+        let ats = at.map(|a| vec![Some(a)]);
+        self.push_events(py, runs, vec![action], keys, end.then(|| vec![true]), ats)
     }
 
     /// Takes many events in one call: `runs`, `actions` and `orders` are columns of the same
@@ -496,8 +513,10 @@ impl PyMonitor {
     /// are taken in column order; returns the records they decide, in the order decided.
     /// With `time_unit` (`"s"`, `"ms"`, `"us"` or `"ns"`), integer order keys are Unix
     /// timestamps in that unit (event time, for `idle_timeout` and a duration
-    /// `reorder_window`).
-    #[pyo3(signature = (runs, actions, orders, ends=None, time_unit=None))]
+    /// `reorder_window`). `ats`, optional, is a column of places, one per event (`None` for
+    /// the default), as `push`'s `at`.
+    #[pyo3(signature = (runs, actions, orders, ends=None, time_unit=None, ats=None))]
+    #[allow(clippy::too_many_arguments)] // Python's keyword arguments
     fn push_many(
         &mut self,
         py: Python<'_>,
@@ -506,6 +525,7 @@ impl PyMonitor {
         orders: &Bound<'_, PyAny>,
         ends: Option<&Bound<'_, PyAny>>,
         time_unit: Option<&str>,
+        ats: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<CheckResult>> {
         let runs = optional_strings(&column(runs, "runs")?, "runs")?;
         let actions = optional_strings(&column(actions, "actions")?, "actions")?;
@@ -514,7 +534,11 @@ impl PyMonitor {
             Some(e) if !e.is_none() => Some(column(e, "ends")?.extract::<Vec<bool>>()?),
             _ => None,
         };
-        self.push_events(py, runs, actions, keys, ends)
+        let ats = match ats {
+            Some(a) if !a.is_none() => Some(optional_strings(&column(a, "ats")?, "ats")?),
+            _ => None,
+        };
+        self.push_events(py, runs, actions, keys, ends, ats)
     }
 
     /// Ends run `run` (its held events are checked first): its record, unless one was

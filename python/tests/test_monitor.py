@@ -126,6 +126,28 @@ def test_a_fail_is_returned_at_the_first_failing_event(mqtt):
     assert {r.id for r in rest} == {rid for rid, _ in runs} - set(decided_at)
 
 
+def test_an_event_named_by_the_caller_is_named_so_in_its_record(mqtt):
+    # The same events through push_many with every other event named: a Fail decided by a
+    # named event says its name, by an unnamed one its position; nothing else changes.
+    runs = runs_of(mqtt, 15, 7)
+    events = interleave(runs, random.Random(2))
+    cols = [list(c) for c in zip(*events)]
+    plain = mqtt.monitor().push_many(*cols)
+    names = [f"spans.json:{i}:span-{i}" if i % 2 else None for i in range(len(events))]
+    named = mqtt.monitor().push_many(*cols, ats=names)
+    assert [r.id for r in named] == [r.id for r in plain] and plain
+    pos = {r.id: int(r.monitor["at"].split(":")[1]) - 1 for r in plain}
+    for r in named:
+        i = pos[r.id]
+        assert r.monitor["at"] == (names[i] or f"<python>:{i + 1}")
+    assert any(names[pos[r.id]] for r in named) and any(not names[pos[r.id]] for r in named)
+    one = mqtt.monitor()
+    got = [r for i, e in enumerate(events) for r in one.push(*e, at=f"e{i}")]
+    assert [r.monitor["at"] for r in got] == [f"e{pos[r.id]}" for r in got]
+    with pytest.raises(ValueError, match="2 places"):
+        mqtt.monitor().push_many(*cols, ats=["a", "b"])
+
+
 def same(records):
     """Records as data, every field (`state_bytes` counts a state's content, the same after a
     restore)."""

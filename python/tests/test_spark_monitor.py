@@ -138,18 +138,57 @@ def check_stream(spark, model, runs, tmp, seed, **kw):
     assert idle == {k: want[k] for k in idle}
     closed = {r.closed for r in rows}
     assert "idle" in closed
-    return rows
+    return rows, [e for f in files for e in f]
+
+
+def micros(t):
+    """An event time in seconds as the stream reads it (`start`: seconds times 1e6, cast)."""
+    return int(t * 1e6)
+
+
+def assert_blames_its_event(model, runs, events, rec):
+    """A Fail decided at an event names it by its time (`time:...Z`, UTC, microseconds): an
+    event of the run at that time. The monitor releases each location's events in event-time
+    order (others' as their windows allow), so the events it had seen when the Fail became
+    certain were its location's events up to it and some per-location prefix of the others':
+    hence, as multi-prefixes are closed downward and a Fail upward, the events of its location
+    up to it with every event of the other locations are a Fail, and the events of its location
+    before it alone are not."""
+    from datetime import datetime, timezone
+
+    at = rec["monitor"]["at"]
+    assert at.startswith("time:") and at.endswith("Z"), at
+    when = datetime.strptime(at[5:-1], "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=timezone.utc)
+    t = int(when.timestamp()) * 1_000_000 + when.microsecond
+    run = rec["id"]
+    mine = sorted((micros(ts), a) for r, a, ts in events if r == run)
+    here = [a for us, a in mine if us == t]
+    assert len(here) == 1, f"{run}: {len(here)} events at {at}"
+    where = {a: loc for _, traces in runs for loc, acts in traces.items() for a in acts}
+    loc = where[here[0]]
+    locs = next(traces for rid, traces in runs if rid == run).keys()
+    mine_at = [(us, a) for us, a in mine if where[a] == loc]
+    upto = {o: [a for us, a in mine if where[a] == o] for o in locs}
+    upto[loc] = [a for us, a in mine_at if us <= t]
+    before = {o: [] for o in locs}
+    before[loc] = [a for us, a in mine_at if us < t]
+    with_it, alone = model.check_many([{"id": run, "traces": upto},
+                                       {"id": run, "traces": before}], mode="prefix")
+    assert with_it.verdict == "Fail", f"{run}: not a Fail with its event at {at}"
+    assert alone.verdict != "Fail", f"{run}: a Fail before its event at {at}"
 
 
 def test_mqtt_stream_gives_the_batch_verdicts(spark, fixtures, tmp_path):
     model = multitrace.compile(str(fixtures / "seed004-mqtt" / "model.hif"))
     runs = runs_of(model, ["pass", "local-error", "inter-error", "central-error-mixed",
                            "prefix", "swap-actions"], 40, (1, 14), 3, "mqtt")
-    rows = check_stream(spark, model, runs, tmp_path, 1)
+    rows, events = check_stream(spark, model, runs, tmp_path, 1)
     fails = [r for r in rows if r.verdict == "Fail"]
     assert fails and all(r.closed == "decided" for r in fails)  # prefix mode: at the event
-    rec = json.loads(fails[0].record)
-    assert rec["monitor"]["closed"] == "decided" and rec["monitor"]["at"].startswith("events:")
+    for r in fails:
+        rec = json.loads(r.record)
+        assert rec["monitor"]["closed"] == "decided"
+        assert_blames_its_event(model, runs, events, rec)
 
 
 def test_automatark_bakery_stream_gives_the_batch_verdicts(spark, data, tmp_path):
