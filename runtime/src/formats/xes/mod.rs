@@ -11,8 +11,11 @@
 //!   [`XesOptions::order`]); [`XesOrder::Document`] uses the order of the events in the
 //!   trace instead. Only the order within each location counts, so clocks need not agree.
 //!
-//! The XML is streamed (quick-xml): memory holds one trace; `.gz` files (or any file starting
-//! with the gzip magic bytes) are decompressed on the fly. An event without its action or
+//! The XML is streamed: memory holds one trace; `.gz` files (or any file starting with the gzip
+//! magic bytes) are decompressed on the fly. A file is read by a scanner over its bytes
+//! ([`scan`]) while it has the usual shape of a log, and by the full XML parser (quick-xml)
+//! from the start again, skipping the traces already given, as soon as it has not: the same
+//! records either way, every error from the full parser. An event without its action or
 //! order attribute makes its run an `Error` record naming `FILE:LINE`; XML that does not parse
 //! ends the file with an `Error` record naming the line (the traces before it still count).
 //!
@@ -22,10 +25,9 @@
 //! that sort by timestamp keep each location's order.
 
 use crate::batch::Item;
-use crate::events::{
-    parse_timestamp, EventError, Field, Grouper, OrderKey, OrderKeyError, RawEvent, RunOut,
-};
-use crate::nfa::Alphabet;
+use crate::events::{EventError, Field, Grouper, OrderKey, OrderKeyError, RawEvent, RunOut};
+use crate::formats::NameIndex;
+use crate::nfa::{Alphabet, LetterId};
 use crate::record::{ErrorRecord, Record};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::XmlVersion;
@@ -121,13 +123,31 @@ struct Pending {
 /// The runs of one XES file: an iterator of [`RunOut`], one per trace, then one `Error`
 /// record if the file cannot be read to its end.
 pub struct XesRuns<'a> {
-    grouper: Grouper<'a>,
-    file: String,
-    opts: XesOptions,
+    ctx: Ctx<'a>,
+    path: PathBuf,
+    /// The scanner, while the file has the usual shape.
+    fast: Option<scan::Scanner>,
+    /// The full parser, once the scanner has given up (or from the start without it).
     reader: Option<quick_xml::Reader<Lines<Box<dyn BufRead + Send>>>>,
     buf: Vec<u8>,
-    traces: u32,
     seen_log: bool,
+    /// Traces the scanner gave before it gave up, which the full parser skips.
+    skip: u32,
+    /// Whether the scanner gave up.
+    bailed: bool,
+}
+
+/// What the runs of a file are built with.
+struct Ctx<'a> {
+    alphabet: &'a Alphabet,
+    grouper: Grouper<'a>,
+    index: NameIndex,
+    file: String,
+    opts: XesOptions,
+    /// Traces given so far.
+    traces: u32,
+    /// Scratch for an action with its lifeline in front.
+    name: String,
 }
 
 /// The attribute `key` and `value` of an XES attribute element, borrowed from the element
@@ -162,19 +182,69 @@ fn key_value<'e>(e: &'e BytesStart<'_>) -> Result<(Cow<'e, str>, Cow<'e, str>), 
 impl<'a> XesRuns<'a> {
     /// Reads `path` over the model's `alphabet`.
     pub fn open(alphabet: &'a Alphabet, path: &Path, opts: &XesOptions) -> Result<Self, RunOut> {
+        Self::open_with(alphabet, path, opts, Some(scan::BLOCK))
+    }
+
+    /// Reads `path` with the scanner first (reading blocks of `block` bytes), or with the full
+    /// parser alone (`None`).
+    fn open_with(
+        alphabet: &'a Alphabet,
+        path: &Path,
+        opts: &XesOptions,
+        block: Option<usize>,
+    ) -> Result<Self, RunOut> {
         let file = path.display().to_string();
         let inner =
             open(path).map_err(|e| error_record(&file, None, format!("cannot read: {e}")))?;
-        let reader = quick_xml::Reader::from_reader(Lines { inner, newlines: 0 });
+        let (fast, reader) = match block {
+            Some(b) => (Some(scan::Scanner::with_block(inner, b)), None),
+            None => (None, Some(full_reader(inner))),
+        };
         Ok(XesRuns {
-            grouper: Grouper::new(alphabet),
-            file,
-            opts: opts.clone(),
-            reader: Some(reader),
+            ctx: Ctx {
+                alphabet,
+                grouper: Grouper::new(alphabet),
+                index: NameIndex::new(alphabet),
+                file,
+                opts: opts.clone(),
+                traces: 0,
+                name: String::new(),
+            },
+            path: path.to_path_buf(),
+            fast,
+            reader,
             buf: Vec::new(),
-            traces: 0,
             seen_log: false,
+            skip: 0,
+            bailed: false,
         })
+    }
+
+    /// The next run from the scanner: `None` once it has given up (the full parser then reads
+    /// the file from the start, skipping the traces given) or the file ends.
+    fn next_fast(&mut self) -> Option<Option<RunOut>> {
+        let scanner = self.fast.as_mut()?;
+        match scanner.next(&self.ctx.opts) {
+            scan::Next::Trace(t) => Some(Some(self.ctx.scanned_run(t))),
+            scan::Next::Done => {
+                self.fast = None;
+                Some(None)
+            }
+            scan::Next::Bail => {
+                self.fast = None;
+                self.bailed = true;
+                self.skip = self.ctx.traces;
+                self.ctx.traces = 0;
+                match open(&self.path) {
+                    Ok(inner) => self.reader = Some(full_reader(inner)),
+                    Err(e) => {
+                        let m = format!("cannot read: {e}");
+                        return Some(Some(error_record(&self.ctx.file, None, m)));
+                    }
+                }
+                None
+            }
+        }
     }
 
     /// Reads the next trace (or the end); `Err` is the file's fatal error.
@@ -191,8 +261,8 @@ impl<'a> XesRuns<'a> {
         let mut current: Option<Pending> = None;
         let mut trace_line = 0;
         let reader = self.reader.as_mut().expect("an open reader");
-        let file = self.file.as_str();
-        let opts = &self.opts;
+        let file = self.ctx.file.as_str();
+        let opts = &self.ctx.opts;
         loop {
             let line = reader.get_ref().newlines + 1;
             self.buf.clear();
@@ -205,9 +275,10 @@ impl<'a> XesRuns<'a> {
                 Event::Empty(s) => (s, true),
                 Event::End(e) if in_trace => {
                     if depth == 0 && e.name().as_ref() == "trace" {
-                        self.traces += 1;
-                        let id = trace_name.unwrap_or_else(|| format!("trace {}", self.traces));
-                        return Ok(Some(self.run(id, events)));
+                        self.ctx.traces += 1;
+                        let id =
+                            trace_name.unwrap_or_else(|| format!("trace {}", self.ctx.traces));
+                        return Ok(Some(self.ctx.run(id, events)));
                     }
                     if depth == 1 {
                         if let Some(p) = current.take() {
@@ -282,13 +353,7 @@ impl<'a> XesRuns<'a> {
                         }
                         if let XesOrder::Key(o) = &opts.order {
                             if *o == k {
-                                // A timestamp is neither an integer nor a float: trying it
-                                // first gives `OrderKey::parse`'s result without its two
-                                // failed number parses (XES orders by `<date>`s).
-                                p.order = Some(match parse_timestamp(v.trim()) {
-                                    Some(t) => Ok(OrderKey::Time(t)),
-                                    None => OrderKey::parse(&v),
-                                });
+                                p.order = Some(scan::order_key(&v));
                             }
                         }
                     }
@@ -304,6 +369,85 @@ impl<'a> XesRuns<'a> {
                 depth -= 1;
             }
         }
+    }
+
+}
+
+impl Ctx<'_> {
+    /// The run of a trace the scanner read.
+    fn scanned_run(&mut self, t: scan::ScannedTrace<'_>) -> RunOut {
+        self.traces += 1;
+        let id = match t.name {
+            Some(n) => n.into_owned(),
+            None => format!("trace {}", self.traces),
+        };
+        if let Some(item) = self.item(&id, &t.events) {
+            return RunOut::Item(item);
+        }
+        let events = t
+            .events
+            .into_iter()
+            .map(|e| Pending {
+                line: e.line,
+                action: e.action.map(Cow::into_owned),
+                lifeline: e.lifeline.map(Cow::into_owned),
+                order: e.order,
+            })
+            .collect();
+        self.run(id, events)
+    }
+
+    /// The multitrace of a trace whose events are all good (each action a letter of the
+    /// model, every order key present and comparable with the others), built directly: what
+    /// [`Ctx::run`] gives for it through the events' grouping, without an event record per
+    /// event. `None` for any other trace, which goes through [`Ctx::run`].
+    fn item(&mut self, id: &str, events: &[scan::ScannedEvent<'_>]) -> Option<Item> {
+        let first = events.first()?;
+        let mut per: Vec<Vec<(LetterId, OrderKey)>> = vec![Vec::new(); self.alphabet.locations()];
+        let mut time = None;
+        for (i, e) in events.iter().enumerate() {
+            let action = e.action.as_deref()?;
+            let letter = match &e.lifeline {
+                Some(l) if action.starts_with(['!', '?']) => {
+                    self.name.clear();
+                    self.name.push_str(l);
+                    self.name.push_str(action);
+                    self.index.letter(&self.name)?
+                }
+                _ => self.index.letter(action)?,
+            };
+            let key = match &self.opts.order {
+                XesOrder::Document => OrderKey::Int(i as i128),
+                XesOrder::Key(_) => match &e.order {
+                    Some(Ok(k)) => *k,
+                    _ => return None,
+                },
+            };
+            let is_time = matches!(key, OrderKey::Time(_));
+            if *time.get_or_insert(is_time) != is_time {
+                return None;
+            }
+            per[self.alphabet.location(letter).index()].push((letter, key));
+        }
+        let traces = per
+            .into_iter()
+            .zip(self.alphabet.location_names())
+            .map(|(mut evs, location)| {
+                // As the grouping sorts: stable, by key.
+                if !evs.is_sorted_by(|a, b| a.1.cmp_key(&b.1).is_le()) {
+                    evs.sort_by(|a, b| a.1.cmp_key(&b.1));
+                }
+                let names = evs
+                    .iter()
+                    .map(|(l, _)| self.alphabet.name(*l).to_string());
+                (location.clone(), names.collect())
+            })
+            .collect();
+        Some(Item {
+            trace: format!("{}:{}", self.file, first.line),
+            id: Some(id.to_string()),
+            traces,
+        })
     }
 
     /// The run of a trace's events.
@@ -358,19 +502,37 @@ impl Iterator for XesRuns<'_> {
     type Item = RunOut;
 
     fn next(&mut self) -> Option<RunOut> {
-        self.reader.as_ref()?;
-        match self.next_trace() {
-            Ok(Some(r)) => Some(r),
-            Ok(None) => {
-                self.reader = None;
-                None
-            }
-            Err(m) => {
-                self.reader = None;
-                Some(error_record(&self.file, None, m))
-            }
+        if let Some(r) = self.next_fast() {
+            return r;
+        }
+        loop {
+            self.reader.as_ref()?;
+            let r = match self.next_trace() {
+                // A trace the scanner gave already.
+                Ok(Some(_)) if self.skip > 0 => {
+                    self.skip -= 1;
+                    continue;
+                }
+                Ok(Some(r)) => Some(r),
+                Ok(None) => {
+                    self.reader = None;
+                    None
+                }
+                Err(m) => {
+                    self.reader = None;
+                    Some(error_record(&self.ctx.file, None, m))
+                }
+            };
+            return r;
         }
     }
+}
+
+/// The full parser over a file's bytes.
+fn full_reader(
+    inner: Box<dyn BufRead + Send>,
+) -> quick_xml::Reader<Lines<Box<dyn BufRead + Send>>> {
+    quick_xml::Reader::from_reader(Lines { inner, newlines: 0 })
 }
 
 fn error_record(file: &str, line: Option<u32>, message: String) -> RunOut {
@@ -494,5 +656,6 @@ fn epoch_millis(ms: i64) -> String {
     )
 }
 
+mod scan;
 #[cfg(test)]
 mod tests;
