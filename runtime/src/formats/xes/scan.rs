@@ -107,30 +107,63 @@ pub(super) struct Scanner {
     started: bool,
 }
 
+/// Byte classes, looked up in [`CLASS`] by the scanner's loops (one load per byte).
+const NAME: u8 = 1;
+/// White space as XML has it.
+const WS: u8 = 2;
+/// What normalizing an attribute value may change: `&`, `\t`, `\n`, `\r`, and (to leave
+/// them to quick-xml too) the bytes of characters that are not ASCII.
+const SPECIAL: u8 = 4;
+/// What ends a value: a quote, or `<` (outside the usual shape).
+const STOP: u8 = 8;
+
+const CLASS: [u8; 256] = {
+    let mut c = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let x = b as u8;
+        if x.is_ascii_alphanumeric() || matches!(x, b'_' | b':' | b'.' | b'-') {
+            c[b] |= NAME;
+        }
+        if matches!(x, b' ' | b'\t' | b'\r' | b'\n') {
+            c[b] |= WS;
+        }
+        if matches!(x, b'&' | b'\t' | b'\n' | b'\r') || !x.is_ascii() {
+            c[b] |= SPECIAL;
+        }
+        if matches!(x, b'"' | b'\'' | b'<') {
+            c[b] |= STOP;
+        }
+        b += 1;
+    }
+    c
+};
+
 fn is_ws(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+    CLASS[b as usize] & WS != 0
 }
 
 fn is_name_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_' || b == b':'
 }
 
-fn is_name(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b':' | b'.' | b'-')
-}
-
 fn newlines(s: &[u8]) -> u32 {
     s.iter().filter(|&&b| b == b'\n').count() as u32
 }
 
-/// A tag's attribute: its name and its value as written (between the quotes).
+/// A tag's attribute: its name and where its value is written (between the quotes).
 #[derive(Clone, Copy, Default)]
 struct RawAttr<'b> {
     name: &'b [u8],
-    value: &'b [u8],
+    start: usize,
+    end: usize,
+    /// Whether the value is ASCII without `&`, `\t`, `\n` or `\r` (normalizing it changes
+    /// nothing).
+    plain: bool,
 }
 
-/// A start (or empty-element) tag.
+/// A start (or empty-element) tag (filled in place: it is too large to be returned per tag).
+#[derive(Default)]
 struct Tag<'b> {
     name: &'b [u8],
     attrs: [RawAttr<'b>; MAX_ATTRS],
@@ -147,37 +180,27 @@ fn name_end(s: &[u8], i: usize) -> Scan<usize> {
         Some(&b) if !is_name_start(b) => return Err(Stop::Bail),
         _ => {}
     }
-    let mut j = i + 1;
-    while j < s.len() && is_name(s[j]) {
-        j += 1;
+    match s[i + 1..].iter().position(|&b| CLASS[b as usize] & NAME == 0) {
+        Some(n) => Ok(i + 1 + n),
+        None => Err(Stop::More),
     }
-    if j == s.len() {
-        return Err(Stop::More);
-    }
-    Ok(j)
 }
 
-/// The start tag at `s[i] == b'<'`.
-fn start_tag(s: &[u8], i: usize) -> Scan<Tag<'_>> {
+/// The start tag at `s[i] == b'<'`, into `tag`.
+fn start_tag<'b>(s: &'b [u8], i: usize, tag: &mut Tag<'b>) -> Scan<()> {
     let ne = name_end(s, i + 1)?;
-    let mut tag = Tag {
-        name: &s[i + 1..ne],
-        attrs: [RawAttr::default(); MAX_ATTRS],
-        n: 0,
-        empty: false,
-        end: 0,
-    };
+    tag.name = &s[i + 1..ne];
+    tag.n = 0;
+    tag.empty = false;
     let mut j = ne;
     loop {
         let ws = j;
-        while j < s.len() && is_ws(s[j]) {
-            j += 1;
-        }
+        j += s[j..].iter().position(|&b| !is_ws(b)).unwrap_or(s.len() - j);
         match s.get(j) {
             None => return Err(Stop::More),
             Some(b'>') => {
                 tag.end = j + 1;
-                return Ok(tag);
+                return Ok(());
             }
             Some(b'/') => {
                 return match s.get(j + 1) {
@@ -185,7 +208,7 @@ fn start_tag(s: &[u8], i: usize) -> Scan<Tag<'_>> {
                     Some(b'>') => {
                         tag.empty = true;
                         tag.end = j + 2;
-                        Ok(tag)
+                        Ok(())
                     }
                     _ => Err(Stop::Bail),
                 };
@@ -203,19 +226,35 @@ fn start_tag(s: &[u8], i: usize) -> Scan<Tag<'_>> {
             return Err(Stop::Bail);
         }
         let v = an + 2;
-        let close = memchr::memchr2(q, b'<', s.get(v..).ok_or(Stop::More)?).ok_or(Stop::More)?;
-        if s[v + close] == b'<' {
-            return Err(Stop::Bail);
+        // Values are short: a loop that also classifies the bytes beats memchr.
+        let mut k = v;
+        let mut seen = 0u8;
+        loop {
+            let &b = s.get(k).ok_or(Stop::More)?;
+            let c = CLASS[b as usize];
+            if c & STOP != 0 {
+                if b == q {
+                    break;
+                }
+                if b == b'<' {
+                    return Err(Stop::Bail);
+                }
+            }
+            seen |= c;
+            k += 1;
         }
+        let plain = seen & SPECIAL == 0;
         if tag.attrs[..tag.n].iter().any(|a| a.name == name) {
             return Err(Stop::Bail);
         }
         tag.attrs[tag.n] = RawAttr {
             name,
-            value: &s[v..v + close],
+            start: v,
+            end: k,
+            plain,
         };
         tag.n += 1;
-        j = v + close + 1;
+        j = k + 1;
     }
 }
 
@@ -233,35 +272,30 @@ fn end_tag(s: &[u8], i: usize) -> Scan<(&[u8], usize)> {
     }
 }
 
-/// An attribute's value, normalized as the full parser normalizes it (quick-xml's own function
-/// whenever the value holds anything it could change); `Bail` if it is not UTF-8 or does not
-/// normalize.
-fn value<'b>(a: &RawAttr<'b>) -> Scan<Cow<'b, str>> {
-    let text = std::str::from_utf8(a.value).map_err(|_| Stop::Bail)?;
-    if a
-        .value
-        .iter()
-        .any(|&b| matches!(b, b'&' | b'\t' | b'\n' | b'\r') || !b.is_ascii())
-    {
-        let name = std::str::from_utf8(a.name).map_err(|_| Stop::Bail)?;
-        let attr = Attribute {
-            key: QName(name),
-            value: Cow::Borrowed(text),
-        };
-        attr.normalized_value(XmlVersion::Implicit1_0)
-            .map_err(|_| Stop::Bail)
-    } else {
-        Ok(Cow::Borrowed(text))
+/// An attribute's value in `text` (the tag's bytes, checked as UTF-8), normalized as the full
+/// parser normalizes it (quick-xml's own function whenever the value holds anything it could
+/// change); `Bail` if it does not normalize.
+fn value<'b>(text: &'b str, a: &RawAttr<'_>) -> Scan<Cow<'b, str>> {
+    let v = text.get(a.start..a.end).ok_or(Stop::Bail)?;
+    if a.plain {
+        return Ok(Cow::Borrowed(v));
     }
+    // The normalization looks at the value only.
+    let attr = Attribute {
+        key: QName("value"),
+        value: Cow::Borrowed(v),
+    };
+    attr.normalized_value(XmlVersion::Implicit1_0)
+        .map_err(|_| Stop::Bail)
 }
 
 /// The `key` and `value` of an XES attribute element, every attribute checked as the full
 /// parser checks them; `Bail` where the full parser reports an error.
-fn key_value<'b>(tag: &Tag<'b>) -> Scan<(Cow<'b, str>, Cow<'b, str>)> {
+fn key_value<'b>(text: &'b str, tag: &Tag<'_>) -> Scan<(Cow<'b, str>, Cow<'b, str>)> {
     let mut key = None;
     let mut val = None;
     for a in &tag.attrs[..tag.n] {
-        let v = value(a)?;
+        let v = value(text, a)?;
         match a.name {
             b"key" => key = Some(v),
             b"value" => val = Some(v),
@@ -273,14 +307,6 @@ fn key_value<'b>(tag: &Tag<'b>) -> Scan<(Cow<'b, str>, Cow<'b, str>)> {
         (Some(k), None) if matches!(tag.name, b"list" | b"container") => Ok((k, Cow::Borrowed(""))),
         _ => Err(Stop::Bail),
     }
-}
-
-/// Checks a tag's attribute values as text (the full parser reads every tag as UTF-8).
-fn utf8_values(tag: &Tag<'_>) -> Scan<()> {
-    for a in &tag.attrs[..tag.n] {
-        std::str::from_utf8(a.value).map_err(|_| Stop::Bail)?;
-    }
-    Ok(())
 }
 
 /// Two to four ASCII digits as a number.
@@ -362,19 +388,21 @@ pub(super) fn order_key(v: &str) -> Result<OrderKey, OrderKeyError> {
     }
 }
 
-/// The trace whose `<trace>` tag starts `s`, read to its `</trace>`: the bytes it takes, the
-/// newlines in them, and the trace.
+/// The trace whose `<trace>` tag starts `text` (checked as UTF-8 as a whole, to the first
+/// `</trace>`), read to its `</trace>`: the bytes it takes, the newlines in them, and the
+/// trace.
 fn scan_trace<'b>(
-    s: &'b [u8],
+    text: &'b str,
     line0: u32,
     opts: &XesOptions,
 ) -> Scan<(usize, u32, ScannedTrace<'b>)> {
-    let open = start_tag(s, 0)?;
-    if open.name != b"trace" || open.empty {
+    let s = text.as_bytes();
+    let mut tag = Tag::default();
+    start_tag(s, 0, &mut tag)?;
+    if tag.name != b"trace" || tag.empty {
         return Err(Stop::Bail);
     }
-    utf8_values(&open)?;
-    let mut i = open.end;
+    let mut i = tag.end;
     let mut counted = 0usize;
     let mut nl = 0u32;
     let mut stack: Vec<&[u8]> = Vec::new();
@@ -412,11 +440,10 @@ fn scan_trace<'b>(
             Some(b'!' | b'?') => return Err(Stop::Bail),
             _ => {}
         }
-        let tag = start_tag(s, i)?;
+        start_tag(s, i, &mut tag)?;
         let depth = stack.len() + 1;
         match (depth, tag.name) {
             (1, b"event") => {
-                utf8_values(&tag)?;
                 if trace.events.len() >= opts.max_trace_events {
                     return Err(Stop::Bail);
                 }
@@ -430,13 +457,13 @@ fn scan_trace<'b>(
                 });
             }
             (1, _) => {
-                let (k, v) = key_value(&tag)?;
+                let (k, v) = key_value(text, &tag)?;
                 if k == "concept:name" {
                     trace.name = Some(v);
                 }
             }
             (2, _) if current.is_some() => {
-                let (k, v) = key_value(&tag)?;
+                let (k, v) = key_value(text, &tag)?;
                 let p = current.as_mut().expect("an event");
                 if k == opts.action_key.as_str() {
                     p.action = Some(v.clone());
@@ -450,7 +477,7 @@ fn scan_trace<'b>(
                     }
                 }
             }
-            _ => utf8_values(&tag)?,
+            _ => {}
         }
         if tag.empty {
             if depth == 1 {
@@ -576,8 +603,9 @@ impl Scanner {
                 Ok(Outside::Skip(next))
             }
             Some(_) => {
-                let tag = start_tag(s, 0)?;
-                utf8_values(&tag)?;
+                let mut tag = Tag::default();
+                start_tag(s, 0, &mut tag)?;
+                std::str::from_utf8(&s[..tag.end]).map_err(|_| Stop::Bail)?;
                 match self.state {
                     State::Prolog if tag.name == b"log" && !tag.empty => {
                         self.state = State::Log;
@@ -633,10 +661,10 @@ impl Scanner {
         }
         // The trace's bytes, to the first `</trace>`, are read before it is scanned.
         let mut from = 0;
-        loop {
+        let known = loop {
             let hay = &self.buf[self.pos + from..self.end];
-            if memchr::memmem::find(hay, b"</trace>").is_some() {
-                break;
+            if let Some(f) = memchr::memmem::find(hay, b"</trace>") {
+                break self.pos + from + f + b"</trace>".len();
             }
             if self.eof {
                 return Next::Bail;
@@ -645,8 +673,11 @@ impl Scanner {
             if !self.refill() {
                 return Next::Bail;
             }
-        }
-        match scan_trace(&self.buf[self.pos..self.end], self.line, opts) {
+        };
+        let Ok(text) = std::str::from_utf8(&self.buf[self.pos..known]) else {
+            return Next::Bail;
+        };
+        match scan_trace(text, self.line, opts) {
             Ok((n, nl, trace)) => {
                 self.pos += n;
                 self.line += nl;
