@@ -17,7 +17,8 @@
 //! from the start again, skipping the traces already given, as soon as it has not: the same
 //! records either way, every error from the full parser. An event without its action or
 //! order attribute makes its run an `Error` record naming `FILE:LINE`; XML that does not parse
-//! ends the file with an `Error` record naming the line (the traces before it still count).
+//! ends the file with an `Error` record naming `FILE:LINE:COLUMN` (the traces before it still
+//! count).
 //!
 //! Writing ([`write_xes`]) gives one `<trace>` per multitrace, its events location by
 //! location, each with `concept:name` (the action), `org:resource` (the location) and a
@@ -247,11 +248,12 @@ impl<'a> XesRuns<'a> {
         }
     }
 
-    /// Reads the next trace (or the end); `Err` is the file's fatal error.
+    /// Reads the next trace (or the end); `Err` is the file's fatal error: where it is (a byte
+    /// offset in quick-xml's count) and what it is.
     ///
     /// The elements are looked at in the reader's buffer (no copy of an element, its name or
     /// its attributes); only the values kept (action, lifeline, trace name) are allocated.
-    fn next_trace(&mut self) -> Result<Option<RunOut>, String> {
+    fn next_trace(&mut self) -> Result<Option<RunOut>, (u64, String)> {
         // Depth of elements inside the current trace: 1 = trace attribute or event, 2 = event
         // attribute; deeper ones (nested attributes) are skipped.
         let mut in_trace = false;
@@ -261,14 +263,18 @@ impl<'a> XesRuns<'a> {
         let mut current: Option<Pending> = None;
         let mut trace_line = 0;
         let reader = self.reader.as_mut().expect("an open reader");
-        let file = self.ctx.file.as_str();
         let opts = &self.ctx.opts;
         loop {
-            let line = reader.get_ref().newlines + 1;
             self.buf.clear();
-            let ev = reader
-                .read_event_into(&mut self.buf)
-                .map_err(|e| format!("{file}:{line}: not well-formed XML: {e}"))?;
+            let ev = match reader.read_event_into(&mut self.buf) {
+                Ok(ev) => ev,
+                Err(e) => {
+                    return Err((
+                        reader.error_position(),
+                        format!("not well-formed XML: {e}"),
+                    ))
+                }
+            };
             let line = reader.get_ref().newlines + 1;
             let (s, empty) = match &ev {
                 Event::Start(s) => (s, false),
@@ -289,24 +295,29 @@ impl<'a> XesRuns<'a> {
                     continue;
                 }
                 Event::Eof => {
+                    let at = reader.buffer_position();
                     if in_trace {
-                        return Err(format!(
-                            "{file}:{line}: the file ends inside the <trace> opened at line {trace_line}"
+                        return Err((
+                            at,
+                            format!("the file ends inside the <trace> opened at line {trace_line}"),
                         ));
                     }
                     if !self.seen_log {
-                        return Err(format!("{file}:{line}: not an XES log: no <log> element"));
+                        return Err((at, "not an XES log: no <log> element".into()));
                     }
                     return Ok(None);
                 }
                 _ => continue,
             };
+            // The element's `<`: its text (between `<` and `>` or `/>`) ends where the reader is.
+            let at = reader.buffer_position() - s.len() as u64 - if empty { 3 } else { 2 };
             let name = s.name();
             let name = name.as_ref();
             if !self.seen_log {
                 if name != "log" {
-                    return Err(format!(
-                        "{file}:{line}: not an XES log: the root element is <{name}>, not <log>"
+                    return Err((
+                        at,
+                        format!("not an XES log: the root element is <{name}>, not <log>"),
                     ));
                 }
                 self.seen_log = true;
@@ -326,10 +337,8 @@ impl<'a> XesRuns<'a> {
             match (depth, name) {
                 (1, "event") => {
                     if events.len() >= opts.max_trace_events {
-                        return Err(format!(
-                            "{file}:{line}: a trace with more than {} events",
-                            opts.max_trace_events
-                        ));
+                        let m = format!("a trace with more than {} events", opts.max_trace_events);
+                        return Err((at, m));
                     }
                     current = Some(Pending {
                         line,
@@ -337,14 +346,14 @@ impl<'a> XesRuns<'a> {
                     });
                 }
                 (1, _) => {
-                    let (k, v) = key_value(s).map_err(|m| format!("{file}:{line}: {m}"))?;
+                    let (k, v) = key_value(s).map_err(|m| (at, m))?;
                     if k == "concept:name" {
                         trace_name = Some(v.into_owned());
                     }
                 }
                 (2, _) => {
                     if let Some(p) = &mut current {
-                        let (k, v) = key_value(s).map_err(|m| format!("{file}:{line}: {m}"))?;
+                        let (k, v) = key_value(s).map_err(|m| (at, m))?;
                         if k == opts.action_key {
                             p.action = Some(v.to_string());
                         }
@@ -518,9 +527,17 @@ impl Iterator for XesRuns<'_> {
                     self.reader = None;
                     None
                 }
-                Err(m) => {
+                Err((at, m)) => {
                     self.reader = None;
-                    Some(error_record(&self.ctx.file, None, m))
+                    let file = &self.ctx.file;
+                    Some(match locate(&self.path, at) {
+                        Some((line, column)) => error_record(
+                            file,
+                            Some((line, column)),
+                            format!("{file}:{line}:{column}: {m}"),
+                        ),
+                        None => error_record(file, None, format!("{file}: {m}")),
+                    })
                 }
             };
             return r;
@@ -535,7 +552,34 @@ fn full_reader(
     quick_xml::Reader::from_reader(Lines { inner, newlines: 0 })
 }
 
-fn error_record(file: &str, line: Option<u32>, message: String) -> RunOut {
+/// The line and column (in characters, from 1) of the byte at `at` of a file as quick-xml
+/// counts (after a byte order mark), read again: only for the error that ends a file.
+fn locate(path: &Path, at: u64) -> Option<(u32, u32)> {
+    let mut bytes = Vec::new();
+    let bom = 3;
+    open(path)
+        .ok()?
+        .take(at + bom)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    let start = if bytes.starts_with(&[0xef, 0xbb, 0xbf]) {
+        bom as usize
+    } else {
+        0
+    };
+    let upto = &bytes[start..bytes.len().min(start + at as usize)];
+    let line_start = memchr::memrchr(b'\n', upto).map_or(0, |i| i + 1);
+    let line = memchr::memchr_iter(b'\n', upto).count() as u32 + 1;
+    // Characters, not bytes: UTF-8 continuation bytes are not counted.
+    let column = upto[line_start..]
+        .iter()
+        .filter(|&&b| b & 0xc0 != 0x80)
+        .count() as u32
+        + 1;
+    Some((line, column))
+}
+
+fn error_record(file: &str, at: Option<(u32, u32)>, message: String) -> RunOut {
     let message = if message.starts_with(file) {
         message
     } else {
@@ -547,8 +591,8 @@ fn error_record(file: &str, line: Option<u32>, message: String) -> RunOut {
         ErrorRecord {
             message,
             file: Some(file.to_string()),
-            line,
-            column: None,
+            line: at.map(|a| a.0),
+            column: at.map(|a| a.1),
         },
         Duration::ZERO,
     )))

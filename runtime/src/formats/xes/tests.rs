@@ -138,22 +138,23 @@ fn broken_files_give_located_error_records() {
         (
             "notxml.xes",
             "<log>\n<trace>\n<event></trace>\n",
-            ":3: not well-formed XML",
+            // The `</trace>` that closes nothing open: line 3, column 8.
+            "notxml.xes:3:8: not well-formed XML",
         ),
         (
             "root.xes",
             "<?xml version=\"1.0\"?>\n<html/>\n",
-            ":2: not an XES log: the root element is <html>",
+            "root.xes:2:1: not an XES log: the root element is <html>",
         ),
         (
             "open.xes",
             "<log>\n<trace>\n<event>\n",
-            "the file ends inside the <trace> opened at line 2",
+            "open.xes:4:1: the file ends inside the <trace> opened at line 2",
         ),
         (
             "attr.xes",
             "<log><trace><string value=\"x\"/></trace></log>",
-            ":1: <string> needs `key` and `value`",
+            "attr.xes:1:13: <string> needs `key` and `value`",
         ),
     ];
     for (name, text, needle) in cases {
@@ -163,7 +164,24 @@ fn broken_files_give_located_error_records() {
         assert_eq!(got.len(), 1, "{name}");
         let e = error(&got[0]);
         assert!(e.contains(needle), "{name}: {e}");
+        // The record carries the position as fields too.
+        let (line, column) = match &got[0] {
+            RunOut::Error(r) => {
+                let er = r.error.as_ref().expect("an error");
+                (er.line, er.column)
+            }
+            RunOut::Item(i) => panic!("{i:?}"),
+        };
+        let at: Vec<&str> = needle.split(':').collect();
+        assert_eq!(line.map(|l| l.to_string()).as_deref(), Some(at[1]), "{name}");
+        assert_eq!(column.map(|c| c.to_string()).as_deref(), Some(at[2]), "{name}");
     }
+    // A position past a multi-byte character counts characters, and a byte order mark is not
+    // a column.
+    let p = dir.join("utf8.xes");
+    std::fs::write(&p, "\u{feff}<log><trace><string key=\"\u{e9}\u{e9}\" value=\"x\"/><x></trace></log>").unwrap();
+    let e = error(&runs(&p, &XesOptions::default())[0]);
+    assert!(e.contains("utf8.xes:1:41: <x> needs `key` and `value`"), "{e}");
     let got = runs(&dir.join("missing.xes"), &XesOptions::default());
     assert!(error(&got[0]).contains("cannot read"));
     let _ = std::fs::remove_dir_all(&dir);
