@@ -269,10 +269,7 @@ impl<'a> XesRuns<'a> {
             let ev = match reader.read_event_into(&mut self.buf) {
                 Ok(ev) => ev,
                 Err(e) => {
-                    return Err((
-                        reader.error_position(),
-                        format!("not well-formed XML: {e}"),
-                    ))
+                    return Err((reader.error_position(), format!("not well-formed XML: {e}")))
                 }
             };
             let line = reader.get_ref().newlines + 1;
@@ -282,8 +279,7 @@ impl<'a> XesRuns<'a> {
                 Event::End(e) if in_trace => {
                     if depth == 0 && e.name().as_ref() == "trace" {
                         self.ctx.traces += 1;
-                        let id =
-                            trace_name.unwrap_or_else(|| format!("trace {}", self.ctx.traces));
+                        let id = trace_name.unwrap_or_else(|| format!("trace {}", self.ctx.traces));
                         return Ok(Some(self.ctx.run(id, events)));
                     }
                     if depth == 1 {
@@ -379,7 +375,6 @@ impl<'a> XesRuns<'a> {
             }
         }
     }
-
 }
 
 impl Ctx<'_> {
@@ -446,9 +441,7 @@ impl Ctx<'_> {
                 if !evs.is_sorted_by(|a, b| a.1.cmp_key(&b.1).is_le()) {
                     evs.sort_by(|a, b| a.1.cmp_key(&b.1));
                 }
-                let names = evs
-                    .iter()
-                    .map(|(l, _)| self.alphabet.name(*l).to_string());
+                let names = evs.iter().map(|(l, _)| self.alphabet.name(*l).to_string());
                 (location.clone(), names.collect())
             })
             .collect();

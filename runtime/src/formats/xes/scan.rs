@@ -181,7 +181,10 @@ fn name_end(s: &[u8], i: usize) -> Scan<usize> {
         Some(&b) if !is_name_start(b) => return Err(Stop::Bail),
         _ => {}
     }
-    match s[i + 1..].iter().position(|&b| CLASS[b as usize] & NAME == 0) {
+    match s[i + 1..]
+        .iter()
+        .position(|&b| CLASS[b as usize] & NAME == 0)
+    {
         Some(n) => Ok(i + 1 + n),
         None => Err(Stop::More),
     }
@@ -196,7 +199,10 @@ fn start_tag<'b>(s: &'b [u8], i: usize, tag: &mut Tag<'b>) -> Scan<()> {
     let mut j = ne;
     loop {
         let ws = j;
-        j += s[j..].iter().position(|&b| !is_ws(b)).unwrap_or(s.len() - j);
+        j += s[j..]
+            .iter()
+            .position(|&b| !is_ws(b))
+            .unwrap_or(s.len() - j);
         match s.get(j) {
             None => return Err(Stop::More),
             Some(b'>') => {
@@ -335,7 +341,11 @@ pub(super) fn fast_timestamp(b: &[u8]) -> Option<i128> {
         return None;
     }
     let (y, mo, d) = (digits(&b[0..4])?, digits(&b[5..7])?, digits(&b[8..10])?);
-    let (h, mi, sec) = (digits(&b[11..13])?, digits(&b[14..16])?, digits(&b[17..19])?);
+    let (h, mi, sec) = (
+        digits(&b[11..13])?,
+        digits(&b[14..16])?,
+        digits(&b[17..19])?,
+    );
     if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
         return None;
     }

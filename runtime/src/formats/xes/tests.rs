@@ -173,15 +173,30 @@ fn broken_files_give_located_error_records() {
             RunOut::Item(i) => panic!("{i:?}"),
         };
         let at: Vec<&str> = needle.split(':').collect();
-        assert_eq!(line.map(|l| l.to_string()).as_deref(), Some(at[1]), "{name}");
-        assert_eq!(column.map(|c| c.to_string()).as_deref(), Some(at[2]), "{name}");
+        assert_eq!(
+            line.map(|l| l.to_string()).as_deref(),
+            Some(at[1]),
+            "{name}"
+        );
+        assert_eq!(
+            column.map(|c| c.to_string()).as_deref(),
+            Some(at[2]),
+            "{name}"
+        );
     }
     // A position past a multi-byte character counts characters, and a byte order mark is not
     // a column.
     let p = dir.join("utf8.xes");
-    std::fs::write(&p, "\u{feff}<log><trace><string key=\"\u{e9}\u{e9}\" value=\"x\"/><x></trace></log>").unwrap();
+    std::fs::write(
+        &p,
+        "\u{feff}<log><trace><string key=\"\u{e9}\u{e9}\" value=\"x\"/><x></trace></log>",
+    )
+    .unwrap();
     let e = error(&runs(&p, &XesOptions::default())[0]);
-    assert!(e.contains("utf8.xes:1:41: <x> needs `key` and `value`"), "{e}");
+    assert!(
+        e.contains("utf8.xes:1:41: <x> needs `key` and `value`"),
+        "{e}"
+    );
     let got = runs(&dir.join("missing.xes"), &XesOptions::default());
     assert!(error(&got[0]).contains("cannot read"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -300,15 +315,15 @@ fn event_text(pick: &[usize]) -> String {
     ];
     let action = ACTIONS[pick[0] % ACTIONS.len()];
     let time = TIMES[pick[1] % TIMES.len()];
-    let nl = if pick[2] % 2 == 0 { "\n      " } else { "" };
+    let nl = if pick[2].is_multiple_of(2) { "\n      " } else { "" };
     let mut e = format!("<event>{nl}<string key=\"concept:name\" value=\"{action}\"/>");
-    if pick[3] % 3 != 0 {
+    if !pick[3].is_multiple_of(3) {
         e += &format!("{nl}<string key=\"org:resource\" value=\"brok\"/>");
     }
-    if pick[4] % 5 != 0 {
+    if !pick[4].is_multiple_of(5) {
         e += &format!("{nl}<date key='time:timestamp' value=\"{time}\" />");
     }
-    if pick[5] % 4 == 0 {
+    if pick[5].is_multiple_of(4) {
         e += "<list key=\"extra\"><string key=\"concept:name\" value=\"nested\"/></list>";
     }
     e + nl + "</event>"
@@ -348,7 +363,9 @@ fn log_text(traces: &[Vec<Vec<usize>>], odd: &[(usize, usize)], bom: bool) -> Ve
     for (k, events) in traces.iter().enumerate() {
         t.push("  <trace>\n".into());
         if k % 3 != 2 {
-            t.push(format!("    <string key=\"concept:name\" value=\"r{k} &amp; &lt;{k}&gt;\"/>\n"));
+            t.push(format!(
+                "    <string key=\"concept:name\" value=\"r{k} &amp; &lt;{k}&gt;\"/>\n"
+            ));
         }
         for e in events {
             t.push(format!("    {}\n", event_text(e)));
@@ -449,7 +466,11 @@ fn the_scanner_reads_what_gen_writes_itself() {
         })
         .collect();
     let mut out = Vec::new();
-    write_xes(&mut out, runs_in.iter().map(|(id, t)| (id.clone(), t.as_slice()))).unwrap();
+    write_xes(
+        &mut out,
+        runs_in.iter().map(|(id, t)| (id.clone(), t.as_slice())),
+    )
+    .unwrap();
     let dir = scratch("gen");
     let p = dir.join("w.xes");
     std::fs::write(&p, &out).unwrap();
