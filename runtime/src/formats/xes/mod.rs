@@ -13,7 +13,7 @@
 //!
 //! The XML is streamed: memory holds one trace; `.gz` files (or any file starting with the gzip
 //! magic bytes) are decompressed on the fly. A file is read by a scanner over its bytes
-//! ([`scan`]) while it has the usual shape of a log, and by the full XML parser (quick-xml)
+//! (`scan.rs`) while it has the usual shape of a log, and by the full XML parser (quick-xml)
 //! from the start again, skipping the traces already given, as soon as it has not: the same
 //! records either way, every error from the full parser. An event without its action or
 //! order attribute makes its run an `Error` record naming `FILE:LINE`; XML that does not parse
