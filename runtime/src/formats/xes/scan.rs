@@ -26,7 +26,7 @@
 //! (`YYYY-MM-DDTHH:MM:SS[.f][Z|±HH:MM]`) is parsed without going through text to number
 //! conversions ([`fast_timestamp`], the same result as [`parse_timestamp`] where it answers).
 
-use super::{XesOptions, XesOrder};
+use super::options::{XesOptions, XesOrder};
 use crate::events::{parse_timestamp, OrderKey, OrderKeyError};
 use quick_xml::events::attributes::Attribute;
 use quick_xml::name::QName;

@@ -1,8 +1,11 @@
+use super::write::epoch_millis;
 use super::*;
 use crate::artifact::decode;
+use crate::events::RunOut;
 use crate::events::{read_runs, EventOptions};
 use crate::model::CompiledModel;
 use proptest::prelude::*;
+use std::path::{Path, PathBuf};
 
 fn model() -> CompiledModel {
     decode(include_bytes!(
@@ -315,7 +318,11 @@ fn event_text(pick: &[usize]) -> String {
     ];
     let action = ACTIONS[pick[0] % ACTIONS.len()];
     let time = TIMES[pick[1] % TIMES.len()];
-    let nl = if pick[2].is_multiple_of(2) { "\n      " } else { "" };
+    let nl = if pick[2].is_multiple_of(2) {
+        "\n      "
+    } else {
+        ""
+    };
     let mut e = format!("<event>{nl}<string key=\"concept:name\" value=\"{action}\"/>");
     if !pick[3].is_multiple_of(3) {
         e += &format!("{nl}<string key=\"org:resource\" value=\"brok\"/>");
