@@ -1,6 +1,6 @@
 //! XES event logs (IEEE 1849) in and out.
 //!
-//! Reading maps a log to the events that `check --events` groups ([`RawEvent`]), one run per
+//! Reading maps a log to the events that `check --events` groups ([`RawEvent`](crate::events::RawEvent)), one run per
 //! `<trace>`:
 //! - the run id is the trace's `concept:name` (`trace N`, from 1, when it has none);
 //! - the action is the event's `concept:name` (or the attribute [`XesOptions::action_key`]);
@@ -28,7 +28,7 @@
 //!
 //! Layout: [`options`] (what an event's attributes mean), `scan.rs` (the fast path: a scanner
 //! for the usual shape), [`read`] (the full parser, the runs of a file, the fallback),
-//! [`write`] (`write_xes`).
+//! [`write`](mod@write) (`write_xes`).
 
 pub mod options;
 pub mod read;
