@@ -261,13 +261,18 @@ def by_runs(b, work, counts, timeout):
                            check=True, stdout=subprocess.DEVNULL)
         with open(ev, "rb") as f:
             events = sum(1 for _ in f)
+        # `check --events` holds an unsorted log in memory, at most 10 M events unless told
+        # (--max-buffered-events): past that, the cap is raised to the log's size.
+        cap = ["--max-buffered-events", str(events)] if events > 10_000_000 else []
         for name, cmd in (("check --events", ["check", mtm, "--events", ev, "--jobs", "1",
-                                               "--format", "json"]),
+                                               *cap, "--format", "json"]),
                           ("monitor", ["monitor", mtm, ev, "--no-follow", "--format", "json"])):
             out = work / "records.jsonl"
             with open(out, "w") as o:
                 m = measure([b, *cmd], stdout=o, timeout=timeout)
             row = {"curve": "runs", "tool": name, "runs": runs, "events": events, "load": load()}
+            if cap and name == "check --events":
+                row["cap"] = events
             if m is None:
                 row["timeout_s"] = timeout
             else:
@@ -429,7 +434,8 @@ def tables(rows):
                            f"{r['timeout_s']:g} s | | | | {r['load']:.1f} |")
                 continue
             eps = f"{r['events_per_s']:,.0f}" if r["events_per_s"] else ""
-            out.append(f"| {r['tool']} | {r['runs']:,} | {r['events']:,} | {r['wall_s']:.3f} s "
+            tool = r["tool"] + (" --max-buffered-events N" if r.get("cap") else "")
+            out.append(f"| {tool} | {r['runs']:,} | {r['events']:,} | {r['wall_s']:.3f} s "
                        f"| {r['cpu_s']:.3f} s | {eps} | {r['rss_mb']:.0f} MiB "
                        f"| {r['load']:.1f} |")
         out.append("")

@@ -1,8 +1,11 @@
+use super::write::epoch_millis;
 use super::*;
 use crate::artifact::decode;
+use crate::events::RunOut;
 use crate::events::{read_runs, EventOptions};
 use crate::model::CompiledModel;
 use proptest::prelude::*;
+use std::path::{Path, PathBuf};
 
 fn model() -> CompiledModel {
     decode(include_bytes!(
@@ -138,22 +141,23 @@ fn broken_files_give_located_error_records() {
         (
             "notxml.xes",
             "<log>\n<trace>\n<event></trace>\n",
-            ":3: not well-formed XML",
+            // The `</trace>` that closes nothing open: line 3, column 8.
+            "notxml.xes:3:8: not well-formed XML",
         ),
         (
             "root.xes",
             "<?xml version=\"1.0\"?>\n<html/>\n",
-            ":2: not an XES log: the root element is <html>",
+            "root.xes:2:1: not an XES log: the root element is <html>",
         ),
         (
             "open.xes",
             "<log>\n<trace>\n<event>\n",
-            "the file ends inside the <trace> opened at line 2",
+            "open.xes:4:1: the file ends inside the <trace> opened at line 2",
         ),
         (
             "attr.xes",
             "<log><trace><string value=\"x\"/></trace></log>",
-            ":1: <string> needs `key` and `value`",
+            "attr.xes:1:13: <string> needs `key` and `value`",
         ),
     ];
     for (name, text, needle) in cases {
@@ -163,7 +167,39 @@ fn broken_files_give_located_error_records() {
         assert_eq!(got.len(), 1, "{name}");
         let e = error(&got[0]);
         assert!(e.contains(needle), "{name}: {e}");
+        // The record carries the position as fields too.
+        let (line, column) = match &got[0] {
+            RunOut::Error(r) => {
+                let er = r.error.as_ref().expect("an error");
+                (er.line, er.column)
+            }
+            RunOut::Item(i) => panic!("{i:?}"),
+        };
+        let at: Vec<&str> = needle.split(':').collect();
+        assert_eq!(
+            line.map(|l| l.to_string()).as_deref(),
+            Some(at[1]),
+            "{name}"
+        );
+        assert_eq!(
+            column.map(|c| c.to_string()).as_deref(),
+            Some(at[2]),
+            "{name}"
+        );
     }
+    // A position past a multi-byte character counts characters, and a byte order mark is not
+    // a column.
+    let p = dir.join("utf8.xes");
+    std::fs::write(
+        &p,
+        "\u{feff}<log><trace><string key=\"\u{e9}\u{e9}\" value=\"x\"/><x></trace></log>",
+    )
+    .unwrap();
+    let e = error(&runs(&p, &XesOptions::default())[0]);
+    assert!(
+        e.contains("utf8.xes:1:41: <x> needs `key` and `value`"),
+        "{e}"
+    );
     let got = runs(&dir.join("missing.xes"), &XesOptions::default());
     assert!(error(&got[0]).contains("cannot read"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -235,4 +271,221 @@ proptest! {
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// The records of `path` read by the full parser alone, and by the scanner first (blocks of
+/// `block` bytes) with whether it gave up.
+fn both(path: &Path, opts: &XesOptions, block: usize) -> (Vec<RunOut>, Vec<RunOut>, bool) {
+    let m = model();
+    let read = |b: Option<usize>| -> (Vec<RunOut>, bool) {
+        match XesRuns::open_with(&m.alphabet, path, opts, b) {
+            Ok(mut r) => {
+                let v: Vec<RunOut> = r.by_ref().collect();
+                (v, r.bailed)
+            }
+            Err(e) => (vec![e], false),
+        }
+    };
+    let (full, _) = read(None);
+    let (fast, bailed) = read(Some(block));
+    (full, fast, bailed)
+}
+
+/// Pieces of a log: what XES writers write (`usual`), and what they rarely do (each of which
+/// the scanner must either read as the full parser does, or hand back to it).
+fn event_text(pick: &[usize]) -> String {
+    const ACTIONS: [&str; 8] = [
+        "clt1!begin",
+        "brok?begin",
+        "?pub",
+        "!begin",
+        "clt1!pub",
+        "brok?pub",
+        "nope!x",
+        "clt2?pub",
+    ];
+    const TIMES: [&str; 10] = [
+        "2024-05-01T12:00:01.000+02:00",
+        "2024-05-01T10:00:02Z",
+        "1970-01-01T00:00:00.5+00:00",
+        "2024-05-01 10:00:03",
+        " 2024-05-01T10:00:03Z ",
+        "12",
+        "3.5",
+        "2024-13-01T10:00:03Z",
+        "2024-05-01T10:00:03.1234567891Z",
+        "yesterday",
+    ];
+    let action = ACTIONS[pick[0] % ACTIONS.len()];
+    let time = TIMES[pick[1] % TIMES.len()];
+    let nl = if pick[2].is_multiple_of(2) {
+        "\n      "
+    } else {
+        ""
+    };
+    let mut e = format!("<event>{nl}<string key=\"concept:name\" value=\"{action}\"/>");
+    if !pick[3].is_multiple_of(3) {
+        e += &format!("{nl}<string key=\"org:resource\" value=\"brok\"/>");
+    }
+    if !pick[4].is_multiple_of(5) {
+        e += &format!("{nl}<date key='time:timestamp' value=\"{time}\" />");
+    }
+    if pick[5].is_multiple_of(4) {
+        e += "<list key=\"extra\"><string key=\"concept:name\" value=\"nested\"/></list>";
+    }
+    e + nl + "</event>"
+}
+
+const ODD: [&str; 16] = [
+    "<!-- a comment -->",
+    "<![CDATA[x]]>",
+    "text",
+    "<trace/>",
+    "<string value=\"no key\"/>",
+    "<string key=\"a\" key=\"b\" value=\"c\"/>",
+    "<string key = \"a\" value=\"c\"/>",
+    "<string key=\"a\" value=\"&unknown;\"/>",
+    "<string key=\"concept:name\" value=\"&amp;&#x41;\tb\"/>",
+    "</event>",
+    "<event>",
+    "\u{e9}",
+    "<?pi x?>",
+    "</trace><trace>",
+    "<string key=\"concept:name\" value=\"a<b\"/>",
+    "<string key=\"concept:name\" value='\"quoted\"'/>",
+];
+
+/// A log of `traces` (event picks per trace), with odd pieces inserted at `odd` (position,
+/// piece) and cut at `cut` bytes when given.
+fn log_text(traces: &[Vec<Vec<usize>>], odd: &[(usize, usize)], bom: bool) -> Vec<String> {
+    let mut t: Vec<String> = Vec::new();
+    if bom {
+        t.push("\u{feff}".into());
+    }
+    t.push("<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n".into());
+    t.push("<!-- OpenXES -- like -->\n".into());
+    t.push("<log xes.version=\"1.0\" xmlns=\"http://www.xes-standard.org/\">\n".into());
+    t.push("  <extension name=\"Concept\" prefix=\"concept\" uri=\"x\"/>\n".into());
+    t.push("  <global scope=\"event\">\n<string key=\"concept:name\" value=\"__INVALID__\"/>\n</global>\n".into());
+    for (k, events) in traces.iter().enumerate() {
+        t.push("  <trace>\n".into());
+        if k % 3 != 2 {
+            t.push(format!(
+                "    <string key=\"concept:name\" value=\"r{k} &amp; &lt;{k}&gt;\"/>\n"
+            ));
+        }
+        for e in events {
+            t.push(format!("    {}\n", event_text(e)));
+        }
+        t.push("  </trace>\n".into());
+    }
+    t.push("</log>\n".into());
+    for &(at, piece) in odd {
+        let at = at % (t.len() + 1);
+        t.insert(at, ODD[piece % ODD.len()].to_string());
+    }
+    t
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The scanner never disagrees with the full parser: on logs of the usual shape it reads
+    /// them itself (it does not give up), and on logs with odd pieces, cut short or with a
+    /// byte that is not UTF-8, the records are the full parser's, errors included.
+    #[test]
+    fn the_scanner_agrees_with_the_full_parser(
+        traces in prop::collection::vec(
+            prop::collection::vec(prop::collection::vec(0usize..1000, 6), 0..5), 0..5),
+        odd in prop::collection::vec((0usize..1000, 0usize..1000), 0..3),
+        cut in prop::option::weighted(0.15, 0usize..100_000),
+        bad_byte in prop::option::weighted(0.1, 0usize..100_000),
+        bom in any::<bool>(),
+        block in 16usize..600,
+        lifeline in any::<bool>(),
+        document in any::<bool>(),
+    ) {
+        let mut text = log_text(&traces, &odd, bom).concat().into_bytes();
+        if let Some(c) = cut {
+            text.truncate(c % (text.len() + 1));
+        }
+        if let Some(b) = bad_byte {
+            let n = text.len().max(1);
+            text.insert(b % n, 0xff);
+        }
+        let dir = scratch("agree");
+        let p = dir.join("log.xes");
+        std::fs::write(&p, &text).unwrap();
+        let opts = XesOptions {
+            lifeline_key: lifeline.then(|| "org:resource".to_string()),
+            order: if document { XesOrder::Document } else { XesOrder::Key("time:timestamp".into()) },
+            ..XesOptions::default()
+        };
+        let (full, fast, bailed) = both(&p, &opts, block);
+        prop_assert_eq!(&fast, &full);
+        if odd.is_empty() && cut.is_none() && bad_byte.is_none() {
+            prop_assert!(!bailed, "the scanner gave up on a usual log");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Where the quick timestamp parser answers, it answers as `parse_timestamp`.
+    #[test]
+    fn fast_timestamps_are_parse_timestamp(
+        s in "[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{0,11})?(Z|z|[+-][0-9]{2}:[0-9]{2}|[+-][0-9]{2}[0-9:]{3,4}| )?",
+        ms in -10_000_000_000_000i64..10_000_000_000_000,
+    ) {
+        if let Some(t) = scan::fast_timestamp(s.as_bytes()) {
+            prop_assert_eq!(Some(t), crate::events::parse_timestamp(&s));
+        }
+        // What `write_xes` writes is always read quickly.
+        let w = epoch_millis(ms);
+        prop_assert_eq!(scan::fast_timestamp(w.as_bytes()), Some(i128::from(ms) * 1_000_000));
+    }
+}
+
+#[test]
+fn the_scanner_reads_what_gen_writes_itself() {
+    // The usual shape, from `write_xes`, cut across many blocks: no fallback, same records.
+    let m = model();
+    let letters: Vec<String> = m.alphabet.names().to_vec();
+    let names = m.alphabet.location_names().to_vec();
+    let runs_in: Vec<Written> = (0..40)
+        .map(|k| {
+            let per = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    let own: Vec<String> = letters
+                        .iter()
+                        .enumerate()
+                        .filter(|(l, _)| {
+                            m.alphabet.location(crate::nfa::LetterId(*l as u32)).index() == i
+                        })
+                        .map(|(_, a)| a.clone())
+                        .cycle()
+                        .take(k % 7)
+                        .collect();
+                    (n.clone(), own)
+                })
+                .collect();
+            (format!("run {k}"), per)
+        })
+        .collect();
+    let mut out = Vec::new();
+    write_xes(
+        &mut out,
+        runs_in.iter().map(|(id, t)| (id.clone(), t.as_slice())),
+    )
+    .unwrap();
+    let dir = scratch("gen");
+    let p = dir.join("w.xes");
+    std::fs::write(&p, &out).unwrap();
+    for block in [16, 100, 1 << 20] {
+        let (full, fast, bailed) = both(&p, &XesOptions::default(), block);
+        assert!(!bailed, "block {block}");
+        assert_eq!(fast, full);
+        assert_eq!(fast.len(), 40);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
