@@ -449,13 +449,6 @@ struct DrawArgs {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
-        }
-    };
     // A closed standard error (`2>&1 | head`) makes `eprintln!` panic, in any thread: stop
     // quietly as on a closed standard output, not with a panic's status 101.
     let default_hook = std::panic::take_hook();
@@ -469,21 +462,11 @@ fn main() -> ExitCode {
         default_hook(info);
     }));
     // Deep interactions recurse in the semantic functions: run on a thread with a large stack.
+    // The arguments are parsed there too, so that one heap (the thread's) serves the whole
+    // command: what clap frees is reused by the check instead of new pages being touched.
     let worker = std::thread::Builder::new()
         .stack_size(multitrace_runtime::check::explore::CHECK_STACK_SIZE)
-        .spawn(move || match cli.command {
-            Command::Check(args) => batch::check(*args),
-            Command::Compile(args) => model_cmd::compile(args),
-            Command::Inspect(args) => model_cmd::inspect(args),
-            Command::Verify(args) => model_cmd::verify(args),
-            Command::Draw(args) => model_cmd::draw(args),
-            Command::Local(args) => distributed::local(args),
-            Command::Central(args) => distributed::central(args),
-            Command::Gen(args) => gen_cmd::gen(args),
-            Command::Compare(args) => gen_cmd::compare(args),
-            Command::Partition(args) => partition_cmd::partition(args),
-            Command::Monitor(args) => monitor_cmd::monitor(*args),
-        });
+        .spawn(run);
     let result = match worker.map(|h| h.join()) {
         Ok(Ok(r)) => r,
         Ok(Err(_)) => Err(anyhow::anyhow!(
@@ -500,6 +483,30 @@ fn main() -> ExitCode {
             eprintln!("multitrace: {e:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Parses the arguments and runs the command; the exit status.
+fn run() -> anyhow::Result<u8> {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return Ok(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match cli.command {
+        Command::Check(args) => batch::check(*args),
+        Command::Compile(args) => model_cmd::compile(args),
+        Command::Inspect(args) => model_cmd::inspect(args),
+        Command::Verify(args) => model_cmd::verify(args),
+        Command::Draw(args) => model_cmd::draw(args),
+        Command::Local(args) => distributed::local(args),
+        Command::Central(args) => distributed::central(args),
+        Command::Gen(args) => gen_cmd::gen(args),
+        Command::Compare(args) => gen_cmd::compare(args),
+        Command::Partition(args) => partition_cmd::partition(args),
+        Command::Monitor(args) => monitor_cmd::monitor(*args),
     }
 }
 

@@ -9,10 +9,15 @@
 # Commands: a hello world (rustc -O), the same with a thread of the checking stack's size
 # (what the command's checking-stack thread costs), `multitrace --version` (process, loading,
 # clap), and `multitrace check mqtt.mtm example1.htf` (the MQTT fixture, compiled first; the
-# staleness check of the .mtm against its source included), the same `check` with the
-# statically linked build. Prints min and median wall times,
-# the ratios to the hello world, CPU time (perf stat task-clock, when perf is present) and
-# the load average.
+# staleness check of the .mtm against its source included), the same `check` told the core
+# count and the memory limit (`--jobs 1 --max-memory 1024`: what reading them from /proc and
+# /sys costs), the same `check` with the statically linked build. Prints min and median wall
+# times, the ratios to the hello world, CPU time (perf stat task-clock, when perf is present)
+# and the load average.
+#
+# Every multitrace binary is measured as a copy (`cp`, as `cargo install` copies it): a file
+# the linker has just written sits in the page cache in small pieces, and each start then
+# takes about 25 more page faults than with the same bytes copied or read back from disk.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
@@ -25,13 +30,16 @@ mkdir -p "$out"
 # without glibc's libc.a (Debian: libc6-dev). The default build is made again after it.
 static=""
 if cargo rustc --release --locked --bin multitrace -- -C target-feature=+crt-static; then
+    rm -f "$out/multitrace-static"
     cp "$root/target/release/multitrace" "$out/multitrace-static"
     static="$out/multitrace-static"
 else
     echo "note: no statically linked build (cargo rustc ... +crt-static failed)"
 fi
 cargo build --release --locked --bin multitrace
-b="$root/target/release/multitrace"
+rm -f "$out/multitrace"
+cp "$root/target/release/multitrace" "$out/multitrace"
+b="$out/multitrace"
 stack=$(grep -o 'CHECK_STACK_SIZE: usize = [^;]*' runtime/src/check/explore.rs | sed 's/.*= //')
 printf 'fn main() { println!("Hello, world!"); }\n' > "$out/hello.rs"
 cat > "$out/hello_thread.rs" <<RS
@@ -44,12 +52,17 @@ rustc -O "$out/hello.rs" -o "$out/hello"
 rustc -O "$out/hello_thread.rs" -o "$out/hello_thread"
 "$b" compile fixtures/seed004-mqtt/model.hif -o "$out/mqtt.mtm" 2>/dev/null
 trace=fixtures/seed004-mqtt/traces/example1.htf
-cmds=("$out/hello" "$out/hello_thread" "$b --version" "$b check $out/mqtt.mtm $trace")
+cmds=("$out/hello" "$out/hello_thread" "$b --version" "$b check $out/mqtt.mtm $trace"
+    "$b check --jobs 1 --max-memory 1024 $out/mqtt.mtm $trace")
 if [ -n "$static" ]; then
     cmds+=("$static check $out/mqtt.mtm $trace")
 fi
-# BASE=path/to/an/older/multitrace: its `check` too, in the same run (before and after).
+# BASE=path/to/an/older/multitrace: its `check` too, in the same run (before and after),
+# measured as a copy like the others.
 if [ -n "${BASE:-}" ]; then
+    rm -f "$out/multitrace-base"
+    cp "$BASE" "$out/multitrace-base"
+    BASE="$out/multitrace-base"
     cmds+=("$BASE check $out/mqtt.mtm $trace")
 fi
 
@@ -59,7 +72,9 @@ if ! command -v hyperfine >/dev/null && command -v apt-get >/dev/null; then
 fi
 echo "load average before: $(cat /proc/loadavg)"
 if command -v hyperfine >/dev/null; then
-    hyperfine -N --warmup 30 --runs "$runs" --export-json "$out/startup.json" "${cmds[@]}" >/dev/null
+    # (Its warnings about outliers, expected on a shared machine, go to hyperfine.log.)
+    hyperfine -N --warmup 30 --runs "$runs" --export-json "$out/startup.json" "${cmds[@]}" \
+        >/dev/null 2>"$out/hyperfine.log" || { cat "$out/hyperfine.log"; exit 1; }
 else
     python3 - "$out/startup.json" "$runs" "${cmds[@]}" <<'PY'
 import json, subprocess, sys, time
