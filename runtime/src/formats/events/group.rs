@@ -3,7 +3,7 @@
 
 use super::event::{EventError, EventOptions, EventReadError, EventsError, RawEvent};
 use super::key::OrderKey;
-use super::read::EventReader;
+use super::read::{EventReader, FastEvent, Next};
 use crate::batch::{natural_cmp, Batch, Item, Outcome, RunError};
 use crate::monitor::offline::{OfflineOut, OfflineRun};
 use crate::nfa::{Alphabet, LetterId};
@@ -61,24 +61,41 @@ impl<'a> Grouper<'a> {
 
     /// Adds an event to its run (marking the run bad when the event is).
     fn add(&self, run: &mut Run, ev: &RawEvent) {
-        let problem = match &ev.body {
-            Err(e) => Some(e.clone()),
+        let body = match &ev.body {
+            Err(e) => Err(e.clone()),
+            Ok((action, key)) => Ok((action.as_str(), *key)),
+        };
+        self.add_parts(run, body, &ev.file, ev.line, || ev.at.clone());
+    }
+
+    /// [`Grouper::add`] of an event given by its parts (`at`: its `FILE:LINE`, made only for
+    /// a bad event).
+    fn add_parts(
+        &self,
+        run: &mut Run,
+        body: Result<(&str, OrderKey), EventError>,
+        file: &str,
+        line: u32,
+        at: impl FnOnce() -> String,
+    ) {
+        let problem = match body {
+            Err(e) => Some(e),
             Ok((action, key)) => match self.letters.get(action) {
                 None => {
                     let names = self.letters.keys().map(String::as_str);
                     let closest = crate::suggest::closest(action, names).map(str::to_string);
-                    Some(EventError::UnknownAction(action.clone(), closest))
+                    Some(EventError::UnknownAction(action.to_string(), closest))
                 }
                 Some(&l) => {
                     if run
                         .events
                         .first()
-                        .is_some_and(|(_, _, k)| !k.comparable(key))
+                        .is_some_and(|(_, _, k)| !k.comparable(&key))
                     {
                         Some(EventError::MixedKeys)
                     } else {
                         run.events
-                            .push((self.alphabet.location(l).index() as u32, l, *key));
+                            .push((self.alphabet.location(l).index() as u32, l, key));
                         None
                     }
                 }
@@ -90,9 +107,9 @@ impl<'a> Grouper<'a> {
                 None => {
                     run.bad = Some((
                         ErrorRecord {
-                            message: format!("{}: bad event of run {:?}: {p}", ev.at, run.id),
-                            file: Some(ev.file.clone()),
-                            line: Some(ev.line),
+                            message: format!("{}: bad event of run {:?}: {p}", at(), run.id),
+                            file: Some(file.to_string()),
+                            line: Some(line),
                             column: None,
                         },
                         1,
@@ -301,6 +318,30 @@ impl<'g, 'a> Streamed<'g, 'a> {
         }
     }
 
+    /// [`Streamed::add`] of an event the fast scan read.
+    fn add_fast(&mut self, ev: &FastEvent<'_>, file: usize) {
+        self.held += 1;
+        let i = match self.index.get(ev.run) {
+            Some(&i) => i,
+            None => {
+                let at = format!("{}:{}", ev.file, ev.line);
+                self.slots
+                    .push(Ok(self.grouper.new_run(ev.run.to_string(), &at)));
+                self.files_of.push(Vec::new());
+                self.index.insert(ev.run.to_string(), self.slots.len() - 1);
+                self.slots.len() - 1
+            }
+        };
+        if self.files_of[i].last() != Some(&file) {
+            self.files_of[i].push(file);
+        }
+        if let Ok(run) = &mut self.slots[i] {
+            let at = || format!("{}:{}", ev.file, ev.line);
+            self.grouper
+                .add_parts(run, Ok((ev.action, ev.key)), ev.file, ev.line, at);
+        }
+    }
+
     /// Adds a cut-line bad event to every run that has an event from a file named `name`
     /// (`names[n - 1]` is the name of file `n`).
     fn poison(&mut self, names: &[String], name: &str, line: u32, max: u64) {
@@ -359,15 +400,22 @@ fn read_unsorted<T>(
         names.push(reader.file.clone());
         let number = names.len();
         loop {
-            match reader.next_event() {
-                Ok(Some(ev)) => {
+            match reader.next_fast() {
+                Ok(Some(next)) => {
                     if runs.held >= opts.max_buffered_events {
+                        let at = match next {
+                            Next::Fast(ev) => format!("{}:{}", ev.file, ev.line),
+                            Next::Event(ev) => ev.at,
+                        };
                         return Err(EventsError::TooManyEvents {
                             cap: opts.max_buffered_events,
-                            at: ev.at,
+                            at,
                         });
                     }
-                    runs.add(&ev, number);
+                    match next {
+                        Next::Fast(ev) => runs.add_fast(&ev, number),
+                        Next::Event(ev) => runs.add(&ev, number),
+                    }
                 }
                 Ok(None) => break,
                 Err(m) => {
