@@ -540,12 +540,16 @@ impl EventReader {
                 match scanned {
                     Some(((r, rn), (a, an), key)) => {
                         self.line += 1;
-                        let text = std::str::from_utf8(&self.buf[..n]).unwrap_or_default();
+                        // Whole characters of a line checked above: only these few bytes
+                        // are looked at again.
+                        let field = |at: usize, len: usize| {
+                            std::str::from_utf8(&self.buf[at..at + len]).unwrap_or_default()
+                        };
                         return Ok(Some(Next::Fast(FastEvent {
                             file: &self.file,
                             line: self.line,
-                            run: &text[r..r + rn],
-                            action: &text[a..a + an],
+                            run: field(r, rn),
+                            action: field(a, an),
                             key,
                         })));
                     }
