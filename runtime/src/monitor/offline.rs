@@ -26,13 +26,16 @@
 //! Invariant: the record is the one [`Engine::check_letters`] gives (the diagnosis is defined
 //! by the semantics alone; a known cut only spares searches), so `check --events` writes the
 //! same records as before. Only cuts a check established are given as known. Term-only models,
-//! `--procedure term`, `--no-diagnosis` and a time budget (`--timeout-ms`: the diagnosis gets
-//! what the check left of it) are checked as the batch checks them.
+//! `--procedure term` and `--no-diagnosis` are checked as the batch checks them. A time budget
+//! (`--timeout-ms`, 10 s by default) bounds the diagnosis by what the check left of it, the
+//! search of the cut included (so a diagnosis cut short by time may stop elsewhere than the
+//! batch's, which is timing-dependent anyway).
 
 use crate::check::{CheckError, CheckOptions, Choice, Engine, Procedure, Scratch};
 use crate::nfa::LetterId;
 use crate::record::Record;
 use crate::verdict::{Verdict, VerdictKind};
+use std::time::Instant;
 
 /// A whole run of an event log, ready to check: its local traces as letters (each sorted by
 /// order key, equal keys in input order) and the order its events arrived in.
@@ -70,8 +73,7 @@ pub fn check_run(
     let traces = &run.letters;
     let procedure = engine.procedure(opts.choice)?;
     let automata = procedure != Procedure::Term && engine.tables().is_some();
-    let timed = opts.budget.timeout.is_some();
-    let Some(_) = opts.diagnosis.filter(|_| automata && !timed) else {
+    let Some(_) = opts.diagnosis.filter(|_| automata) else {
         return engine.check_letters(scratch, traces, opts);
     };
     let quick = CheckOptions {
@@ -86,8 +88,18 @@ pub fn check_run(
             Ok((v, p))
         }
         VerdictKind::Fail => {
-            let cut = searched_cut(engine, scratch, run, opts);
-            engine.check_letters_known(scratch, traces, opts, &cut)
+            let started = Instant::now();
+            let cut = searched_cut(engine, scratch, run, opts, p);
+            // A time budget counts the search of the cut, as the diagnosis's own time.
+            let spent = started.elapsed();
+            let mut known = *opts;
+            known.budget.timeout = opts.budget.timeout.map(|t| t.saturating_sub(spent));
+            let got = engine.check_letters_known(scratch, traces, &known, &cut)?;
+            if got.0.kind != VerdictKind::Fail {
+                // The check itself ran out of the time left: as the batch checks it.
+                return engine.check_letters(scratch, traces, opts);
+            }
+            Ok(got)
         }
         _ => Ok((v, p)),
     }
@@ -109,13 +121,15 @@ fn searched_cut(
     scratch: &mut Scratch,
     run: &OfflineRun,
     opts: &CheckOptions,
+    procedure: Procedure,
 ) -> Vec<usize> {
-    // AC's first search: AS gives the same verdicts on automata, with more work.
+    // The run's procedure (AS's local verifiers reject most broken prefixes without AC's
+    // search: on the MQTT set, forcing AC made the whole check twice as slow).
     let prefix = CheckOptions {
         mode: crate::verdict::Mode::Prefix,
         diagnosis: None,
         witness: false,
-        choice: Choice::Force(Procedure::Ac),
+        choice: Choice::Force(procedure),
         ..*opts
     };
     let mut cut: Vec<Vec<LetterId>> = Vec::new();
@@ -248,7 +262,8 @@ mod tests {
                         run.letters
                     );
                     if want.0.kind == VerdictKind::Fail && choice == Choice::Auto {
-                        let cut = searched_cut(&engine, &mut scratch, &run, &opts);
+                        let p = engine.procedure(choice).unwrap();
+                        let cut = searched_cut(&engine, &mut scratch, &run, &opts, p);
                         cuts += usize::from(!cut.is_empty());
                         if !cut.is_empty() {
                             // An established cut: below the run, and a multi-prefix.
