@@ -444,3 +444,145 @@ fn an_over_long_line_of_unknown_run_leaves_no_verdict_in_its_file() {
     }
     assert!(records.iter().any(|r| r["id"] == "s1"), "{}", stdout(&o));
 }
+
+/// The offline path (`check --events`: a Fail diagnosed knowing the cut the monitor's engine
+/// establishes) writes the whole record the batch check writes for the same multitrace: same
+/// verdict, reason, explanation, local error, diagnosis and search vertices, in both modes and
+/// with AC and AS, for long runs whose events arrive interleaved across locations and runs.
+#[test]
+fn check_events_writes_the_batch_records_of_the_same_multitraces() {
+    let dir = scratch("events-records");
+    let model = root().join("fixtures/seed004-mqtt/model.hif");
+    let model = model.to_str().unwrap();
+    let mut multitraces = Vec::new();
+    for kind in [
+        "pass",
+        "local-error",
+        "inter-error",
+        "prefix",
+        "swap-actions",
+    ] {
+        let out = dir.join(format!("gen-{kind}"));
+        let o = run(&[
+            "gen",
+            model,
+            "--kind",
+            kind,
+            "--count",
+            "25",
+            "--length",
+            "10..60",
+            "--seed",
+            "11",
+            "--format",
+            "jsonl",
+            "-o",
+            out.to_str().unwrap(),
+            "--allow-fewer",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = std::fs::read_to_string(out.join(format!("{kind}.jsonl"))).unwrap();
+        for line in text.lines() {
+            let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let events: usize = v["traces"]
+                .as_object()
+                .unwrap()
+                .values()
+                .map(|t| t.as_array().unwrap().len())
+                .sum();
+            if events > 0 {
+                v["id"] = format!("{kind}-{}", multitraces.len()).into();
+                multitraces.push(v);
+            }
+        }
+    }
+    let mts: String = multitraces.iter().map(|v| format!("{v}\n")).collect();
+    std::fs::write(dir.join("all.jsonl"), mts).unwrap();
+    // Each run's locations interleaved (a fixed pseudo-random choice of the next location),
+    // runs interleaved by turns: arrival orders unlike the locations' order.
+    let mut queues: Vec<(String, Vec<Vec<String>>, Vec<usize>)> = multitraces
+        .iter()
+        .map(|v| {
+            let traces: Vec<Vec<String>> = v["traces"]
+                .as_object()
+                .unwrap()
+                .values()
+                .map(|t| {
+                    t.as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|a| a.as_str().unwrap().to_string())
+                        .collect()
+                })
+                .collect();
+            let at = vec![0; traces.len()];
+            (v["id"].as_str().unwrap().to_string(), traces, at)
+        })
+        .collect();
+    let (mut events, mut seed) = (String::new(), 12345u64);
+    loop {
+        let mut any = false;
+        for (id, traces, at) in queues.iter_mut() {
+            let open: Vec<usize> = (0..traces.len())
+                .filter(|&k| at[k] < traces[k].len())
+                .collect();
+            if open.is_empty() {
+                continue;
+            }
+            any = true;
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let k = open[(seed >> 33) as usize % open.len()];
+            let line = serde_json::json!({"run": id, "action": traces[k][at[k]], "order": at[k]});
+            events.push_str(&format!("{line}\n"));
+            at[k] += 1;
+        }
+        if !any {
+            break;
+        }
+    }
+    std::fs::write(dir.join("ev.jsonl"), events).unwrap();
+    let records = |o: &Output| -> std::collections::BTreeMap<String, serde_json::Value> {
+        stdout(o)
+            .lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                let id = v["id"].as_str().unwrap().to_string();
+                let m = v.as_object_mut().unwrap();
+                m.remove("trace");
+                m.remove("time_us");
+                (id, v)
+            })
+            .collect()
+    };
+    let (all, ev) = (dir.join("all.jsonl"), dir.join("ev.jsonl"));
+    let (all, ev) = (all.to_str().unwrap(), ev.to_str().unwrap());
+    let mut fails = 0;
+    for extra in [&[][..], &["--mode", "complete"], &["--procedure", "as"]] {
+        let mut a = vec!["check", model, "--format", "jsonl"];
+        a.extend(extra);
+        let mut e = a.clone();
+        e.push(all);
+        let mut g = a.clone();
+        g.extend(["--events", ev, "--jobs", "2"]);
+        let (expected, got) = (run(&e), run(&g));
+        assert_eq!(
+            got.status.code(),
+            expected.status.code(),
+            "{}",
+            stderr(&got)
+        );
+        let (e, g) = (records(&expected), records(&got));
+        assert_eq!(e.len(), multitraces.len());
+        for (id, want) in &e {
+            assert_eq!(g.get(id), Some(want), "{id} with {extra:?}");
+        }
+        fails += e.values().filter(|v| v["verdict"] == "Fail").count();
+    }
+    assert!(
+        fails > 50,
+        "only {fails} failed runs: the diagnoses are hardly tested"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -121,10 +121,14 @@ impl Batch<'_> {
             Input::Memory(item) => item.trace.clone(),
             Input::Letters(l) => l.trace.clone(),
             Input::Error(name, _) => name.clone(),
+            Input::Run(run) => run.trace.clone(),
+            Input::Record(r) => r.trace.clone(),
         };
         let id = match &input {
             Input::Memory(item) => item.id.clone(),
             Input::Letters(l) => l.id.clone(),
+            Input::Run(run) => run.id.clone(),
+            Input::Record(r) => r.id.clone(),
             _ => None,
         };
         self.guarded(
@@ -181,6 +185,20 @@ impl Batch<'_> {
             Input::Letters(l) => {
                 let r = self.check_letters(scratch, &l.letters, &l.trace);
                 (l.trace, l.id, r)
+            }
+            Input::Run(run) => {
+                let model = self.engine().model();
+                let r =
+                    crate::monitor::offline::check_run(self.engine(), scratch, &run, &self.check)
+                        .map(|(v, p)| (v, p, Cow::Borrowed(model.alphabet.location_names()), false))
+                        .map_err(|e| check_error(&run.trace, e));
+                (run.trace, run.id, r)
+            }
+            Input::Record(record) => {
+                return Outcome {
+                    record: *record,
+                    fallback: false,
+                }
             }
         };
         self.outcome(trace, id, outcome, start.elapsed())

@@ -68,7 +68,7 @@ impl Batch<'_> {
             match input {
                 Input::Error(_, e) => return Err(e),
                 Input::Memory(item) => items.push(item),
-                Input::Letters(_) => {}
+                Input::Letters(_) | Input::Run(_) | Input::Record(_) => {}
                 Input::File(path) => {
                     let text = read_input_text(&path).map_err(|e| text_error(&e))?;
                     let file = crate::record::path_text(&path);

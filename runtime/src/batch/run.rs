@@ -4,10 +4,11 @@
 use super::entry::{Entry, Item};
 use super::options::BatchOptions;
 use super::outcome::{Outcome, Progress, RunError};
-use super::source::{is_streamed, EntrySource, FileSource, Input, ItemSource};
+use super::source::{is_streamed, EntrySource, FileSource, Input, ItemSource, OfflineSource};
 use crate::check::{CheckError, CheckOptions, Engine, Scratch};
 use crate::formats::NameIndex;
 use crate::model::CompiledModel;
+use crate::monitor::offline::OfflineOut;
 use crate::nfa::LetterId;
 use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
@@ -222,6 +223,28 @@ impl<'a> Batch<'a> {
         let entries = entries.into_iter();
         let total = exact_len(entries.size_hint());
         self.run_source(Box::new(EntrySource(entries)), total, sink)
+    }
+
+    /// Checks the runs of event logs ([`crate::monitor::offline`]: each whole run, a Fail
+    /// diagnosed knowing the cut the monitor decides it at) and hands the records to `sink`
+    /// in their order (records given as such in place); returns the number of records.
+    pub fn run_offline<E, I>(
+        &self,
+        runs: I,
+        mut sink: impl FnMut(Outcome) -> Result<(), E>,
+    ) -> Result<usize, RunError<E>>
+    where
+        I: IntoIterator<Item = OfflineOut>,
+        I::IntoIter: Send,
+    {
+        let runs = runs.into_iter();
+        let total = exact_len(runs.size_hint());
+        let mut count = 0usize;
+        self.run_source(Box::new(OfflineSource(runs)), total, |o| {
+            count += 1;
+            sink(o)
+        })?;
+        Ok(count)
     }
 
     /// Checks one in-memory multitrace given by names or letters on this thread.

@@ -8,7 +8,8 @@
 
 use super::entry::{Entry, Item, Letters};
 use super::lines::{Cut, Cutter, CHUNK_BYTES, CHUNK_LINES};
-use crate::record::ErrorRecord;
+use crate::monitor::offline::{OfflineOut, OfflineRun};
+use crate::record::{ErrorRecord, Record};
 use crate::syntax::{read_text, text_of_bytes, ModelError, ParseError, MAX_TEXT_BYTES};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -99,6 +100,10 @@ pub(super) enum Input {
     Letters(Letters),
     /// An unreadable input: its name and the error (one Error record, in input order).
     Error(String, ErrorRecord),
+    /// A whole run of an event log (`check --events`), checked on the monitor's offline path.
+    Run(OfflineRun),
+    /// A record decided before any check (a run with a bad event), written as it is.
+    Record(Box<Record>),
 }
 
 /// A JSON Lines stream being read: its name, and whether it was stopped (a line that is not
@@ -325,6 +330,24 @@ impl<I: Iterator<Item = Entry> + Send> Source for EntrySource<I> {
             Task::One(match e {
                 Entry::Names(item) => Input::Memory(item),
                 Entry::Letters(l) => Input::Letters(l),
+            })
+        })
+    }
+
+    fn has_more(&self) -> bool {
+        self.0.size_hint().1 != Some(0)
+    }
+}
+
+/// The runs of event logs, from an iterator ([`crate::monitor::offline`]).
+pub(super) struct OfflineSource<I>(pub I);
+
+impl<I: Iterator<Item = OfflineOut> + Send> Source for OfflineSource<I> {
+    fn next(&mut self) -> Option<Task> {
+        self.0.next().map(|o| {
+            Task::One(match o {
+                OfflineOut::Run(run) => Input::Run(run),
+                OfflineOut::Record(r) => Input::Record(r),
             })
         })
     }

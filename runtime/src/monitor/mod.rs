@@ -25,6 +25,7 @@
 
 pub mod decision;
 pub mod follow;
+pub mod offline;
 pub mod product;
 mod run;
 pub mod session;

@@ -3,8 +3,9 @@
 
 use super::event::{EventError, EventOptions, EventReadError, EventsError, RawEvent};
 use super::key::OrderKey;
-use super::read::EventReader;
+use super::read::{EventReader, FastEvent, Next};
 use crate::batch::{natural_cmp, Batch, Item, Outcome, RunError};
+use crate::monitor::offline::{OfflineOut, OfflineRun};
 use crate::nfa::{Alphabet, LetterId};
 use crate::record::{ErrorRecord, Record};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -60,24 +61,41 @@ impl<'a> Grouper<'a> {
 
     /// Adds an event to its run (marking the run bad when the event is).
     fn add(&self, run: &mut Run, ev: &RawEvent) {
-        let problem = match &ev.body {
-            Err(e) => Some(e.clone()),
+        let body = match &ev.body {
+            Err(e) => Err(e.clone()),
+            Ok((action, key)) => Ok((action.as_str(), *key)),
+        };
+        self.add_parts(run, body, &ev.file, ev.line, || ev.at.clone());
+    }
+
+    /// [`Grouper::add`] of an event given by its parts (`at`: its `FILE:LINE`, made only for
+    /// a bad event).
+    fn add_parts(
+        &self,
+        run: &mut Run,
+        body: Result<(&str, OrderKey), EventError>,
+        file: &str,
+        line: u32,
+        at: impl FnOnce() -> String,
+    ) {
+        let problem = match body {
+            Err(e) => Some(e),
             Ok((action, key)) => match self.letters.get(action) {
                 None => {
                     let names = self.letters.keys().map(String::as_str);
                     let closest = crate::suggest::closest(action, names).map(str::to_string);
-                    Some(EventError::UnknownAction(action.clone(), closest))
+                    Some(EventError::UnknownAction(action.to_string(), closest))
                 }
                 Some(&l) => {
                     if run
                         .events
                         .first()
-                        .is_some_and(|(_, _, k)| !k.comparable(key))
+                        .is_some_and(|(_, _, k)| !k.comparable(&key))
                     {
                         Some(EventError::MixedKeys)
                     } else {
                         run.events
-                            .push((self.alphabet.location(l).index() as u32, l, *key));
+                            .push((self.alphabet.location(l).index() as u32, l, key));
                         None
                     }
                 }
@@ -89,9 +107,9 @@ impl<'a> Grouper<'a> {
                 None => {
                     run.bad = Some((
                         ErrorRecord {
-                            message: format!("{}: bad event of run {:?}: {p}", ev.at, run.id),
-                            file: Some(ev.file.clone()),
-                            line: Some(ev.line),
+                            message: format!("{}: bad event of run {:?}: {p}", at(), run.id),
+                            file: Some(file.to_string()),
+                            line: Some(line),
                             column: None,
                         },
                         1,
@@ -101,19 +119,50 @@ impl<'a> Grouper<'a> {
         }
     }
 
+    /// The Error record of a run with a bad event.
+    fn bad_record(first_at: String, id: String, bad: (ErrorRecord, usize)) -> Box<Record> {
+        let (mut e, n) = bad;
+        if n > 1 {
+            e.message
+                .push_str(&format!(" ({n} bad events in this run)"));
+        }
+        Box::new(Record::error(first_at, Some(id), e, Duration::ZERO))
+    }
+
+    /// A complete run as letters, for the offline path of the monitor (or its Error record).
+    fn finish_letters(&self, run: Run) -> OfflineOut {
+        if let Some(bad) = run.bad {
+            return OfflineOut::Record(Self::bad_record(run.first_at, run.id, bad));
+        }
+        let locations = self.alphabet.locations();
+        let mut per: Vec<Vec<(LetterId, OrderKey)>> = vec![Vec::new(); locations];
+        let mut arrivals = Vec::with_capacity(run.events.len());
+        for (k, l, key) in run.events {
+            per[k as usize].push((l, key));
+            arrivals.push(k);
+        }
+        let letters = per
+            .into_iter()
+            .map(|mut evs| {
+                // Stable: equal keys keep their input order.
+                if !evs.is_sorted_by(|a, b| a.1.cmp_key(&b.1).is_le()) {
+                    evs.sort_by(|a, b| a.1.cmp_key(&b.1));
+                }
+                evs.into_iter().map(|(l, _)| l).collect()
+            })
+            .collect();
+        OfflineOut::Run(OfflineRun {
+            trace: run.first_at,
+            id: Some(run.id),
+            letters,
+            arrivals,
+        })
+    }
+
     /// The multitrace of a complete run (or its Error record).
     fn finish(&self, run: Run) -> RunOut {
-        if let Some((mut e, n)) = run.bad {
-            if n > 1 {
-                e.message
-                    .push_str(&format!(" ({n} bad events in this run)"));
-            }
-            return RunOut::Error(Box::new(Record::error(
-                run.first_at,
-                Some(run.id),
-                e,
-                Duration::ZERO,
-            )));
+        if let Some(bad) = run.bad {
+            return RunOut::Error(Self::bad_record(run.first_at, run.id, bad));
         }
         let locations = self.alphabet.locations();
         let mut per: Vec<Vec<(LetterId, OrderKey)>> = vec![Vec::new(); locations];
@@ -194,8 +243,8 @@ fn orphan(ev: &RawEvent) -> Record {
     )
 }
 
-fn file_error(file: &Path, error: EventReadError) -> RunOut {
-    RunOut::Error(Box::new(Record::error(
+fn file_error(file: &Path, error: EventReadError) -> Box<Record> {
+    Box::new(Record::error(
         file.display().to_string(),
         None,
         ErrorRecord {
@@ -205,7 +254,7 @@ fn file_error(file: &Path, error: EventReadError) -> RunOut {
             column: None,
         },
         Duration::ZERO,
-    )))
+    ))
 }
 
 /// The bad event that stands for a line cut at `max` bytes in `file`, in run `run`.
@@ -219,18 +268,172 @@ fn cut_event(run: String, file: &str, line: u32, max: u64) -> RawEvent {
     }
 }
 
-/// Adds a cut-line bad event to every run that has an event from `file`.
-fn poison_runs_of(events: &mut Vec<RawEvent>, file: &str, line: u32, max: u64) {
-    let mut runs: Vec<String> = Vec::new();
-    let mut seen = FxHashSet::default();
-    for ev in events.iter().filter(|e| e.file == file) {
-        if let Some(r) = &ev.run {
-            if seen.insert(r.clone()) {
-                runs.push(r.clone());
+/// Unsorted input grouped while it is read: the runs in the order of their first event, an
+/// event without a run in place. Only the runs are held (their letters and keys), never the
+/// events as read.
+struct Streamed<'g, 'a> {
+    grouper: &'g Grouper<'a>,
+    slots: Vec<Result<Run, Record>>,
+    index: FxHashMap<String, usize>,
+    /// Events taken since the last flush (the cap of `--max-buffered-events`).
+    held: usize,
+    /// The files each run has events from (numbers from 1), for a cut line's runs.
+    files_of: Vec<Vec<usize>>,
+}
+
+impl<'g, 'a> Streamed<'g, 'a> {
+    fn new(grouper: &'g Grouper<'a>) -> Self {
+        Streamed {
+            grouper,
+            slots: Vec::new(),
+            index: FxHashMap::default(),
+            held: 0,
+            files_of: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, ev: &RawEvent, file: usize) {
+        self.held += 1;
+        let Some(id) = &ev.run else {
+            self.slots.push(Err(orphan(ev)));
+            self.files_of.push(Vec::new());
+            return;
+        };
+        // The id is cloned once per run, not per event.
+        let i = match self.index.get(id.as_str()) {
+            Some(&i) => i,
+            None => {
+                self.slots
+                    .push(Ok(self.grouper.new_run(id.clone(), &ev.at)));
+                self.files_of.push(Vec::new());
+                self.index.insert(id.clone(), self.slots.len() - 1);
+                self.slots.len() - 1
+            }
+        };
+        if self.files_of[i].last() != Some(&file) {
+            self.files_of[i].push(file);
+        }
+        if let Ok(run) = &mut self.slots[i] {
+            self.grouper.add(run, ev);
+        }
+    }
+
+    /// [`Streamed::add`] of an event the fast scan read.
+    fn add_fast(&mut self, ev: &FastEvent<'_>, file: usize) {
+        self.held += 1;
+        let i = match self.index.get(ev.run) {
+            Some(&i) => i,
+            None => {
+                let at = format!("{}:{}", ev.file, ev.line);
+                self.slots
+                    .push(Ok(self.grouper.new_run(ev.run.to_string(), &at)));
+                self.files_of.push(Vec::new());
+                self.index.insert(ev.run.to_string(), self.slots.len() - 1);
+                self.slots.len() - 1
+            }
+        };
+        if self.files_of[i].last() != Some(&file) {
+            self.files_of[i].push(file);
+        }
+        if let Ok(run) = &mut self.slots[i] {
+            let at = || format!("{}:{}", ev.file, ev.line);
+            self.grouper
+                .add_parts(run, Ok((ev.action, ev.key)), ev.file, ev.line, at);
+        }
+    }
+
+    /// Adds a cut-line bad event to every run that has an event from a file named `name`
+    /// (`names[n - 1]` is the name of file `n`).
+    fn poison(&mut self, names: &[String], name: &str, line: u32, max: u64) {
+        for (slot, files) in self.slots.iter_mut().zip(&self.files_of) {
+            if let Ok(run) = slot {
+                if files.iter().any(|&n| names[n - 1] == name) {
+                    let ev = cut_event(run.id.clone(), name, line, max);
+                    self.grouper.add(run, &ev);
+                }
             }
         }
     }
-    events.extend(runs.into_iter().map(|r| cut_event(r, file, line, max)));
+
+    /// The runs grouped so far, finished by `finish`, in order; the grouping starts afresh.
+    fn flush<T>(
+        &mut self,
+        out: &mut Vec<T>,
+        finish: &impl Fn(&Grouper<'a>, Run) -> T,
+        record: &impl Fn(Box<Record>) -> T,
+    ) {
+        self.index.clear();
+        self.files_of.clear();
+        self.held = 0;
+        for s in self.slots.drain(..) {
+            out.push(match s {
+                Ok(run) => finish(self.grouper, run),
+                Err(r) => record(Box::new(r)),
+            });
+        }
+    }
+}
+
+/// Unsorted input read in full, grouped while it is read (within the cap), each run finished
+/// by `finish` and each record by `record`.
+fn read_unsorted<T>(
+    alphabet: &Alphabet,
+    files: &[PathBuf],
+    opts: &EventOptions,
+    finish: impl Fn(&Grouper<'_>, Run) -> T,
+    record: impl Fn(Box<Record>) -> T,
+) -> Result<Vec<T>, EventsError> {
+    let grouper = Grouper::new(alphabet);
+    let mut out: Vec<T> = Vec::new();
+    let mut runs = Streamed::new(&grouper);
+    let mut names: Vec<String> = Vec::new();
+    for f in files {
+        let mut reader = match EventReader::open(f, opts) {
+            Ok(r) => r,
+            Err(error) => {
+                let file = f.display().to_string();
+                out.push(record(file_error(f, EventReadError::Io { file, error })));
+                names.push(String::new());
+                continue;
+            }
+        };
+        names.push(reader.file.clone());
+        let number = names.len();
+        loop {
+            match reader.next_fast() {
+                Ok(Some(next)) => {
+                    if runs.held >= opts.max_buffered_events {
+                        let at = match next {
+                            Next::Fast(ev) => format!("{}:{}", ev.file, ev.line),
+                            Next::Event(ev) => ev.at,
+                        };
+                        return Err(EventsError::TooManyEvents {
+                            cap: opts.max_buffered_events,
+                            at,
+                        });
+                    }
+                    match next {
+                        Next::Fast(ev) => runs.add_fast(&ev, number),
+                        Next::Event(ev) => runs.add(&ev, number),
+                    }
+                }
+                Ok(None) => break,
+                Err(m) => {
+                    // A cut line whose run is unknown could belong to any run of the file:
+                    // none of them gets a verdict.
+                    if let EventReadError::LineTooLong { line, max, .. } = &m {
+                        runs.poison(&names, &reader.file, *line, *max);
+                    }
+                    // Read errors come after the runs of the events read before them.
+                    runs.flush(&mut out, &finish, &record);
+                    out.push(record(file_error(f, m)));
+                    break;
+                }
+            }
+        }
+    }
+    runs.flush(&mut out, &finish, &record);
+    Ok(out)
 }
 
 /// The runs of event files, in order (unsorted input: read in full first, within the cap).
@@ -242,45 +445,33 @@ pub fn read_runs<'a>(
     if opts.sorted {
         return Ok(Box::new(SortedRuns::new(alphabet, files, opts)));
     }
-    let grouper = Grouper::new(alphabet);
-    let mut out: Vec<RunOut> = Vec::new();
-    let mut events: Vec<RawEvent> = Vec::new();
-    for f in files {
-        let mut reader = match EventReader::open(f, opts) {
-            Ok(r) => r,
-            Err(error) => {
-                let file = f.display().to_string();
-                out.push(file_error(f, EventReadError::Io { file, error }));
-                continue;
-            }
-        };
-        loop {
-            match reader.next_event() {
-                Ok(Some(ev)) => {
-                    if events.len() >= opts.max_buffered_events {
-                        return Err(EventsError::TooManyEvents {
-                            cap: opts.max_buffered_events,
-                            at: ev.at,
-                        });
-                    }
-                    events.push(ev)
-                }
-                Ok(None) => break,
-                Err(m) => {
-                    // A cut line whose run is unknown could belong to any run of the file:
-                    // none of them gets a verdict.
-                    if let EventReadError::LineTooLong { line, max, .. } = &m {
-                        poison_runs_of(&mut events, &reader.file, *line, *max);
-                    }
-                    // Read errors come after the runs of the events read before them.
-                    out.extend(grouper.group(std::mem::take(&mut events)));
-                    out.push(file_error(f, m));
-                    break;
-                }
-            }
-        }
+    let out = read_unsorted(alphabet, files, opts, |g, run| g.finish(run), RunOut::Error)?;
+    Ok(Box::new(out.into_iter()))
+}
+
+/// The runs of event files as letters, in order, for the offline path of the monitor
+/// ([`crate::monitor::offline`]); as [`read_runs`] groups them.
+pub fn read_offline_runs<'a>(
+    alphabet: &'a Alphabet,
+    files: &[PathBuf],
+    opts: &EventOptions,
+) -> Result<Box<dyn Iterator<Item = OfflineOut> + Send + 'a>, EventsError> {
+    if opts.sorted {
+        let mut sorted = SortedRuns::new(alphabet, files, opts);
+        return Ok(Box::new(std::iter::from_fn(move || {
+            Some(match sorted.next_slot()? {
+                Ok(run) => sorted.grouper.finish_letters(run),
+                Err(r) => OfflineOut::Record(r),
+            })
+        })));
     }
-    out.extend(grouper.group(events));
+    let out = read_unsorted(
+        alphabet,
+        files,
+        opts,
+        |g, run| g.finish_letters(run),
+        OfflineOut::Record,
+    )?;
     Ok(Box::new(out.into_iter()))
 }
 
@@ -301,7 +492,7 @@ struct SortedRuns<'a> {
     opts: EventOptions,
     sources: Vec<Source>,
     seen: FxHashSet<String>,
-    ready: VecDeque<RunOut>,
+    ready: VecDeque<Box<Record>>,
     several: bool,
     /// The first line cut at the length limit whose run is unknown (file, line, limit): it
     /// comes after the events of the run being merged in its file, which is sorted, so it may
@@ -355,7 +546,7 @@ impl<'a> SortedRuns<'a> {
                     return;
                 }
                 Ok(Some(ev)) if ev.run.is_none() => {
-                    self.ready.push_back(RunOut::Error(Box::new(orphan(&ev))));
+                    self.ready.push_back(Box::new(orphan(&ev)));
                 }
                 Ok(Some(ev)) => {
                     src.head = Some(ev);
@@ -444,18 +635,26 @@ impl<'a> SortedRuns<'a> {
     }
 }
 
+impl SortedRuns<'_> {
+    /// The next run to finish, or a record.
+    fn next_slot(&mut self) -> Option<Result<Run, Box<Record>>> {
+        if let Some(r) = self.ready.pop_front() {
+            return Some(Err(r));
+        }
+        // Records of events read ahead (no run id, a read error) come after this run's: they
+        // wait in `ready`.
+        self.next_run().map(Ok)
+    }
+}
+
 impl Iterator for SortedRuns<'_> {
     type Item = RunOut;
 
     fn next(&mut self) -> Option<RunOut> {
-        if let Some(r) = self.ready.pop_front() {
-            return Some(r);
-        }
-        let run = self.next_run()?;
-        // Records of events read ahead (no run id, a read error) come after this run's.
-        let done = self.grouper.finish(run);
-        self.ready.push_front(done);
-        self.ready.pop_front()
+        Some(match self.next_slot()? {
+            Ok(run) => self.grouper.finish(run),
+            Err(r) => RunOut::Error(r),
+        })
     }
 }
 
@@ -468,11 +667,13 @@ pub fn run_events<E>(
     opts: &EventOptions,
     sink: impl FnMut(Outcome) -> Result<(), E>,
 ) -> Result<Result<usize, EventsError>, RunError<E>> {
-    let runs = match read_runs(&batch.engine().model().alphabet, files, opts) {
+    // Runs as letters, checked whole on the monitor's offline path (a Fail's diagnosis knows
+    // the cut the monitor decides it at): the same records as `check_runs` of `read_runs`.
+    let runs = match read_offline_runs(&batch.engine().model().alphabet, files, opts) {
         Ok(r) => r,
         Err(e) => return Ok(Err(e)),
     };
-    check_runs(batch, runs, sink).map(Ok)
+    batch.run_offline(runs, sink).map(Ok)
 }
 
 /// Checks grouped runs ([`Grouper::group`], [`read_runs`]) on `batch` and hands one record per

@@ -15,9 +15,10 @@
 //! # Memory: how runs are grouped
 //!
 //! - Unsorted input (the default): every event is held until the end of the input, since a run
-//!   is complete only then; at most [`EventOptions::max_buffered_events`] events are held, and
-//!   one more is a fatal [`EventsError::TooManyEvents`] naming the cap and the options that
-//!   lift it. Records come in the order of each run's first event.
+//!   is complete only then (grouped into its run as it is read: its letter, location and order
+//!   key, never the event as read); at most [`EventOptions::max_buffered_events`] events are
+//!   held, and one more is a fatal [`EventsError::TooManyEvents`] naming the cap and the
+//!   options that lift it. Records come in the order of each run's first event.
 //! - Sorted input ([`EventOptions::sorted`]): one file's runs are contiguous; several files
 //!   are each sorted by run id (natural order) and merged k-way by run id (a run takes its
 //!   events from every file where it comes next); a run is checked as soon as it is complete,
@@ -34,7 +35,8 @@
 //!
 //! Layout: [`event`] (an event as read: options, fields, errors), [`key`] (order keys and
 //! timestamps), [`scan`] (the fast path of JSON Lines), [`read`] (one event per line of JSON
-//! Lines or CSV), [`group`] (runs grouped and checked on a batch).
+//! Lines or CSV), [`group`] (runs grouped and checked on a batch: `check --events` checks them
+//! as letters on the engine's offline path, [`crate::monitor::offline`]).
 
 pub mod event;
 pub mod group;
@@ -48,7 +50,7 @@ pub use event::{
     EventError, EventFormat, EventOptions, EventReadError, EventsError, Field, RawEvent,
     DEFAULT_MAX_BUFFERED_EVENTS,
 };
-pub use group::{check_runs, read_runs, run_events, Grouper, RunOut};
+pub use group::{check_runs, read_offline_runs, read_runs, run_events, Grouper, RunOut};
 pub use key::{parse_timestamp, OrderKey, OrderKeyError};
 pub use read::{csv_columns, csv_event, jsonl_event, jsonl_event_full, split_csv, EventReader};
 pub use scan::{scan_flat, Scanned};

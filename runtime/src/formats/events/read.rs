@@ -250,6 +250,29 @@ pub fn json_prefix_field(prefix: &str, field: &str) -> Option<String> {
     }
 }
 
+/// An event of a JSON Lines line the fast scan read, borrowed from the reader.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FastEvent<'r> {
+    /// The file's name.
+    pub file: &'r str,
+    /// The line, from 1.
+    pub line: u32,
+    /// The run id.
+    pub run: &'r str,
+    /// The action.
+    pub action: &'r str,
+    /// The order key.
+    pub key: OrderKey,
+}
+
+/// The next event of a reader: borrowed (the fast path), or as read.
+pub(crate) enum Next<'r> {
+    /// Read by the fast scan.
+    Fast(FastEvent<'r>),
+    /// Any other.
+    Event(RawEvent),
+}
+
 /// Reads the events of one file, one at a time.
 pub struct EventReader {
     pub(super) file: String,
@@ -482,6 +505,61 @@ impl EventReader {
             run,
             body,
         }
+    }
+
+    /// [`EventReader::next_event`], with an event the fast scan reads ([`super::scan`])
+    /// borrowed from its line rather than copied (no allocation per event); any other line
+    /// (CSV, blank, not UTF-8, too long, an event the scan does not answer for) as
+    /// `next_event` gives it.
+    pub(crate) fn next_fast(&mut self) -> Result<Option<Next<'_>>, EventReadError> {
+        if self.done || self.format != EventFormat::Jsonl || !self.probed || !self.ahead.is_empty()
+        {
+            return self.next_event().map(|e| e.map(Next::Event));
+        }
+        let raw = match read_line_bounded(&mut self.reader, &mut self.buf, self.opts.max_line_bytes)
+        {
+            Err(error) => Raw::Io(error),
+            Ok(LineRead::End) => Raw::End,
+            Ok(LineRead::TooLong) => Raw::TooLong,
+            Ok(LineRead::Line) => {
+                let mut n = self.buf.len();
+                while n > 0 && matches!(self.buf[n - 1], b'\n' | b'\r') {
+                    n -= 1;
+                }
+                let scanned = std::str::from_utf8(&self.buf[..n]).ok().and_then(|text| {
+                    let s = super::scan::scan_flat(
+                        text,
+                        &self.opts.run_field,
+                        &self.opts.action_field,
+                        &self.opts.order_field,
+                    )?;
+                    let base = text.as_ptr() as usize;
+                    let span = |t: &str| (t.as_ptr() as usize - base, t.len());
+                    Some((span(s.run), span(s.action), s.order))
+                });
+                match scanned {
+                    Some(((r, rn), (a, an), key)) => {
+                        self.line += 1;
+                        // Whole characters of a line checked above: only these few bytes
+                        // are looked at again.
+                        let field = |at: usize, len: usize| {
+                            std::str::from_utf8(&self.buf[at..at + len]).unwrap_or_default()
+                        };
+                        return Ok(Some(Next::Fast(FastEvent {
+                            file: &self.file,
+                            line: self.line,
+                            run: field(r, rn),
+                            action: field(a, an),
+                            key,
+                        })));
+                    }
+                    None => Raw::Line(std::mem::take(&mut self.buf)),
+                }
+            }
+        };
+        // Everything else as `next_event` reads it (the line is handed over as read).
+        self.ahead.push_back(raw);
+        self.next_event().map(|e| e.map(Next::Event))
     }
 
     /// The next event, `Ok(None)` at the end, `Err` on a fatal read error (the message names
