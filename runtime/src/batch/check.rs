@@ -39,6 +39,14 @@ impl Batch<'_> {
                 stream: None,
                 stops: false,
             },
+            Task::Many(inputs) => Done {
+                outcomes: inputs
+                    .into_iter()
+                    .map(|i| self.check_guarded(scratch, i))
+                    .collect(),
+                stream: None,
+                stops: false,
+            },
             Task::Lines(chunk) => self.check_chunk(scratch, chunk),
             Task::End(stream, name, e) => Done {
                 outcomes: vec![Outcome {

@@ -38,8 +38,9 @@ impl Batch<'_> {
         let mut source = FileSource::new(vec![path.to_path_buf()], self.options.max_line_bytes);
         let mut items = Vec::new();
         while let Some(task) = source.next() {
-            let input = match task {
-                Task::One(input) => input,
+            let inputs = match task {
+                Task::One(input) => vec![input],
+                Task::Many(inputs) => inputs,
                 Task::Files(paths) => {
                     // One file was given: never a group, but read them all the same.
                     for p in paths {
@@ -65,46 +66,49 @@ impl Batch<'_> {
                     continue;
                 }
             };
-            match input {
-                Input::Error(_, e) => return Err(e),
-                Input::Memory(item) => items.push(item),
-                Input::Letters(_) | Input::Run(_) | Input::Record(_) => {}
-                Input::File(path) => {
-                    let text = read_input_text(&path).map_err(|e| text_error(&e))?;
-                    let file = crate::record::path_text(&path);
-                    if content_extension(&path) == Some("mtf") {
-                        let traces = parse_mtf_indexed(&file, &text, alphabet, &self.tables.names)
-                            .map_err(|e| ErrorRecord::from(&e))?;
-                        items.push(by_location(file, None, &traces));
-                        continue;
-                    }
-                    let Some(sig) = model.signature() else {
-                        let mut r = ErrorRecord::message(format!(
+            for input in inputs {
+                match input {
+                    Input::Error(_, e) => return Err(e),
+                    Input::Memory(item) => items.push(item),
+                    Input::Letters(_) | Input::Run(_) | Input::Record(_) => {}
+                    Input::File(path) => {
+                        let text = read_input_text(&path).map_err(|e| text_error(&e))?;
+                        let file = crate::record::path_text(&path);
+                        if content_extension(&path) == Some("mtf") {
+                            let traces =
+                                parse_mtf_indexed(&file, &text, alphabet, &self.tables.names)
+                                    .map_err(|e| ErrorRecord::from(&e))?;
+                            items.push(by_location(file, None, &traces));
+                            continue;
+                        }
+                        let Some(sig) = model.signature() else {
+                            let mut r = ErrorRecord::message(format!(
                             "{file}: this model is a raw automaton; give its multitraces as .mtf or JSON Lines"
                         ));
-                        r.file = Some(file);
-                        return Err(r);
-                    };
-                    let (mt, names) =
-                        parse_htf(&file, &text, sig).map_err(|e| ErrorRecord::from(&e))?;
-                    if let Ok(traces) = model.letter_traces(&mt) {
-                        items.push(by_location(file, None, &traces));
-                    } else {
-                        let traces = names
-                            .into_iter()
-                            .zip(&mt.components)
-                            .map(|(n, c)| {
-                                (
-                                    n,
-                                    c.trace.iter().map(|&a| sig.action_to_string(a)).collect(),
-                                )
-                            })
-                            .collect();
-                        items.push(Item {
-                            trace: file,
-                            id: None,
-                            traces,
-                        });
+                            r.file = Some(file);
+                            return Err(r);
+                        };
+                        let (mt, names) =
+                            parse_htf(&file, &text, sig).map_err(|e| ErrorRecord::from(&e))?;
+                        if let Ok(traces) = model.letter_traces(&mt) {
+                            items.push(by_location(file, None, &traces));
+                        } else {
+                            let traces = names
+                                .into_iter()
+                                .zip(&mt.components)
+                                .map(|(n, c)| {
+                                    (
+                                        n,
+                                        c.trace.iter().map(|&a| sig.action_to_string(a)).collect(),
+                                    )
+                                })
+                                .collect();
+                            items.push(Item {
+                                trace: file,
+                                id: None,
+                                traces,
+                            });
+                        }
                     }
                 }
             }

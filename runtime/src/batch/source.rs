@@ -127,6 +127,9 @@ pub(super) enum Task {
     /// Trace files next to each other in the input, one record each (grouped so that a
     /// batch of many small files does not pay a hand-over between threads per file).
     Files(Vec<PathBuf>),
+    /// Inputs next to each other, one record each (runs of an event log, grouped so that
+    /// many short runs do not pay a hand-over between threads each).
+    Many(Vec<Input>),
     /// Lines of a stream, one record per line that is not blank.
     Lines(Chunk),
     /// The error that ends a stream (a line too long, a read that failed): one Error record,
@@ -342,14 +345,31 @@ impl<I: Iterator<Item = Entry> + Send> Source for EntrySource<I> {
 /// The runs of event logs, from an iterator ([`crate::monitor::offline`]).
 pub(super) struct OfflineSource<I>(pub I);
 
+/// Most runs of a task of [`OfflineSource`], and most events: a hand-over between threads
+/// costs a few microseconds here (a wake-up), as much as checking a short run; a group of
+/// runs keeps tasks small enough for the workers to share a batch evenly.
+const RUNS_PER_TASK: usize = 64;
+const EVENTS_PER_TASK: usize = 8192;
+
 impl<I: Iterator<Item = OfflineOut> + Send> Source for OfflineSource<I> {
     fn next(&mut self) -> Option<Task> {
-        self.0.next().map(|o| {
-            Task::One(match o {
-                OfflineOut::Run(run) => Input::Run(run),
+        let mut inputs = Vec::new();
+        let mut events = 0;
+        while inputs.len() < RUNS_PER_TASK && events < EVENTS_PER_TASK {
+            let Some(o) = self.0.next() else { break };
+            inputs.push(match o {
+                OfflineOut::Run(run) => {
+                    events += run.arrivals.len();
+                    Input::Run(run)
+                }
                 OfflineOut::Record(r) => Input::Record(r),
-            })
-        })
+            });
+        }
+        match inputs.len() {
+            0 => None,
+            1 => inputs.pop().map(Task::One),
+            _ => Some(Task::Many(inputs)),
+        }
     }
 
     fn has_more(&self) -> bool {

@@ -218,6 +218,33 @@ impl Engine {
         }
     }
 
+    /// [`Engine::explain_letters`] of a verdict `v` that [`Engine::check_letters`] gave for
+    /// `traces` without a diagnosis, knowing that the cut at `known` is a multi-prefix (as
+    /// [`Engine::check_letters_known`]): the record [`Engine::check_letters_known`] gives,
+    /// without checking `traces` again. A time budget (`opts.budget.timeout`) bounds the
+    /// diagnosis from now.
+    pub fn explain_letters_known(
+        &self,
+        scratch: &mut Scratch,
+        traces: &[Vec<LetterId>],
+        opts: &CheckOptions,
+        v: &mut Verdict,
+        known: &[usize],
+    ) -> Result<(), CheckError> {
+        let started = Instant::now();
+        match (v.kind, opts.diagnosis) {
+            (VerdictKind::Fail, Some(budget)) => {
+                let budget = time_left(&budget, opts, started);
+                let whole = diagnose::known_whole(opts.mode);
+                self.diagnose_letters(scratch, traces, opts, whole, &budget, v, known)
+            }
+            (VerdictKind::WeakPass, Some(budget)) => {
+                self.explain_weak_pass(scratch, traces, opts, &budget, v, known)
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// What each location of a WeakPass could still do: the diagnosis of the same multitrace
     /// in complete mode, where it fails with every action consumed.
     fn explain_weak_pass(

@@ -15,7 +15,8 @@
 //!    prefix checks, which downward closure makes monotone), then each location's trace
 //!    extended as far as the cut stays a multi-prefix (galloping, then bisection); in
 //!    complete mode a run that is a multi-prefix whole is its own cut;
-//! 3. checked whole again with the diagnosis, knowing that cut.
+//! 3. diagnosed knowing that cut ([`Engine::explain_letters_known`]: the verdict of step 1
+//!    is kept, the run is not checked again).
 //!
 //! Why prefix checks rather than the monitor's product fed event by event: on the MQTT set the
 //! product's step and multi-prefix checks cost more than they spared (1.79 s against 0.92 s
@@ -94,12 +95,10 @@ pub fn check_run(
             let spent = started.elapsed();
             let mut known = *opts;
             known.budget.timeout = opts.budget.timeout.map(|t| t.saturating_sub(spent));
-            let got = engine.check_letters_known(scratch, traces, &known, &cut)?;
-            if got.0.kind != VerdictKind::Fail {
-                // The check itself ran out of the time left: as the batch checks it.
-                return engine.check_letters(scratch, traces, opts);
-            }
-            Ok(got)
+            // The verdict is the one just found: only its diagnosis is added (the check is
+            // not run again).
+            engine.explain_letters_known(scratch, traces, &known, &mut v, &cut)?;
+            Ok((v, p))
         }
         _ => Ok((v, p)),
     }
