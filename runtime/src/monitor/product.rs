@@ -595,11 +595,17 @@ impl Product {
         let (k, w) = (self.k as usize, self.w as usize);
         // `n` is on every face: look in the shortest list, from its newest vertex.
         let key = key_of(&self.lens);
-        let list = self.on.iter().min_by_key(|l| l.len()).map_or(&[][..], |l| &l[..]);
+        let list = self
+            .on
+            .iter()
+            .min_by_key(|l| l.len())
+            .map_or(&[][..], |l| &l[..]);
         list.iter()
             .rev()
             .map(|&v| v as usize)
-            .find(|&v| self.faces.keys[v] == key && same(&self.faces.pos[v * k..(v + 1) * k], &self.lens))
+            .find(|&v| {
+                self.faces.keys[v] == key && same(&self.faces.pos[v * k..(v + 1) * k], &self.lens)
+            })
             .is_some_and(|i| {
                 self.faces.sets[i * w..(i + 1) * w]
                     .iter()

@@ -420,35 +420,23 @@ fn the_product_stores_exactly_the_upper_faces() {
                 if v.iter().all(|&x| x == 0) {
                     set.copy_from_slice(tables.initial_states());
                 }
-                for i in 0..k {
+                for (i, trace) in traces.iter().enumerate() {
                     if v[i] > 0 {
                         let mut u = v.clone();
                         u[i] -= 1;
                         if let Some(from) = grid.get(&u) {
-                            let letter = traces[i][u[i] as usize];
-                            tables.step_into(&a.nfa, from, letter, &mut set);
+                            tables.step_into(&a.nfa, from, trace[u[i] as usize], &mut set);
                         }
                     }
                 }
                 grid.insert(v.clone(), set);
-                // Next position.
-                let mut i = k;
-                loop {
-                    if i == 0 {
-                        break;
-                    }
-                    i -= 1;
-                    if (v[i] as usize) < lens[i] {
-                        v[i] += 1;
-                        for x in &mut v[i + 1..] {
-                            *x = 0;
-                        }
-                        i = usize::MAX;
-                        break;
-                    }
-                }
-                if i != usize::MAX {
+                // The next position, as an odometer (a predecessor comes before).
+                let Some(i) = (0..k).rev().find(|&i| (v[i] as usize) < lens[i]) else {
                     break;
+                };
+                v[i] += 1;
+                for x in &mut v[i + 1..] {
+                    *x = 0;
                 }
             }
             let want: Vec<(Vec<u32>, Vec<u64>)> = grid
@@ -462,14 +450,8 @@ fn the_product_stores_exactly_the_upper_faces() {
             assert_eq!(got, want, "{traces:?}");
             wide = wide.max(want.len());
             let budget = crate::budget::Budget::default();
-            let (batch, _) = ac::is_multi_prefix_in(
-                &mut scratch,
-                a,
-                tables,
-                alphabet,
-                &traces,
-                &budget,
-            );
+            let (batch, _) =
+                ac::is_multi_prefix_in(&mut scratch, a, tables, alphabet, &traces, &budget);
             let is = p.is_multi_prefix(&kernel, &traces, usize::MAX).unwrap();
             assert_eq!(Ok(is), batch, "{traces:?}");
             searched += 1;
