@@ -527,6 +527,8 @@ impl Product {
                 }
             }
         }
+        // At most half the store left in place (a quarter made the wide products of AutomatArk
+        // NFA12 compact so often that the monitor took 13 % more time, for 20 % less memory).
         if self.gone as usize > self.vertices().max(8) {
             self.compact(&mut wk.at_map);
         }
