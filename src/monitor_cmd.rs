@@ -323,6 +323,8 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     });
     // CSV sources by name: the columns of their header row.
     let mut csv = Csv::default();
+    // The last source read, and whether it is CSV (standard input is not).
+    let mut csv_of = (String::from("<stdin>"), false);
     loop {
         let stopping = stop.load(Ordering::Relaxed);
         lines.clear();
@@ -352,7 +354,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                     continue;
                 }
             };
-            if line.text.trim().is_empty() {
+            if line.text.chars().all(char::is_whitespace) {
                 continue;
             }
             if let Some(map) = &otel {
@@ -378,8 +380,16 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
             let (source, line_no) = split_place(&line.at);
             let is_csv = match forced {
                 Some(f) => f == EventFormat::Csv,
+                // A source's format is found once, not per line (its path's extension cost a
+                // twentieth of the monitor's time).
+                None if source == csv_of.0 => csv_of.1,
                 None => {
-                    source != "<stdin>" && EventFormat::of_path(source.as_ref()) == EventFormat::Csv
+                    let csv = source != "<stdin>"
+                        && EventFormat::of_path(source.as_ref()) == EventFormat::Csv;
+                    csv_of.0.clear();
+                    csv_of.0.push_str(source);
+                    csv_of.1 = csv;
+                    csv
                 }
             };
             if is_csv {

@@ -368,3 +368,95 @@ fn a_weak_pass_at_the_end_is_explained_as_the_batch_explains_it() {
         "only {weak} WeakPass runs: the test tested little"
     );
 }
+
+/// The product's invariant against a brute-force product of the whole grid, after every
+/// event of random runs read with a lagging location (its face grows wide, vertices leave
+/// the store and the store is compacted): it stores exactly the upper-face vertices `v` with
+/// `R(v)` non-empty, each with its exact `R(v)`; and its multi-prefix answer is AC's.
+#[test]
+fn the_product_stores_exactly_the_upper_faces() {
+    use crate::check::ac;
+    let engine = mqtt();
+    let mut scratch = ac::AcScratch::default();
+    let model = engine.model();
+    let (a, alphabet) = (model.automata().unwrap(), &model.alphabet);
+    let tables = engine.tables().unwrap();
+    let closure = product::closure_rows(tables, &a.nfa, alphabet);
+    let kernel = product::Kernel {
+        tables,
+        nfa: &a.nfa,
+        alphabet,
+        closure: &closure,
+    };
+    let k = alphabet.locations();
+    let w = tables.words();
+    let mut rng = Rng::new(5);
+    let (mut wide, mut searched) = (0, 0);
+    for _ in 0..120 {
+        let steps = rng.between(0, 80);
+        let events = random_events(&engine, &mut rng, steps);
+        // Read again with one location held back: most of its events come last.
+        let slow = rng.below(k);
+        let (mut early, mut late): (Vec<LetterId>, Vec<LetterId>) = (Vec::new(), Vec::new());
+        for &e in &events {
+            if alphabet.location(e).index() == slow && rng.below(8) != 0 {
+                late.push(e);
+            } else {
+                early.push(e);
+            }
+        }
+        let mut p = product::Product::new(&kernel);
+        let mut traces = vec![Vec::new(); k];
+        for &e in early.iter().chain(&late) {
+            let j = alphabet.location(e).index();
+            traces[j].push(e);
+            p.push(&kernel, &traces, j, e, usize::MAX).unwrap();
+            // The whole grid, by positions in lexicographic order.
+            let lens: Vec<usize> = traces.iter().map(Vec::len).collect();
+            let mut grid: std::collections::BTreeMap<Vec<u32>, Vec<u64>> = Default::default();
+            let mut v = vec![0u32; k];
+            loop {
+                let mut set = vec![0u64; w];
+                if v.iter().all(|&x| x == 0) {
+                    set.copy_from_slice(tables.initial_states());
+                }
+                for (i, trace) in traces.iter().enumerate() {
+                    if v[i] > 0 {
+                        let mut u = v.clone();
+                        u[i] -= 1;
+                        if let Some(from) = grid.get(&u) {
+                            tables.step_into(&a.nfa, from, trace[u[i] as usize], &mut set);
+                        }
+                    }
+                }
+                grid.insert(v.clone(), set);
+                // The next position, as an odometer (a predecessor comes before).
+                let Some(i) = (0..k).rev().find(|&i| (v[i] as usize) < lens[i]) else {
+                    break;
+                };
+                v[i] += 1;
+                for x in &mut v[i + 1..] {
+                    *x = 0;
+                }
+            }
+            let want: Vec<(Vec<u32>, Vec<u64>)> = grid
+                .into_iter()
+                .filter(|(v, s)| {
+                    (0..k).any(|i| v[i] as usize == lens[i]) && s.iter().any(|&x| x != 0)
+                })
+                .collect();
+            let mut got = p.stored();
+            got.sort();
+            assert_eq!(got, want, "{traces:?}");
+            wide = wide.max(want.len());
+            let budget = crate::budget::Budget::default();
+            let (batch, _) =
+                ac::is_multi_prefix_in(&mut scratch, a, tables, alphabet, &traces, &budget);
+            let is = p.is_multi_prefix(&kernel, &traces, usize::MAX).unwrap();
+            assert_eq!(Ok(is), batch, "{traces:?}");
+            searched += 1;
+        }
+    }
+    assert!(wide >= 12, "{wide}");
+    assert!(searched > 500, "{searched}");
+}

@@ -1,0 +1,215 @@
+//! Membership questions on a product: complete membership from the end vertex, and
+//! multi-prefix membership (AC's prefix mode, with silent moves) by a search over the faces
+//! that propagates only what silent moves add to the stored sets.
+
+// Index loops over locations keep positions, lengths and traces visibly in step.
+#![allow(clippy::needless_range_loop)]
+
+use super::{key_of, same, Kernel, Product, TooWide, Work, GONE, WORK};
+use crate::nfa::LetterId;
+
+impl Product {
+    /// Whether `R(n)` (the states reached by the whole multitrace read so far) meets `goal`.
+    fn end_meets(&self, goal: &[u64]) -> bool {
+        let (k, w) = (self.k as usize, self.w as usize);
+        // `n` is on every face: look in the shortest list, from its newest vertex.
+        let key = key_of(&self.lens);
+        let list = self
+            .on
+            .iter()
+            .min_by_key(|l| l.len())
+            .map_or(&[][..], |l| &l[..]);
+        list.iter()
+            .rev()
+            .map(|&v| v as usize)
+            .find(|&v| {
+                self.faces.keys[v] == key && same(&self.faces.pos[v * k..(v + 1) * k], &self.lens)
+            })
+            .is_some_and(|i| {
+                self.faces.sets[i * w..(i + 1) * w]
+                    .iter()
+                    .zip(goal)
+                    .any(|(a, b)| a & b != 0)
+            })
+    }
+
+    /// Complete membership: some interleaving of the whole multitrace is accepted.
+    pub fn is_accepted(&self, kernel: &Kernel<'_>) -> bool {
+        self.end_meets(kernel.tables.accepting_states())
+    }
+
+    /// Multi-prefix membership (prefix mode with silent moves, as AC's first search). `Err`
+    /// when the search over the faces would visit more than `max_vertices` vertices.
+    pub fn is_multi_prefix(
+        &self,
+        kernel: &Kernel<'_>,
+        traces: &[Vec<LetterId>],
+        max_vertices: usize,
+    ) -> Result<bool, TooWide> {
+        if self.end_meets(kernel.tables.live()) {
+            return Ok(true);
+        }
+        WORK.with(|work| self.search(&mut work.borrow_mut(), kernel, traces, max_vertices))
+    }
+
+    /// The search over the faces with silent moves. The stored sets are exact for plain
+    /// paths and closed under them (a face vertex's plain successors are face vertices, stored
+    /// when reached), so the search starts from them and propagates only what silent moves
+    /// add: the vertices whose set grows under the silent moves allowed there are the only
+    /// seeds, each with the states it gains. The fixpoint is the one a search seeded with
+    /// every stored set reaches (the least sets containing the stored ones, closed under
+    /// silent moves and steps), at a fraction of the work: most vertices gain nothing.
+    fn search(
+        &self,
+        wk: &mut Work,
+        kernel: &Kernel<'_>,
+        traces: &[Vec<LetterId>],
+        max_vertices: usize,
+    ) -> Result<bool, TooWide> {
+        let live = kernel.tables.live();
+        let (k, w) = (self.k as usize, self.w as usize);
+        wk.reset(k, w);
+        // The gains first, read on the store: most searches find none, and copy nothing.
+        let f = &self.faces;
+        let mut at = 0;
+        for v in 0..f.len() {
+            if f.keys[v] == GONE {
+                continue;
+            }
+            // `at`: the vertex's place among the stored ones, its place in the copy below.
+            at += 1;
+            for i in 0..k {
+                wk.silent[i] = f.pos[v * k + i] == self.lens[i];
+            }
+            let set = &f.sets[v * w..(v + 1) * w];
+            if wk.silent.iter().all(|&s| s) && set.iter().zip(live).any(|(a, b)| a & b != 0) {
+                // `R(n)` meets the live states (the caller looks first; never wrong here).
+                return Ok(true);
+            }
+            if is_closed(kernel, &wk.silent, set) {
+                // Gains nothing: the plain paths already did all there is from here.
+                continue;
+            }
+            wk.d.copy_from_slice(set);
+            close_silent(kernel, &wk.silent, &mut wk.d, &mut wk.t);
+            let mut any = 0;
+            for x in 0..w {
+                wk.delta[x] = wk.d[x] & !set[x];
+                any |= wk.delta[x];
+            }
+            if any != 0 {
+                // Popped with the gain as its new states: its set is closed then.
+                wk.push_work(at - 1);
+            }
+        }
+        if wk.stack.is_empty() {
+            // The stored sets are the fixpoint, and `R(n)` meets no live state.
+            return Ok(false);
+        }
+        if self.gone == 0 {
+            wk.faces.copy_from(f);
+        } else {
+            for v in (0..f.len()).filter(|&v| f.keys[v] != GONE) {
+                wk.faces.pos.extend_from_slice(&f.pos[v * k..(v + 1) * k]);
+                wk.faces.sets.extend_from_slice(&f.sets[v * w..(v + 1) * w]);
+                wk.faces.keys.push(f.keys[v]);
+            }
+        }
+        for (i, &key) in wk.faces.keys.iter().enumerate() {
+            wk.index.entry(key).or_insert(i as u32);
+        }
+        for (n, &v) in wk.stack.iter().enumerate() {
+            let v = v as usize;
+            for x in 0..w {
+                wk.faces.sets[v * w + x] |= wk.deltas[n * w + x];
+            }
+        }
+        while let Some(u) = wk.pop_work(w) {
+            for i in 0..k {
+                wk.silent[i] = wk.faces.pos[u * k + i] == self.lens[i];
+            }
+            // States of `u` other than `d` were closed and propagated (or are queued).
+            for x in 0..w {
+                wk.known[x] = wk.faces.sets[u * w + x] & !wk.d[x];
+            }
+            close_silent(kernel, &wk.silent, &mut wk.d, &mut wk.t);
+            for x in 0..w {
+                wk.d[x] &= !wk.known[x];
+                wk.faces.sets[u * w + x] |= wk.d[x];
+            }
+            if wk.silent.iter().all(|&s| s) && wk.d.iter().zip(live).any(|(a, b)| a & b != 0) {
+                return Ok(true);
+            }
+            for i in 0..k {
+                wk.extend(kernel, traces, &self.lens, u, i);
+            }
+            if wk.faces.len() > max_vertices {
+                return Err(self.too_wide(0));
+            }
+        }
+        Ok(false)
+    }
+}
+
+/// Whether `set` is closed under the letters of the locations marked in `silent`: every
+/// state's closure row for each of them is inside it (one pass, no fixpoint).
+fn is_closed(kernel: &Kernel<'_>, silent: &[bool], set: &[u64]) -> bool {
+    let w = set.len();
+    let n = kernel.closure.len() / (w * silent.len()).max(1);
+    for (i, &s) in silent.iter().enumerate() {
+        if !s {
+            continue;
+        }
+        for (x, &word) in set.iter().enumerate() {
+            let mut b = word;
+            while b != 0 {
+                let st = x * 64 + b.trailing_zeros() as usize;
+                b &= b - 1;
+                let row = &kernel.closure[(i * n + st) * w..(i * n + st + 1) * w];
+                if row.iter().zip(set).any(|(r, s)| r & !s != 0) {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Closes `set` under the letters of the locations marked in `silent` (`t`: scratch), by
+/// the per-location closure rows, alternating between locations until nothing is added.
+fn close_silent(kernel: &Kernel<'_>, silent: &[bool], set: &mut [u64], t: &mut [u64]) {
+    if !silent.iter().any(|&s| s) {
+        return;
+    }
+    let w = set.len();
+    let n = kernel.closure.len() / (w * silent.len()).max(1);
+    loop {
+        t.copy_from_slice(set);
+        for (i, &s) in silent.iter().enumerate() {
+            if !s {
+                continue;
+            }
+            for (x, &word) in set.iter().enumerate() {
+                let mut b = word;
+                while b != 0 {
+                    let st = x * 64 + b.trailing_zeros() as usize;
+                    b &= b - 1;
+                    let row = &kernel.closure[(i * n + st) * w..(i * n + st + 1) * w];
+                    for y in 0..w {
+                        t[y] |= row[y];
+                    }
+                }
+            }
+        }
+        if same64(t, set) {
+            return;
+        }
+        set.copy_from_slice(t);
+    }
+}
+
+/// [`same`] for state sets.
+#[inline(always)]
+fn same64(a: &[u64], b: &[u64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
