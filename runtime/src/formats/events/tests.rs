@@ -29,6 +29,67 @@ fn read(text: &str, format: EventFormat, opts: &EventOptions) -> Vec<RawEvent> {
     out
 }
 
+/// Seconds from 1970-01-01 to the date, by counting days year by year and month by month (an
+/// oracle for `parse_timestamp`'s closed formula).
+fn days_by_counting(y: i64, mo: i64, d: i64) -> i64 {
+    let leap = |y: i64| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let year = |y: i64| if leap(y) { 366 } else { 365 };
+    let mut days: i64 = if y >= 1970 {
+        (1970..y).map(year).sum()
+    } else {
+        -(y..1970).map(year).sum::<i64>()
+    };
+    let months = [
+        31,
+        if leap(y) { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    days += months[..(mo - 1) as usize].iter().sum::<i64>();
+    days + d - 1
+}
+
+proptest::proptest! {
+    /// Every well-formed timestamp, separators, fractions (longer than nanoseconds too) and
+    /// zones included, is the instant counted day by day.
+    #[test]
+    fn timestamps_are_the_instants_counted_day_by_day(
+        y in 0i64..10_000, mo in 1i64..=12, d in 1i64..=28, h in 0i64..24, mi in 0i64..60,
+        sec in 0i64..60, frac in proptest::option::of("[0-9]{1,12}"),
+        sep in proptest::sample::select(vec!['T', 't', ' ']),
+        zone in proptest::option::of((proptest::bool::ANY, 0i64..24, 0i64..60)),
+        z in proptest::sample::select(vec!["", "Z", "z"]),
+    ) {
+        let mut text = format!("{y:04}-{mo:02}-{d:02}{sep}{h:02}:{mi:02}:{sec:02}");
+        let mut nanos: i128 = 0;
+        if let Some(f) = &frac {
+            text.push('.');
+            text.push_str(f);
+            let kept = &f[..f.len().min(9)];
+            nanos = kept.parse::<i128>().unwrap() * 10i128.pow(9 - kept.len() as u32);
+        }
+        let mut offset = 0i64;
+        match zone {
+            Some((plus, oh, om)) => {
+                text.push_str(&format!("{}{oh:02}:{om:02}", if plus { '+' } else { '-' }));
+                offset = (oh * 3600 + om * 60) * if plus { 1 } else { -1 };
+            }
+            None => text.push_str(z),
+        }
+        let secs = days_by_counting(y, mo, d) * 86_400 + h * 3600 + mi * 60 + sec - offset;
+        let want = i128::from(secs) * 1_000_000_000 + nanos;
+        proptest::prop_assert_eq!(parse_timestamp(&text), Some(want), "{}", text);
+    }
+}
+
 #[test]
 fn timestamps() {
     assert_eq!(parse_timestamp("1970-01-01T00:00:00Z"), Some(0));

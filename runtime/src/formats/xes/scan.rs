@@ -23,8 +23,8 @@
 //!
 //! Why it is faster: the bytes are read in large blocks and looked at once (memchr for `<` and
 //! the end of a trace), nothing is copied but the values kept, and the usual `<date>`
-//! (`YYYY-MM-DDTHH:MM:SS[.f][Z|±HH:MM]`) is parsed without going through text to number
-//! conversions ([`fast_timestamp`], the same result as [`parse_timestamp`] where it answers).
+//! (`YYYY-MM-DDTHH:MM:SS[.f][Z|±HH:MM]`) is read by [`parse_timestamp`], which works on the
+//! bytes in 64-bit arithmetic for every format.
 
 use super::options::{XesOptions, XesOrder};
 use crate::events::{parse_timestamp, OrderKey, OrderKeyError};
@@ -316,84 +316,8 @@ fn key_value<'b>(text: &'b str, tag: &Tag<'_>) -> Scan<(Cow<'b, str>, Cow<'b, st
     }
 }
 
-/// ASCII digits (at most nine) as a number.
-fn digits(b: &[u8]) -> Option<i64> {
-    let mut v: i64 = 0;
-    for &c in b {
-        let d = c.wrapping_sub(b'0');
-        if d > 9 {
-            return None;
-        }
-        v = v * 10 + i64::from(d);
-    }
-    Some(v)
-}
-
-/// `YYYY-MM-DDTHH:MM:SS[.f{1,9}][Z|±HH:MM]` in nanoseconds since the epoch, or `None` for
-/// anything else (then [`parse_timestamp`] decides): where it answers, it answers as
-/// [`parse_timestamp`] does (the unit tests compare them), without its text to number
-/// conversions.
-pub(super) fn fast_timestamp(b: &[u8]) -> Option<i128> {
-    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' {
-        return None;
-    }
-    if b[16] != b':' {
-        return None;
-    }
-    let (y, mo, d) = (digits(&b[0..4])?, digits(&b[5..7])?, digits(&b[8..10])?);
-    let (h, mi, sec) = (
-        digits(&b[11..13])?,
-        digits(&b[14..16])?,
-        digits(&b[17..19])?,
-    );
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
-        return None;
-    }
-    let mut i = 19;
-    let mut nanos: i64 = 0;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        let start = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        let n = i - start;
-        if n == 0 || n > 9 {
-            return None;
-        }
-        nanos = digits(&b[start..i])? * 10i64.pow(9 - n as u32);
-    }
-    let offset: i64 = match b.get(i) {
-        None => 0,
-        Some(b'Z') if i + 1 == b.len() => 0,
-        Some(&sign @ (b'+' | b'-')) if i + 6 == b.len() && b[i + 3] == b':' => {
-            let o = digits(&b[i + 1..i + 3])? * 3600 + digits(&b[i + 4..i + 6])? * 60;
-            if sign == b'+' {
-                o
-            } else {
-                -o
-            }
-        }
-        _ => return None,
-    };
-    // Days from civil (Howard Hinnant's algorithm), as `parse_timestamp`, in 64 bits (a
-    // 4-digit year's seconds fit; 128-bit division is slow) but for the nanoseconds.
-    let y = if mo <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (mo + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    let secs = days * 86_400 + h * 3600 + mi * 60 + sec - offset;
-    Some(i128::from(secs) * 1_000_000_000 + i128::from(nanos))
-}
-
 /// An order key's value as the full parser reads it.
 pub(super) fn order_key(v: &str) -> Result<OrderKey, OrderKeyError> {
-    if let Some(t) = fast_timestamp(v.as_bytes()) {
-        return Ok(OrderKey::Time(t));
-    }
     match parse_timestamp(v.trim()) {
         Some(t) => Ok(OrderKey::Time(t)),
         None => OrderKey::parse(v),

@@ -429,18 +429,11 @@ proptest! {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    /// Where the quick timestamp parser answers, it answers as `parse_timestamp`.
+    /// The timestamps `write_xes` writes are read back to the millisecond they were made from.
     #[test]
-    fn fast_timestamps_are_parse_timestamp(
-        s in "[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{0,11})?(Z|z|[+-][0-9]{2}:[0-9]{2}|[+-][0-9]{2}[0-9:]{3,4}| )?",
-        ms in -10_000_000_000_000i64..10_000_000_000_000,
-    ) {
-        if let Some(t) = scan::fast_timestamp(s.as_bytes()) {
-            prop_assert_eq!(Some(t), crate::events::parse_timestamp(&s));
-        }
-        // What `write_xes` writes is always read quickly.
+    fn written_timestamps_are_read_back(ms in -10_000_000_000_000i64..10_000_000_000_000) {
         let w = epoch_millis(ms);
-        prop_assert_eq!(scan::fast_timestamp(w.as_bytes()), Some(i128::from(ms) * 1_000_000));
+        prop_assert_eq!(crate::events::parse_timestamp(&w), Some(i128::from(ms) * 1_000_000));
     }
 }
 
