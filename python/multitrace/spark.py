@@ -501,8 +501,12 @@ def monitor_events(
                 # (A null in a long column makes pandas floats: back to ints, None for nulls.)
                 us = us.astype(object).where(us.notna(), None).map(
                     lambda u: None if u is None else int(u))
+            ats = pdf["_at"]
+            if ats.isna().any():
+                # (An event without a time has no place: pandas makes the null a float.)
+                ats = ats.astype(object).where(ats.notna(), None)
             records = mon.push_many(pdf["_run"], pdf["_action"], us.tolist(), time_unit="us",
-                                    ats=pdf["_at"])
+                                    ats=ats.tolist())
             newest = pdf.dropna(subset=["_run", "_us"]).groupby("_run", sort=False)["_us"].max()
             seen = set()
             for r, u in zip(newest.index.tolist(), newest.tolist()):
