@@ -59,6 +59,18 @@ fn shortest_text(s: Shortest) -> String {
     }
 }
 
+/// What a search cut short covered: every global trace of at most `complete_up_to` actions
+/// (with at most `in_flight` messages in flight per channel, when that bounds it), or none.
+fn searched_up_to(complete_up_to: Option<usize>, in_flight: Option<u32>) -> String {
+    let bound = in_flight.map_or(String::new(), |m| {
+        format!(" with at most {} in flight per channel", messages(m))
+    });
+    match complete_up_to {
+        Some(n) => format!("the global traces of at most {}{bound}", actions(n)),
+        None => "no global trace".to_string(),
+    }
+}
+
 /// An undecided (a), with what was searched (`undecided: ...`).
 pub fn undecided_text(problem: &Problem, u: &Undecided) -> String {
     match u {
@@ -81,15 +93,8 @@ pub fn undecided_text(problem: &Problem, u: &Undecided) -> String {
             complete_up_to,
             in_flight,
         } => {
-            let bound = if problem.causality().counters() > 0 {
-                format!(" with at most {} in flight per channel", messages(*in_flight))
-            } else {
-                String::new()
-            };
-            let upto = match complete_up_to {
-                Some(n) => format!("the global traces of at most {}{bound}", actions(*n)),
-                None => "no global trace".to_string(),
-            };
+            let bound = problem.causality().counters() > 0;
+            let upto = searched_up_to(*complete_up_to, bound.then_some(*in_flight));
             format!(
                 "undecided: the search reached its memory limit of {} MiB (--max-memory {}; 0: none); no counterexample among {upto}",
                 limit >> 20,
@@ -101,15 +106,8 @@ pub fn undecided_text(problem: &Problem, u: &Undecided) -> String {
             complete_up_to,
             in_flight,
         } => {
-            let bound = if problem.causality().counters() > 0 && problem.exact() {
-                format!(" with at most {} in flight per channel", messages(*in_flight))
-            } else {
-                String::new()
-            };
-            let upto = match complete_up_to {
-                Some(n) => format!("the global traces of at most {}{bound}", actions(*n)),
-                None => "no global trace".to_string(),
-            };
+            let bound = problem.causality().counters() > 0 && problem.exact();
+            let upto = searched_up_to(*complete_up_to, bound.then_some(*in_flight));
             format!(
                 "undecided: {}; no counterexample found among {upto}",
                 super::deadline::limit_text(*limit, "searching (a)")
