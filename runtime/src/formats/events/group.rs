@@ -3,7 +3,9 @@
 
 use super::event::{EventError, EventOptions, EventReadError, EventsError, RawEvent};
 use super::key::OrderKey;
+use super::intern::ByteIds;
 use super::read::{EventReader, FastEvent, Next};
+use super::runs::Run;
 use crate::batch::{natural_cmp, Batch, Item, Outcome, RunError};
 use crate::monitor::offline::{OfflineOut, OfflineRun};
 use crate::nfa::{Alphabet, LetterId};
@@ -23,19 +25,15 @@ pub enum RunOut {
     Error(Box<Record>),
 }
 
-/// The events of one run collected so far.
-struct Run {
-    id: String,
-    first_at: String,
-    /// (location, letter, order key, input sequence number).
-    events: Vec<(u32, LetterId, OrderKey)>,
-    bad: Option<(ErrorRecord, usize)>,
-}
-
 /// Groups events into runs over a model's alphabet (letter → location).
 pub struct Grouper<'a> {
     alphabet: &'a Alphabet,
+    /// The letters by name (their order of iteration is the suggestions' order).
     letters: FxHashMap<String, LetterId>,
+    /// The letters by the bytes of their names (one look-up per event).
+    by_bytes: ByteIds,
+    /// The location of each letter.
+    location: Vec<u32>,
 }
 
 impl<'a> Grouper<'a> {
@@ -47,16 +45,22 @@ impl<'a> Grouper<'a> {
             .enumerate()
             .map(|(i, n)| (n.clone(), LetterId(i as u32)))
             .collect();
-        Grouper { alphabet, letters }
+        let mut by_bytes = ByteIds::default();
+        let mut location = Vec::new();
+        for (i, n) in alphabet.names().iter().enumerate() {
+            by_bytes.insert(n.as_bytes(), i as u32);
+            location.push(alphabet.location(LetterId(i as u32)).index() as u32);
+        }
+        Grouper {
+            alphabet,
+            letters,
+            by_bytes,
+            location,
+        }
     }
 
     fn new_run(&self, id: String, at: &str) -> Run {
-        Run {
-            id,
-            first_at: at.to_string(),
-            events: Vec::new(),
-            bad: None,
-        }
+        Run::new(id, at.to_string())
     }
 
     /// Adds an event to its run (marking the run bad when the event is).
@@ -80,41 +84,50 @@ impl<'a> Grouper<'a> {
     ) {
         let problem = match body {
             Err(e) => Some(e),
-            Ok((action, key)) => match self.letters.get(action) {
-                None => {
-                    let names = self.letters.keys().map(String::as_str);
-                    let closest = crate::suggest::closest(action, names).map(str::to_string);
-                    Some(EventError::UnknownAction(action.to_string(), closest))
-                }
-                Some(&l) => {
-                    if run
-                        .events
-                        .first()
-                        .is_some_and(|(_, _, k)| !k.comparable(&key))
-                    {
-                        Some(EventError::MixedKeys)
-                    } else {
-                        run.events
-                            .push((self.alphabet.location(l).index() as u32, l, key));
-                        None
-                    }
-                }
-            },
+            Ok((action, key)) => self.add_letter(run, action.as_bytes(), key),
         };
         if let Some(p) = problem {
-            match &mut run.bad {
-                Some((_, n)) => *n += 1,
-                None => {
-                    run.bad = Some((
-                        ErrorRecord {
-                            message: format!("{}: bad event of run {:?}: {p}", at(), run.id),
-                            file: Some(file.to_string()),
-                            line: Some(line),
-                            column: None,
-                        },
-                        1,
-                    ))
+            Self::mark_bad(run, p, file, line, at);
+        }
+    }
+
+    /// Adds an event given by its action (bytes of valid UTF-8) and key to its run, or says
+    /// why it is bad.
+    #[inline]
+    fn add_letter(&self, run: &mut Run, action: &[u8], key: OrderKey) -> Option<EventError> {
+        match self.by_bytes.get(action) {
+            None => {
+                let action = String::from_utf8_lossy(action);
+                let names = self.letters.keys().map(String::as_str);
+                let closest = crate::suggest::closest(&action, names).map(str::to_string);
+                Some(EventError::UnknownAction(action.into_owned(), closest))
+            }
+            Some(l) => {
+                if run.comparable(&key) {
+                    run.push(LetterId(l), key);
+                    None
+                } else {
+                    Some(EventError::MixedKeys)
                 }
+            }
+        }
+    }
+
+    /// Marks `run` bad for `p` (the first bad event is named, the others counted).
+    #[cold]
+    fn mark_bad(run: &mut Run, p: EventError, file: &str, line: u32, at: impl FnOnce() -> String) {
+        match &mut run.bad {
+            Some((_, n)) => *n += 1,
+            None => {
+                run.bad = Some((
+                    ErrorRecord {
+                        message: format!("{}: bad event of run {:?}: {p}", at(), run.id),
+                        file: Some(file.to_string()),
+                        line: Some(line),
+                        column: None,
+                    },
+                    1,
+                ))
             }
         }
     }
@@ -134,23 +147,7 @@ impl<'a> Grouper<'a> {
         if let Some(bad) = run.bad {
             return OfflineOut::Record(Self::bad_record(run.first_at, run.id, bad));
         }
-        let locations = self.alphabet.locations();
-        let mut per: Vec<Vec<(LetterId, OrderKey)>> = vec![Vec::new(); locations];
-        let mut arrivals = Vec::with_capacity(run.events.len());
-        for (k, l, key) in run.events {
-            per[k as usize].push((l, key));
-            arrivals.push(k);
-        }
-        let letters = per
-            .into_iter()
-            .map(|mut evs| {
-                // Stable: equal keys keep their input order.
-                if !evs.is_sorted_by(|a, b| a.1.cmp_key(&b.1).is_le()) {
-                    evs.sort_by(|a, b| a.1.cmp_key(&b.1));
-                }
-                evs.into_iter().map(|(l, _)| l).collect()
-            })
-            .collect();
+        let (letters, arrivals) = run.traces(&self.location, self.alphabet.locations());
         OfflineOut::Run(OfflineRun {
             trace: run.first_at,
             id: Some(run.id),
@@ -164,21 +161,16 @@ impl<'a> Grouper<'a> {
         if let Some(bad) = run.bad {
             return RunOut::Error(Self::bad_record(run.first_at, run.id, bad));
         }
-        let locations = self.alphabet.locations();
-        let mut per: Vec<Vec<(LetterId, OrderKey)>> = vec![Vec::new(); locations];
-        for (k, l, key) in run.events {
-            per[k as usize].push((l, key));
-        }
-        let traces = per
+        let (letters, _) = run.traces(&self.location, self.alphabet.locations());
+        let traces = letters
             .into_iter()
             .enumerate()
-            .map(|(k, mut evs)| {
-                // Stable: equal keys keep their input order.
-                evs.sort_by(|a, b| a.1.cmp_key(&b.1));
+            .map(|(k, trace)| {
                 (
                     self.alphabet.location_names()[k].clone(),
-                    evs.into_iter()
-                        .map(|(l, _)| self.alphabet.name(l).to_string())
+                    trace
+                        .into_iter()
+                        .map(|l| self.alphabet.name(l).to_string())
                         .collect(),
                 )
             })
@@ -274,7 +266,8 @@ fn cut_event(run: String, file: &str, line: u32, max: u64) -> RawEvent {
 struct Streamed<'g, 'a> {
     grouper: &'g Grouper<'a>,
     slots: Vec<Result<Run, Record>>,
-    index: FxHashMap<String, usize>,
+    /// The slot of each run id (by its bytes).
+    index: ByteIds,
     /// Events taken since the last flush (the cap of `--max-buffered-events`).
     held: usize,
     /// The files each run has events from (numbers from 1), for a cut line's runs.
@@ -286,7 +279,7 @@ impl<'g, 'a> Streamed<'g, 'a> {
         Streamed {
             grouper,
             slots: Vec::new(),
-            index: FxHashMap::default(),
+            index: ByteIds::default(),
             held: 0,
             files_of: Vec::new(),
         }
@@ -300,13 +293,13 @@ impl<'g, 'a> Streamed<'g, 'a> {
             return;
         };
         // The id is cloned once per run, not per event.
-        let i = match self.index.get(id.as_str()) {
-            Some(&i) => i,
+        let i = match self.index.get(id.as_bytes()) {
+            Some(i) => i as usize,
             None => {
                 self.slots
                     .push(Ok(self.grouper.new_run(id.clone(), &ev.at)));
                 self.files_of.push(Vec::new());
-                self.index.insert(id.clone(), self.slots.len() - 1);
+                self.index.insert(id.as_bytes(), (self.slots.len() - 1) as u32);
                 self.slots.len() - 1
             }
         };
@@ -319,27 +312,33 @@ impl<'g, 'a> Streamed<'g, 'a> {
     }
 
     /// [`Streamed::add`] of an event the fast scan read.
+    #[inline]
     fn add_fast(&mut self, ev: &FastEvent<'_>, file: usize) {
         self.held += 1;
         let i = match self.index.get(ev.run) {
-            Some(&i) => i,
-            None => {
-                let at = format!("{}:{}", ev.file, ev.line);
-                self.slots
-                    .push(Ok(self.grouper.new_run(ev.run.to_string(), &at)));
-                self.files_of.push(Vec::new());
-                self.index.insert(ev.run.to_string(), self.slots.len() - 1);
-                self.slots.len() - 1
-            }
+            Some(i) => i as usize,
+            None => self.new_slot(ev),
         };
-        if self.files_of[i].last() != Some(&file) {
-            self.files_of[i].push(file);
+        let files = &mut self.files_of[i];
+        if files.last() != Some(&file) {
+            files.push(file);
         }
         if let Ok(run) = &mut self.slots[i] {
-            let at = || format!("{}:{}", ev.file, ev.line);
-            self.grouper
-                .add_parts(run, Ok((ev.action, ev.key)), ev.file, ev.line, at);
+            if let Some(p) = self.grouper.add_letter(run, ev.action, ev.key) {
+                let at = || format!("{}:{}", ev.file, ev.line);
+                Grouper::mark_bad(run, p, ev.file, ev.line, at);
+            }
         }
+    }
+
+    /// The slot of the new run of a fast event.
+    fn new_slot(&mut self, ev: &FastEvent<'_>) -> usize {
+        let at = format!("{}:{}", ev.file, ev.line);
+        let id = String::from_utf8_lossy(ev.run).into_owned();
+        self.slots.push(Ok(self.grouper.new_run(id, &at)));
+        self.files_of.push(Vec::new());
+        self.index.insert(ev.run, (self.slots.len() - 1) as u32);
+        self.slots.len() - 1
     }
 
     /// Adds a cut-line bad event to every run that has an event from a file named `name`
@@ -558,7 +557,7 @@ impl<'a> SortedRuns<'a> {
 
     fn add(&self, run: &mut Run, ev: &RawEvent) {
         let cap = self.opts.max_buffered_events;
-        if run.events.len() >= cap && run.bad.is_none() {
+        if run.len() >= cap && run.bad.is_none() {
             run.bad = Some((
                 ErrorRecord {
                     message: format!(
@@ -572,7 +571,7 @@ impl<'a> SortedRuns<'a> {
                 1,
             ));
         }
-        if run.bad.is_none() || run.events.len() < cap {
+        if run.bad.is_none() || run.len() < cap {
             self.grouper.add(run, ev);
         }
     }

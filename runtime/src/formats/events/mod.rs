@@ -34,14 +34,17 @@
 //! record of its own. A file that cannot be read is one `Error` record.
 //!
 //! Layout: [`event`] (an event as read: options, fields, errors), [`key`] (order keys and
-//! timestamps), [`scan`] (the fast path of JSON Lines), [`read`] (one event per line of JSON
-//! Lines or CSV), [`group`] (runs grouped and checked on a batch: `check --events` checks them
+//! timestamps), [`scan`] (the fast path of JSON Lines), `block` (lines found in large blocks,
+//! in place), [`read`] (one event per line of JSON Lines or CSV), [`group`] (runs grouped and checked on a batch: `check --events` checks them
 //! as letters on the engine's offline path, [`crate::monitor::offline`]).
 
+mod block;
 pub mod event;
 pub mod group;
+mod intern;
 pub mod key;
 pub mod read;
+mod runs;
 pub mod scan;
 #[cfg(test)]
 mod tests;
@@ -53,4 +56,4 @@ pub use event::{
 pub use group::{check_runs, read_offline_runs, read_runs, run_events, Grouper, RunOut};
 pub use key::{parse_timestamp, OrderKey, OrderKeyError};
 pub use read::{csv_columns, csv_event, jsonl_event, jsonl_event_full, split_csv, EventReader};
-pub use scan::{scan_flat, Scanned};
+pub use scan::{scan_bytes, scan_flat, Scanned};

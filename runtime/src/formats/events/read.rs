@@ -1,5 +1,6 @@
 //! One event per line: JSON Lines objects, or CSV records under a header row.
 
+use super::block::Blocks;
 use super::event::{EventError, EventFormat, EventOptions, EventReadError, Field, RawEvent};
 use super::key::{OrderKey, OrderKeyError};
 use crate::batch::{read_line_bounded, LineRead};
@@ -250,6 +251,35 @@ pub fn json_prefix_field(prefix: &str, field: &str) -> Option<String> {
     }
 }
 
+/// The run id, action and order key of a CSV record without quotes, when they are there,
+/// valid UTF-8 and well formed (each trimmed as [`csv_event`] trims it); `None` leaves the
+/// line to [`split_csv`] and [`csv_event`] (which also word what is wrong).
+fn csv_fast<'a>(line: &'a [u8], cols: &[Option<usize>; 3]) -> Option<(&'a [u8], &'a [u8], OrderKey)> {
+    if memchr::memchr(b'"', line).is_some() {
+        return None;
+    }
+    let [Some(r), Some(a), Some(o)] = *cols else {
+        return None;
+    };
+    let (mut run, mut action, mut order) = (None, None, None);
+    let last = r.max(a).max(o);
+    for (i, field) in line.split(|&c| c == b',').enumerate().take(last + 1) {
+        // Trimmed as text (Unicode white space, as `str::trim`), not empty.
+        let take = || std::str::from_utf8(field).ok().map(str::trim).filter(|t| !t.is_empty());
+        if i == r {
+            run = take();
+        }
+        if i == a {
+            action = take();
+        }
+        if i == o {
+            order = take();
+        }
+    }
+    let key = OrderKey::parse(order?).ok()?;
+    Some((run?.as_bytes(), action?.as_bytes(), key))
+}
+
 /// An event of a JSON Lines line the fast scan read, borrowed from the reader.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FastEvent<'r> {
@@ -257,10 +287,10 @@ pub(crate) struct FastEvent<'r> {
     pub file: &'r str,
     /// The line, from 1.
     pub line: u32,
-    /// The run id.
-    pub run: &'r str,
-    /// The action.
-    pub action: &'r str,
+    /// The run id (valid UTF-8: the scan checked it).
+    pub run: &'r [u8],
+    /// The action (valid UTF-8: the scan checked it).
+    pub action: &'r [u8],
     /// The order key.
     pub key: OrderKey,
 }
@@ -276,7 +306,7 @@ pub(crate) enum Next<'r> {
 /// Reads the events of one file, one at a time.
 pub struct EventReader {
     pub(super) file: String,
-    reader: Box<dyn BufRead + Send>,
+    reader: Blocks,
     format: EventFormat,
     opts: EventOptions,
     line: u32,
@@ -346,7 +376,7 @@ impl EventReader {
     ) -> EventReader {
         EventReader {
             file,
-            reader,
+            reader: Blocks::new(reader),
             format,
             opts: opts.clone(),
             line: 0,
@@ -507,58 +537,56 @@ impl EventReader {
         }
     }
 
-    /// [`EventReader::next_event`], with an event the fast scan reads ([`super::scan`])
-    /// borrowed from its line rather than copied (no allocation per event); any other line
-    /// (CSV, blank, not UTF-8, too long, an event the scan does not answer for) as
+    /// [`EventReader::next_event`], with an event the fast scan reads ([`super::scan`], or a
+    /// CSV record without quotes) borrowed from the reader's block rather than copied (no
+    /// allocation per event, no UTF-8 check of the whole line); any other line (blank, too
+    /// long, the last one without a line break, an event the scan does not answer for) as
     /// `next_event` gives it.
     pub(crate) fn next_fast(&mut self) -> Result<Option<Next<'_>>, EventReadError> {
-        if self.done || self.format != EventFormat::Jsonl || !self.probed || !self.ahead.is_empty()
-        {
+        let csv = match self.format {
+            EventFormat::Jsonl => false,
+            EventFormat::Csv => true,
+        };
+        if self.done || !self.ahead.is_empty() || (csv && self.columns.is_none()) || !(csv || self.probed) {
             return self.next_event().map(|e| e.map(Next::Event));
         }
-        let raw = match read_line_bounded(&mut self.reader, &mut self.buf, self.opts.max_line_bytes)
-        {
-            Err(error) => Raw::Io(error),
-            Ok(LineRead::End) => Raw::End,
-            Ok(LineRead::TooLong) => Raw::TooLong,
-            Ok(LineRead::Line) => {
-                let mut n = self.buf.len();
-                while n > 0 && matches!(self.buf[n - 1], b'\n' | b'\r') {
-                    n -= 1;
-                }
-                let scanned = std::str::from_utf8(&self.buf[..n]).ok().and_then(|text| {
-                    let s = super::scan::scan_flat(
-                        text,
-                        &self.opts.run_field,
-                        &self.opts.action_field,
-                        &self.opts.order_field,
-                    )?;
-                    let base = text.as_ptr() as usize;
-                    let span = |t: &str| (t.as_ptr() as usize - base, t.len());
-                    Some((span(s.run), span(s.action), s.order))
-                });
-                match scanned {
-                    Some(((r, rn), (a, an), key)) => {
-                        self.line += 1;
-                        // Whole characters of a line checked above: only these few bytes
-                        // are looked at again.
-                        let field = |at: usize, len: usize| {
-                            std::str::from_utf8(&self.buf[at..at + len]).unwrap_or_default()
-                        };
-                        return Ok(Some(Next::Fast(FastEvent {
-                            file: &self.file,
-                            line: self.line,
-                            run: field(r, rn),
-                            action: field(a, an),
-                            key,
-                        })));
-                    }
-                    None => Raw::Line(std::mem::take(&mut self.buf)),
-                }
+        if let Some(range) = self.reader.take_line(self.opts.max_line_bytes) {
+            let bytes = &self.reader.bytes()[range.clone()];
+            let mut n = bytes.len();
+            while n > 0 && matches!(bytes[n - 1], b'\n' | b'\r') {
+                n -= 1;
             }
-        };
-        // Everything else as `next_event` reads it (the line is handed over as read).
-        self.ahead.push_back(raw);
+            let line = &bytes[..n];
+            let scanned = if csv {
+                self.columns.and_then(|cols| csv_fast(line, &cols))
+            } else {
+                super::scan::scan_bytes(
+                    line,
+                    &self.opts.run_field,
+                    &self.opts.action_field,
+                    &self.opts.order_field,
+                )
+                .map(|s| (s.run.as_bytes(), s.action.as_bytes(), s.order))
+            };
+            // Where the fields are in the block (their bytes are borrowed again below).
+            let base = bytes.as_ptr() as usize - range.start;
+            let span = |t: &[u8]| t.as_ptr() as usize - base..t.as_ptr() as usize - base + t.len();
+            match scanned.map(|(r, a, k)| (span(r), span(a), k)) {
+                Some((run, action, key)) => {
+                    self.line += 1;
+                    let b = self.reader.bytes();
+                    return Ok(Some(Next::Fast(FastEvent {
+                        file: &self.file,
+                        line: self.line,
+                        run: &b[run],
+                        action: &b[action],
+                        key,
+                    })));
+                }
+                // Handed to `next_event` as read.
+                None => self.ahead.push_back(Raw::Line(bytes.to_vec())),
+            }
+        }
         self.next_event().map(|e| e.map(Next::Event))
     }
 

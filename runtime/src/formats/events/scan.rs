@@ -1,13 +1,21 @@
-//! The fast path of JSON Lines events: a flat object scanned in place, its fields borrowed
-//! from the line (no `serde_json::Value`, no allocation).
+//! The fast path of JSON Lines events: a flat object scanned in place, as bytes, its fields
+//! borrowed from the line (no `serde_json::Value`, no allocation, no UTF-8 check of the
+//! line: only the strings kept are checked).
 //!
-//! Exactness: [`scan_flat`] answers only when its answer is the one the full parser
-//! ([`super::read::jsonl_event`]) would give: the line is one flat JSON object whose values are
+//! Exactness: [`scan_bytes`] answers only when its answer is the one the full parser
+//! ([`super::read::jsonl_event_full`] of the line read as UTF-8, invalid bytes replaced by
+//! U+FFFD as the reader does) would give: the line is one flat JSON object whose values are
 //! strings without escapes, integers, `true`, `false` or `null`, the run, action and order
-//! fields each appear once, the run id is a string or an integer, the action a string and the
-//! order key an integer (of `i64`/`u64`) or a string that reads as a key. Anything else
-//! (escapes, nesting, floats, duplicates, a missing field, a bad value) returns `None`, and the
-//! caller falls back to the full parser, which also words the error.
+//! fields each appear once, the run id is a string or an integer (of `i64`/`u64`), the action a
+//! string and the order key an integer (of `i64`/`u64`) or a string that reads as a key; the
+//! strings kept (run, action, order) and any key that is not ASCII are valid UTF-8. Anything
+//! else (escapes, nesting, floats, duplicates, a missing field, a bad value) returns `None`,
+//! and the caller falls back to the full parser, which also words the error.
+//!
+//! Why the line is not checked as UTF-8: the structure of a JSON line is ASCII, and an invalid
+//! byte (never ASCII) becomes U+FFFD (never ASCII either) when the reader replaces it, so a
+//! byte that is not UTF-8 changes the event only inside a string; the ignored strings do not
+//! matter, and the kept ones are checked.
 
 use super::key::OrderKey;
 
@@ -24,48 +32,55 @@ pub struct Scanned<'a> {
 
 /// One value, as the scan saw it.
 enum Val<'a> {
-    Str(&'a str),
-    Int(&'a str),
+    Str(&'a [u8]),
+    Int(&'a [u8]),
     Other,
 }
 
 struct Cur<'a> {
-    s: &'a str,
+    b: &'a [u8],
     i: usize,
 }
 
 impl<'a> Cur<'a> {
+    #[inline]
     fn ws(&mut self) {
-        let b = self.s.as_bytes();
-        while self.i < b.len() && matches!(b[self.i], b' ' | b'\t' | b'\n' | b'\r') {
-            self.i += 1;
+        // Most lines have no blanks: one test, then the loop.
+        if let Some(b' ' | b'\t' | b'\n' | b'\r') = self.b.get(self.i) {
+            let rest = &self.b[self.i..];
+            let n = rest
+                .iter()
+                .position(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+                .unwrap_or(rest.len());
+            self.i += n;
         }
     }
 
+    #[inline]
     fn peek(&self) -> Option<u8> {
-        self.s.as_bytes().get(self.i).copied()
+        self.b.get(self.i).copied()
     }
 
+    #[inline]
     fn eat(&mut self, c: u8) -> Option<()> {
         (self.peek()? == c).then(|| self.i += 1)
     }
 
-    /// A string without escapes or control characters (its contents).
-    fn string(&mut self) -> Option<&'a str> {
-        self.eat(b'"')?;
-        let b = self.s.as_bytes();
-        let start = self.i;
-        loop {
-            match *b.get(self.i)? {
-                b'"' => break,
-                b'\\' => return None,
-                c if c < 0x20 => return None,
-                _ => self.i += 1,
-            }
+    /// A string without escapes or control characters (its contents, as bytes).
+    #[inline]
+    fn string(&mut self) -> Option<&'a [u8]> {
+        let rest = self.b.get(self.i..)?;
+        let (&b'"', body) = rest.split_first()? else {
+            return None;
+        };
+        let n = body
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        if body[n] != b'"' {
+            return None;
         }
-        let text = &self.s[start..self.i];
-        self.i += 1;
-        Some(text)
+        self.i += n + 2;
+        Some(&body[..n])
     }
 
     /// A JSON number (strict grammar); `Int` when it has no fraction or exponent.
@@ -104,40 +119,59 @@ impl<'a> Cur<'a> {
             }
             int = false;
         }
-        let text = &self.s[start..self.i];
+        let text = &self.b[start..self.i];
         // `-0` reads as the integer 0 and is written back as `0`: leave it to the parser.
-        Some(if int && text != "-0" {
+        Some(if int && text != b"-0" {
             Val::Int(text)
         } else {
             Val::Other
         })
     }
 
-    fn word(&mut self, w: &str) -> Option<Val<'a>> {
-        self.s[self.i..].starts_with(w).then(|| {
+    fn word(&mut self, w: &[u8]) -> Option<Val<'a>> {
+        self.b[self.i..].starts_with(w).then(|| {
             self.i += w.len();
             Val::Other
         })
     }
 
+    #[inline]
     fn value(&mut self) -> Option<Val<'a>> {
         match self.peek()? {
             b'"' => self.string().map(Val::Str),
-            b't' => self.word("true"),
-            b'f' => self.word("false"),
-            b'n' => self.word("null"),
+            b't' => self.word(b"true"),
+            b'f' => self.word(b"false"),
+            b'n' => self.word(b"null"),
             b'-' | b'0'..=b'9' => self.number(),
             _ => None,
         }
     }
 }
 
-/// An integer as `serde_json` reads it: `i64`, else `u64`, else not an integer.
-fn int_key(text: &str) -> Option<OrderKey> {
-    if let Ok(i) = text.parse::<i64>() {
-        return Some(OrderKey::Int(i.into()));
+/// An integer (strict JSON grammar, ASCII digits) as `serde_json` reads it: `i64`, else
+/// `u64`, else not an integer (the parser reads it as a float).
+fn int_value(text: &[u8]) -> Option<i128> {
+    let (neg, digits) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    // 20 digits hold every u64; more never fit.
+    if digits.is_empty() || digits.len() > 20 {
+        return None;
     }
-    text.parse::<u64>().ok().map(|u| OrderKey::Int(u.into()))
+    let mut v: i128 = 0;
+    for &d in digits {
+        v = v * 10 + i128::from(d - b'0');
+    }
+    let v = if neg { -v } else { v };
+    let fits = i64::try_from(v).is_ok() || u64::try_from(v).is_ok();
+    fits.then_some(v)
+}
+
+/// Bytes as text when they are valid UTF-8 (ASCII checked first: the common case).
+#[inline]
+fn text(b: &[u8]) -> Option<&str> {
+    std::str::from_utf8(b).ok()
 }
 
 /// The fields of a flat JSON event line, when the fast path can give exactly the full
@@ -148,7 +182,18 @@ pub fn scan_flat<'a>(
     action_f: &str,
     order_f: &str,
 ) -> Option<Scanned<'a>> {
-    let mut c = Cur { s: text, i: 0 };
+    scan_bytes(text.as_bytes(), run_f, action_f, order_f)
+}
+
+/// [`scan_flat`] of a line as read (bytes, not checked as UTF-8; no line break).
+pub fn scan_bytes<'a>(
+    line: &'a [u8],
+    run_f: &str,
+    action_f: &str,
+    order_f: &str,
+) -> Option<Scanned<'a>> {
+    let (run_f, action_f, order_f) = (run_f.as_bytes(), action_f.as_bytes(), order_f.as_bytes());
+    let mut c = Cur { b: line, i: 0 };
     c.ws();
     c.eat(b'{')?;
     let (mut run, mut action, mut order) = (None, None, None);
@@ -157,6 +202,10 @@ pub fn scan_flat<'a>(
         loop {
             c.ws();
             let key = c.string()?;
+            // A key not UTF-8 could equal a field's name once its bytes are replaced.
+            if !key.is_ascii() && text(key).is_none() {
+                return None;
+            }
             c.ws();
             c.eat(b':')?;
             c.ws();
@@ -187,19 +236,25 @@ pub fn scan_flat<'a>(
     }
     c.eat(b'}')?;
     c.ws();
-    if c.i != text.len() {
+    if c.i != line.len() {
         return None;
     }
     let run = match run? {
-        Val::Str(s) | Val::Int(s) => s,
+        Val::Str(s) => text(s)?,
+        // An integer as written is the parser's `to_string` of it (strict grammar, no `-0`).
+        Val::Int(s) => {
+            int_value(s)?;
+            text(s)?
+        }
         Val::Other => return None,
     };
     let Val::Str(action) = action? else {
         return None;
     };
+    let action = text(action)?;
     let order = match order? {
-        Val::Int(t) => int_key(t)?,
-        Val::Str(s) => OrderKey::parse(s).ok()?,
+        Val::Int(t) => OrderKey::Int(int_value(t)?),
+        Val::Str(s) => OrderKey::parse(text(s)?).ok()?,
         Val::Other => return None,
     };
     Some(Scanned { run, action, order })

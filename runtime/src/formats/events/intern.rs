@@ -1,0 +1,149 @@
+//! Ids of byte strings (run ids, actions), found once per event without allocating and, for
+//! strings of up to 16 bytes (nearly all run ids and actions), without comparing bytes: such
+//! a string is packed into two words with its length, and the open-addressing table compares
+//! the words. Longer strings are kept in a hash map.
+
+use rustc_hash::FxHashMap;
+
+/// Strings of at most this many bytes are packed.
+const PACKED: usize = 16;
+
+/// One slot of the table: the packed string, its length and its id plus one (0: empty).
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    words: [u64; 2],
+    len: u32,
+    id: u32,
+}
+
+/// A string of at most [`PACKED`] bytes as two little-endian words (zero beyond its end).
+#[inline]
+fn pack(s: &[u8]) -> [u64; 2] {
+    let mut w = [0u64; 2];
+    let (head, tail) = s.split_at(s.len().min(8));
+    for (i, &b) in head.iter().enumerate() {
+        w[0] |= u64::from(b) << (8 * i);
+    }
+    for (i, &b) in tail.iter().enumerate() {
+        w[1] |= u64::from(b) << (8 * i);
+    }
+    w
+}
+
+#[inline]
+fn hash(w: [u64; 2], len: usize) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let h = (w[0] ^ (len as u64).rotate_left(56)).wrapping_mul(K);
+    (h.rotate_left(23) ^ w[1]).wrapping_mul(K)
+}
+
+/// A map from byte strings to ids (`u32`), given by the caller when a string is added.
+#[derive(Default)]
+pub(super) struct ByteIds {
+    slots: Vec<Slot>,
+    /// Packed strings in the table.
+    packed: usize,
+    long: FxHashMap<Box<[u8]>, u32>,
+}
+
+impl ByteIds {
+    /// The id of `s`, if it was added.
+    #[inline]
+    pub(super) fn get(&self, s: &[u8]) -> Option<u32> {
+        if s.len() > PACKED {
+            return self.long.get(s).copied();
+        }
+        if self.slots.is_empty() {
+            return None;
+        }
+        let w = pack(s);
+        let mask = self.slots.len() - 1;
+        let mut i = (hash(w, s.len()) >> 32) as usize & mask;
+        loop {
+            let slot = &self.slots[i];
+            if slot.id == 0 {
+                return None;
+            }
+            if slot.words == w && slot.len as usize == s.len() {
+                return Some(slot.id - 1);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Adds `s` (not added before) with `id`.
+    pub(super) fn insert(&mut self, s: &[u8], id: u32) {
+        if s.len() > PACKED {
+            self.long.insert(s.into(), id);
+            return;
+        }
+        if (self.packed + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        self.packed += 1;
+        self.place(Slot {
+            words: pack(s),
+            len: s.len() as u32,
+            id: id + 1,
+        });
+    }
+
+    fn place(&mut self, slot: Slot) {
+        let mask = self.slots.len() - 1;
+        let mut i = (hash(slot.words, slot.len as usize) >> 32) as usize & mask;
+        while self.slots[i].id != 0 {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = slot;
+    }
+
+    fn grow(&mut self) {
+        let size = (self.slots.len() * 2).max(64);
+        let old = std::mem::replace(&mut self.slots, vec![Slot::default(); size]);
+        for s in old.into_iter().filter(|s| s.id != 0) {
+            self.place(s);
+        }
+    }
+
+    /// Forgets every string (the table keeps its size).
+    pub(super) fn clear(&mut self) {
+        self.slots.iter_mut().for_each(|s| *s = Slot::default());
+        self.packed = 0;
+        self.long.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    proptest::proptest! {
+        /// The ids are a hash map's, for strings of every length around the packed limit
+        /// (with zero bytes, which packing pads with).
+        #[test]
+        fn ids_are_a_hash_maps(
+            ops in proptest::collection::vec(
+                proptest::collection::vec(proptest::sample::select(vec![0u8, b'a', b'b', 0xff]), 0..20),
+                0..300,
+            ),
+            clear_at in 0usize..300,
+        ) {
+            let mut ids = ByteIds::default();
+            let mut oracle: HashMap<Vec<u8>, u32> = HashMap::new();
+            for (k, s) in ops.iter().enumerate() {
+                if k == clear_at {
+                    ids.clear();
+                    oracle.clear();
+                }
+                proptest::prop_assert_eq!(ids.get(s), oracle.get(s).copied());
+                if !oracle.contains_key(s) {
+                    let id = oracle.len() as u32;
+                    oracle.insert(s.clone(), id);
+                    ids.insert(s, id);
+                }
+                proptest::prop_assert_eq!(ids.get(s), oracle.get(s).copied());
+            }
+        }
+    }
+}
