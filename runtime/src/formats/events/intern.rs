@@ -16,18 +16,26 @@ struct Slot {
     id: u32,
 }
 
-/// A string of at most [`PACKED`] bytes as two little-endian words (zero beyond its end).
+/// A string of at most [`PACKED`] bytes as two little-endian words (zero beyond its end),
+/// read a word (or half a word) at a time, the last read overlapping the one before.
 #[inline]
 fn pack(s: &[u8]) -> [u64; 2] {
-    let mut w = [0u64; 2];
-    let (head, tail) = s.split_at(s.len().min(8));
-    for (i, &b) in head.iter().enumerate() {
-        w[0] |= u64::from(b) << (8 * i);
+    let n = s.len();
+    let word = |at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("8 bytes"));
+    let half = |at: usize| u64::from(u32::from_le_bytes(s[at..at + 4].try_into().expect("4 bytes")));
+    match n {
+        // The last 8 bytes, shifted to drop those the first word holds.
+        9..=16 => [word(0), word(n - 8) >> (8 * (16 - n))],
+        8 => [word(0), 0],
+        4..=7 => [half(0) | ((half(n - 4) >> (8 * (8 - n))) << 32), 0],
+        _ => {
+            let mut w = 0u64;
+            for (i, &b) in s.iter().enumerate() {
+                w |= u64::from(b) << (8 * i);
+            }
+            [w, 0]
+        }
     }
-    for (i, &b) in tail.iter().enumerate() {
-        w[1] |= u64::from(b) << (8 * i);
-    }
-    w
 }
 
 #[inline]
@@ -117,6 +125,18 @@ impl ByteIds {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    #[test]
+    fn packing_reads_every_byte_once_in_place() {
+        for n in 0..=PACKED {
+            let s: Vec<u8> = (1..=n as u8).collect();
+            let mut want = [0u64; 2];
+            for (i, &b) in s.iter().enumerate() {
+                want[i / 8] |= u64::from(b) << (8 * (i % 8));
+            }
+            assert_eq!(pack(&s), want, "{n} bytes");
+        }
+    }
 
     proptest::proptest! {
         /// The ids are a hash map's, for strings of every length around the packed limit

@@ -289,7 +289,7 @@ pub(crate) struct FastEvent<'r> {
     pub line: u32,
     /// The run id (valid UTF-8: the scan checked it).
     pub run: &'r [u8],
-    /// The action (valid UTF-8: the scan checked it).
+    /// The action as written (not checked as UTF-8: see [`super::scan::scan_raw`]).
     pub action: &'r [u8],
     /// The order key.
     pub key: OrderKey,
@@ -560,13 +560,13 @@ impl EventReader {
             let scanned = if csv {
                 self.columns.and_then(|cols| csv_fast(line, &cols))
             } else {
-                super::scan::scan_bytes(
+                super::scan::scan_raw(
                     line,
                     &self.opts.run_field,
                     &self.opts.action_field,
                     &self.opts.order_field,
                 )
-                .map(|s| (s.run.as_bytes(), s.action.as_bytes(), s.order))
+                .map(|s| (s.run, s.action, s.order))
             };
             // Where the fields are in the block (their bytes are borrowed again below).
             let base = bytes.as_ptr() as usize - range.start;

@@ -168,10 +168,26 @@ fn int_value(text: &[u8]) -> Option<i128> {
     fits.then_some(v)
 }
 
-/// Bytes as text when they are valid UTF-8 (ASCII checked first: the common case).
+/// Bytes as text when they are valid UTF-8.
 #[inline]
 fn text(b: &[u8]) -> Option<&str> {
     std::str::from_utf8(b).ok()
+}
+
+/// Whether two short strings are equal (a loop: no call for a few bytes).
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// The fields of an event as [`scan_raw`] reads them: the run id (valid UTF-8) and the
+/// action (bytes as written, not checked: an action that names a letter is valid, and one that
+/// does not is an unknown action, worded from its bytes as the reader replaces them).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Raw<'a> {
+    pub run: &'a [u8],
+    pub action: &'a [u8],
+    pub order: OrderKey,
 }
 
 /// The fields of a flat JSON event line, when the fast path can give exactly the full
@@ -192,6 +208,22 @@ pub fn scan_bytes<'a>(
     action_f: &str,
     order_f: &str,
 ) -> Option<Scanned<'a>> {
+    let r = scan_raw(line, run_f, action_f, order_f)?;
+    Some(Scanned {
+        run: text(r.run)?,
+        action: text(r.action)?,
+        order: r.order,
+    })
+}
+
+/// [`scan_bytes`] with the action left as bytes (see [`Raw`]).
+#[inline]
+pub(super) fn scan_raw<'a>(
+    line: &'a [u8],
+    run_f: &str,
+    action_f: &str,
+    order_f: &str,
+) -> Option<Raw<'a>> {
     let (run_f, action_f, order_f) = (run_f.as_bytes(), action_f.as_bytes(), order_f.as_bytes());
     let mut c = Cur { b: line, i: 0 };
     c.ws();
@@ -210,11 +242,11 @@ pub fn scan_bytes<'a>(
             c.eat(b':')?;
             c.ws();
             let v = c.value()?;
-            let slot = if key == run_f {
+            let slot = if same(key, run_f) {
                 &mut run
-            } else if key == action_f {
+            } else if same(key, action_f) {
                 &mut action
-            } else if key == order_f {
+            } else if same(key, order_f) {
                 &mut order
             } else {
                 c.ws();
@@ -240,24 +272,24 @@ pub fn scan_bytes<'a>(
         return None;
     }
     let run = match run? {
-        Val::Str(s) => text(s)?,
+        // Run ids are told apart by their bytes: they must be the text's.
+        Val::Str(s) => (s.is_ascii() || text(s).is_some()).then_some(s)?,
         // An integer as written is the parser's `to_string` of it (strict grammar, no `-0`).
         Val::Int(s) => {
             int_value(s)?;
-            text(s)?
+            s
         }
         Val::Other => return None,
     };
     let Val::Str(action) = action? else {
         return None;
     };
-    let action = text(action)?;
     let order = match order? {
         Val::Int(t) => OrderKey::Int(int_value(t)?),
         Val::Str(s) => OrderKey::parse(text(s)?).ok()?,
         Val::Other => return None,
     };
-    Some(Scanned { run, action, order })
+    Some(Raw { run, action, order })
 }
 
 #[cfg(test)]
