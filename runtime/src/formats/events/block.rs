@@ -40,7 +40,7 @@ impl Blocks {
 
     /// The bytes of the block (a range from [`Blocks::take_line`] indexes them).
     #[inline]
-    pub(super) fn bytes(&self) -> &[u8] {
+    pub(super) fn block(&self) -> &[u8] {
         &self.buf
     }
 
@@ -79,7 +79,7 @@ impl Blocks {
     }
 
     /// The next line (with its `\n`) when it is whole in the input and its content (without
-    /// `\n` or `\r\n`) is at most `limit` bytes, taken (the range indexes [`Blocks::bytes`]
+    /// `\n` or `\r\n`) is at most `limit` bytes, taken (the range indexes [`Blocks::block`]
     /// until the next call); `None` leaves it for [`crate::batch::read_line_bounded`].
     #[inline]
     pub(super) fn take_line(&mut self, limit: u64) -> Option<Range<usize>> {
@@ -187,7 +187,7 @@ mod tests {
                 k += 1;
                 if fast {
                     if let Some(r) = blocks.take_line(limit) {
-                        got.push(Some(blocks.bytes()[r].to_vec()));
+                        got.push(Some(blocks.block()[r].to_vec()));
                         continue;
                     }
                 }

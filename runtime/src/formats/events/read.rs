@@ -551,7 +551,7 @@ impl EventReader {
             return self.next_event().map(|e| e.map(Next::Event));
         }
         if let Some(range) = self.reader.take_line(self.opts.max_line_bytes) {
-            let bytes = &self.reader.bytes()[range.clone()];
+            let bytes = &self.reader.block()[range.clone()];
             let mut n = bytes.len();
             while n > 0 && matches!(bytes[n - 1], b'\n' | b'\r') {
                 n -= 1;
@@ -574,7 +574,7 @@ impl EventReader {
             match scanned.map(|(r, a, k)| (span(r), span(a), k)) {
                 Some((run, action, key)) => {
                     self.line += 1;
-                    let b = self.reader.bytes();
+                    let b = self.reader.block();
                     return Ok(Some(Next::Fast(FastEvent {
                         file: &self.file,
                         line: self.line,

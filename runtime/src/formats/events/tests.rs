@@ -319,3 +319,195 @@ impl RunAll for Batch<'_> {
         .unwrap()
     }
 }
+
+/// One event as a reader gives it, in a form both paths share: line, run id, and the action
+/// and order key (or the error), as the grouping reads them (an action as its bytes replaced
+/// when not UTF-8).
+type Seen = (u32, Option<String>, Result<(String, OrderKey), EventError>);
+
+/// Every event of `bytes`, read with the fast path (`fast`) or by `next_event` alone; a read
+/// error ends the list (its message).
+fn read_all(bytes: &[u8], format: EventFormat, opts: &EventOptions, fast: bool) -> Vec<Result<Seen, String>> {
+    let mut r = EventReader::new(
+        "ev".into(),
+        Box::new(std::io::Cursor::new(bytes.to_vec())),
+        format,
+        opts,
+    );
+    let mut out = Vec::new();
+    loop {
+        let next = if fast {
+            r.next_fast().map(|n| {
+                n.map(|n| match n {
+                    read::Next::Fast(ev) => (
+                        ev.line,
+                        Some(String::from_utf8_lossy(ev.run).into_owned()),
+                        Ok((String::from_utf8_lossy(ev.action).into_owned(), ev.key)),
+                    ),
+                    read::Next::Event(ev) => (ev.line, ev.run, ev.body),
+                })
+            })
+        } else {
+            r.next_event().map(|e| e.map(|ev| (ev.line, ev.run, ev.body)))
+        };
+        match next {
+            Ok(Some(seen)) => out.push(Ok(seen)),
+            Ok(None) => return out,
+            Err(e) => {
+                out.push(Err(e.to_string()));
+                return out;
+            }
+        }
+    }
+}
+
+/// Pieces of JSON Lines events, well formed or not: escapes, non-ASCII text, bytes that are
+/// not UTF-8, odd white space, duplicate and escaped keys, numbers of every shape.
+fn json_line() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    use proptest::prelude::*;
+    let key = proptest::sample::select(vec![
+        "run", "action", "order", "x", "r\\u0075n", "ru\u{e9}", "run ", "",
+    ]);
+    let value = proptest::sample::select(vec![
+        "\"clt1!begin\"", "\"brok?begin\"", "\"r1\"", "\"r\u{e9}\"", "\"r\\\"1\"", "12", "-3",
+        "-0", "0", "1.5", "1e3", "true", "false", "null", "\"7\"", "\"2024-05-01T12:00:00Z\"",
+        "\"2024-05-01 12:00:00+02:00\"", "[1]", "{\"a\":1}", "0012", "99999999999999999999",
+        "18446744073709551615", "-9223372036854775809", "\"\"", "\"x\u{7f}\"", "\"\\u00e9\"",
+        "\"clt1!beg\\u0069n\"", "\"\u{1F600}\"",
+    ]);
+    let ws = proptest::sample::select(vec!["", " ", "\t", "  ", "\r"]);
+    let field = (ws.clone(), key, ws.clone(), value, ws.clone());
+    (
+        proptest::collection::vec(field, 0..5),
+        proptest::sample::select(vec![",", " , ", ",,"]),
+        ws,
+        proptest::sample::select(vec!["", " ", "x", ",", "}"]),
+        proptest::option::of((0usize..60, proptest::sample::select(vec![0xffu8, 0xc3, 0x80, 0]))),
+    )
+        .prop_map(|(fields, sep, lead, tail, bad)| {
+            let body: Vec<String> = fields
+                .iter()
+                .map(|(a, k, b, v, c)| format!("{a}\"{k}\"{b}:{v}{c}"))
+                .collect();
+            let mut line = format!("{lead}{{{}}}{tail}", body.join(sep)).into_bytes();
+            // Now and then one byte replaced: not UTF-8, or a control character.
+            if let Some((at, b)) = bad {
+                if at < line.len() {
+                    line[at] = b;
+                }
+            }
+            line
+        })
+}
+
+/// A well-formed event (fields in any order, odd white space, another field now and then),
+/// or any line of [`json_line`].
+fn event_line() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    use proptest::prelude::*;
+    let good = (
+        proptest::sample::select(vec!["\"r1\"", "\"r2\"", "7", "\"r\u{e9}\""]),
+        proptest::sample::select(vec!["\"clt1!begin\"", "\"brok?begin\"", "\"nope\""]),
+        proptest::sample::select(vec!["1", "2", "\"2024-05-01T12:00:00Z\"", "\" 3 \""]),
+        proptest::sample::select(vec!["", " ", "\t"]),
+        0usize..6,
+    )
+        .prop_map(|(r, a, o, w, perm)| {
+            let mut f = [
+                format!("\"run\"{w}:{w}{r}"),
+                format!("\"action\":{a}"),
+                format!("\"order\":{o}"),
+            ];
+            f.rotate_left(perm % 3);
+            if perm >= 3 {
+                f.swap(0, 1);
+            }
+            format!("{w}{{{}}}{w}", f.join(",")).into_bytes()
+        });
+    prop_oneof![good, json_line()]
+}
+
+#[test]
+fn the_fast_reader_takes_plain_events_in_place() {
+    let opts = EventOptions::default();
+    let text = "{\"run\":\"r1\",\"action\":\"a\",\"order\":1}\n".repeat(20);
+    let mut r = EventReader::new(
+        "ev".into(),
+        Box::new(std::io::Cursor::new(text.into_bytes())),
+        EventFormat::Jsonl,
+        &opts,
+    );
+    let mut fast = 0;
+    while let Some(n) = r.next_fast().unwrap() {
+        fast += usize::from(matches!(n, read::Next::Fast(_)));
+    }
+    // The first events are read ahead to check the field names (not in place).
+    assert!(fast >= 10, "{fast} of 20 events read in place");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+
+    /// The fast scan of a line as bytes agrees with the full parser of the line read as the
+    /// reader reads it (UTF-8, bad bytes replaced) whenever it answers.
+    #[test]
+    fn the_byte_scan_agrees_with_the_parser(line in json_line()) {
+        let opts = EventOptions::default();
+        if let Some(s) = scan_bytes(&line, "run", "action", "order") {
+            let text = String::from_utf8_lossy(&line);
+            let (run, body) = jsonl_event_full(&text, &opts);
+            proptest::prop_assert_eq!(Some(s.run.to_string()), run);
+            let (a, k) = body.expect("the parser reads what the scan read");
+            proptest::prop_assert_eq!(s.action, a.as_str());
+            proptest::prop_assert_eq!(s.order, k);
+        }
+    }
+
+    /// Files read with the fast path give the events `next_event` gives, line for line
+    /// (JSON Lines and CSV; blank lines, CRLF, a last line without a break, lines over a
+    /// small length limit; the limit large or small).
+    #[test]
+    fn the_fast_reader_reads_what_the_line_reader_reads(
+        json in proptest::collection::vec(event_line(), 0..24),
+        csv in proptest::collection::vec(
+            proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "r1", " r2 ", "clt1!begin", "brok?begin", "3", " 4", "2024-05-01T12:00:00Z",
+                    "", "\"a,b\"", "\"r1\"", "x\u{e9}", "\u{a0}r3\u{a0}", "1.5", "nan",
+                ]),
+                0..5,
+            ),
+            0..14,
+        ),
+        breaks in proptest::collection::vec(proptest::sample::select(vec!["\n", "\r\n", "\n\n", "\r\r\n"]), 14),
+        last_break in proptest::bool::ANY,
+        small in proptest::option::of(20u64..90),
+    ) {
+        let opts = EventOptions {
+            max_line_bytes: small.unwrap_or(crate::batch::DEFAULT_MAX_LINE_BYTES),
+            ..EventOptions::default()
+        };
+        let join = |lines: Vec<Vec<u8>>| {
+            let mut out = Vec::new();
+            let n = lines.len();
+            for (i, l) in lines.into_iter().enumerate() {
+                out.extend_from_slice(&l);
+                if i + 1 < n || last_break {
+                    out.extend_from_slice(breaks[i % breaks.len()].as_bytes());
+                }
+            }
+            out
+        };
+        let jsonl = join(json);
+        proptest::prop_assert_eq!(
+            read_all(&jsonl, EventFormat::Jsonl, &opts, true),
+            read_all(&jsonl, EventFormat::Jsonl, &opts, false)
+        );
+        let mut rows = vec![b"order,run,action".to_vec()];
+        rows.extend(csv.into_iter().map(|r| r.join(",").into_bytes()));
+        let csv = join(rows);
+        proptest::prop_assert_eq!(
+            read_all(&csv, EventFormat::Csv, &opts, true),
+            read_all(&csv, EventFormat::Csv, &opts, false)
+        );
+    }
+}
