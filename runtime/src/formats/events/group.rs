@@ -2,8 +2,8 @@
 //! on a [`Batch`].
 
 use super::event::{EventError, EventOptions, EventReadError, EventsError, RawEvent};
-use super::key::OrderKey;
 use super::intern::ByteIds;
+use super::key::OrderKey;
 use super::read::{EventReader, FastEvent, Next};
 use super::runs::Run;
 use crate::batch::{natural_cmp, Batch, Item, Outcome, RunError};
@@ -299,7 +299,8 @@ impl<'g, 'a> Streamed<'g, 'a> {
                 self.slots
                     .push(Ok(self.grouper.new_run(id.clone(), &ev.at)));
                 self.files_of.push(Vec::new());
-                self.index.insert(id.as_bytes(), (self.slots.len() - 1) as u32);
+                self.index
+                    .insert(id.as_bytes(), (self.slots.len() - 1) as u32);
                 self.slots.len() - 1
             }
         };
@@ -534,7 +535,20 @@ impl<'a> SortedRuns<'a> {
     fn advance(&mut self, src: &mut Source) {
         src.head = None;
         loop {
-            match src.reader.next_event() {
+            // An event read in place is made owned here (the head outlives the next read).
+            let next = src.reader.next_fast().map(|n| {
+                n.map(|n| match n {
+                    Next::Event(ev) => ev,
+                    Next::Fast(ev) => RawEvent {
+                        at: format!("{}:{}", ev.file, ev.line),
+                        file: ev.file.to_string(),
+                        line: ev.line,
+                        run: Some(String::from_utf8_lossy(ev.run).into_owned()),
+                        body: Ok((String::from_utf8_lossy(ev.action).into_owned(), ev.key)),
+                    },
+                })
+            });
+            match next {
                 Ok(None) => return,
                 Err(m) => {
                     let file = PathBuf::from(&src.reader.file);

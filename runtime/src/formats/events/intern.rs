@@ -22,7 +22,11 @@ struct Slot {
 fn pack(s: &[u8]) -> [u64; 2] {
     let n = s.len();
     let word = |at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("8 bytes"));
-    let half = |at: usize| u64::from(u32::from_le_bytes(s[at..at + 4].try_into().expect("4 bytes")));
+    let half = |at: usize| {
+        u64::from(u32::from_le_bytes(
+            s[at..at + 4].try_into().expect("4 bytes"),
+        ))
+    };
     match n {
         // The last 8 bytes, shifted to drop those the first word holds.
         9..=16 => [word(0), word(n - 8) >> (8 * (16 - n))],

@@ -254,7 +254,10 @@ pub fn json_prefix_field(prefix: &str, field: &str) -> Option<String> {
 /// The run id, action and order key of a CSV record without quotes, when they are there,
 /// valid UTF-8 and well formed (each trimmed as [`csv_event`] trims it); `None` leaves the
 /// line to [`split_csv`] and [`csv_event`] (which also word what is wrong).
-fn csv_fast<'a>(line: &'a [u8], cols: &[Option<usize>; 3]) -> Option<(&'a [u8], &'a [u8], OrderKey)> {
+fn csv_fast<'a>(
+    line: &'a [u8],
+    cols: &[Option<usize>; 3],
+) -> Option<(&'a [u8], &'a [u8], OrderKey)> {
     if memchr::memchr(b'"', line).is_some() {
         return None;
     }
@@ -265,7 +268,12 @@ fn csv_fast<'a>(line: &'a [u8], cols: &[Option<usize>; 3]) -> Option<(&'a [u8], 
     let last = r.max(a).max(o);
     for (i, field) in line.split(|&c| c == b',').enumerate().take(last + 1) {
         // Trimmed as text (Unicode white space, as `str::trim`), not empty.
-        let take = || std::str::from_utf8(field).ok().map(str::trim).filter(|t| !t.is_empty());
+        let take = || {
+            std::str::from_utf8(field)
+                .ok()
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+        };
         if i == r {
             run = take();
         }
@@ -547,7 +555,11 @@ impl EventReader {
             EventFormat::Jsonl => false,
             EventFormat::Csv => true,
         };
-        if self.done || !self.ahead.is_empty() || (csv && self.columns.is_none()) || !(csv || self.probed) {
+        if self.done
+            || !self.ahead.is_empty()
+            || (csv && self.columns.is_none())
+            || !(csv || self.probed)
+        {
             return self.next_event().map(|e| e.map(Next::Event));
         }
         if let Some(range) = self.reader.take_line(self.opts.max_line_bytes) {

@@ -85,9 +85,7 @@ impl Run {
             .collect();
         let traces = match &self.keys {
             Keys::Small(k) => split(&self.letters, &arrivals, k, locations, |a, b| a.cmp(b)),
-            Keys::Any(k) => split(&self.letters, &arrivals, k, locations, |a, b| {
-                a.cmp_key(b)
-            }),
+            Keys::Any(k) => split(&self.letters, &arrivals, k, locations, |a, b| a.cmp_key(b)),
         };
         (traces, arrivals)
     }

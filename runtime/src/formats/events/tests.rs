@@ -327,7 +327,12 @@ type Seen = (u32, Option<String>, Result<(String, OrderKey), EventError>);
 
 /// Every event of `bytes`, read with the fast path (`fast`) or by `next_event` alone; a read
 /// error ends the list (its message).
-fn read_all(bytes: &[u8], format: EventFormat, opts: &EventOptions, fast: bool) -> Vec<Result<Seen, String>> {
+fn read_all(
+    bytes: &[u8],
+    format: EventFormat,
+    opts: &EventOptions,
+    fast: bool,
+) -> Vec<Result<Seen, String>> {
     let mut r = EventReader::new(
         "ev".into(),
         Box::new(std::io::Cursor::new(bytes.to_vec())),
@@ -348,7 +353,8 @@ fn read_all(bytes: &[u8], format: EventFormat, opts: &EventOptions, fast: bool) 
                 })
             })
         } else {
-            r.next_event().map(|e| e.map(|ev| (ev.line, ev.run, ev.body)))
+            r.next_event()
+                .map(|e| e.map(|ev| (ev.line, ev.run, ev.body)))
         };
         match next {
             Ok(Some(seen)) => out.push(Ok(seen)),
@@ -366,14 +372,44 @@ fn read_all(bytes: &[u8], format: EventFormat, opts: &EventOptions, fast: bool) 
 fn json_line() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
     use proptest::prelude::*;
     let key = proptest::sample::select(vec![
-        "run", "action", "order", "x", "r\\u0075n", "ru\u{e9}", "run ", "",
+        "run",
+        "action",
+        "order",
+        "x",
+        "r\\u0075n",
+        "ru\u{e9}",
+        "run ",
+        "",
     ]);
     let value = proptest::sample::select(vec![
-        "\"clt1!begin\"", "\"brok?begin\"", "\"r1\"", "\"r\u{e9}\"", "\"r\\\"1\"", "12", "-3",
-        "-0", "0", "1.5", "1e3", "true", "false", "null", "\"7\"", "\"2024-05-01T12:00:00Z\"",
-        "\"2024-05-01 12:00:00+02:00\"", "[1]", "{\"a\":1}", "0012", "99999999999999999999",
-        "18446744073709551615", "-9223372036854775809", "\"\"", "\"x\u{7f}\"", "\"\\u00e9\"",
-        "\"clt1!beg\\u0069n\"", "\"\u{1F600}\"",
+        "\"clt1!begin\"",
+        "\"brok?begin\"",
+        "\"r1\"",
+        "\"r\u{e9}\"",
+        "\"r\\\"1\"",
+        "12",
+        "-3",
+        "-0",
+        "0",
+        "1.5",
+        "1e3",
+        "true",
+        "false",
+        "null",
+        "\"7\"",
+        "\"2024-05-01T12:00:00Z\"",
+        "\"2024-05-01 12:00:00+02:00\"",
+        "[1]",
+        "{\"a\":1}",
+        "0012",
+        "99999999999999999999",
+        "18446744073709551615",
+        "-9223372036854775809",
+        "\"\"",
+        "\"x\u{7f}\"",
+        "\"\\u00e9\"",
+        "\"clt1!beg\\u0069n\"",
+        "\"\u{1F600}\"",
     ]);
     let ws = proptest::sample::select(vec!["", " ", "\t", "  ", "\r"]);
     let field = (ws.clone(), key, ws.clone(), value, ws.clone());
@@ -382,7 +418,10 @@ fn json_line() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
         proptest::sample::select(vec![",", " , ", ",,"]),
         ws,
         proptest::sample::select(vec!["", " ", "x", ",", "}"]),
-        proptest::option::of((0usize..60, proptest::sample::select(vec![0xffu8, 0xc3, 0x80, 0]))),
+        proptest::option::of((
+            0usize..60,
+            proptest::sample::select(vec![0xffu8, 0xc3, 0x80, 0]),
+        )),
     )
         .prop_map(|(fields, sep, lead, tail, bad)| {
             let body: Vec<String> = fields
