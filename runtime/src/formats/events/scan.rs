@@ -198,7 +198,18 @@ pub fn scan_flat<'a>(
     action_f: &str,
     order_f: &str,
 ) -> Option<Scanned<'a>> {
-    scan_bytes(text.as_bytes(), run_f, action_f, order_f)
+    let r = scan_raw(text.as_bytes(), run_f, action_f, order_f)?;
+    // The fields of text are text: sliced at their places (quotes are ASCII, so these are
+    // character boundaries), not checked again.
+    let at = |b: &[u8]| {
+        let from = b.as_ptr() as usize - text.as_ptr() as usize;
+        text.get(from..from + b.len())
+    };
+    Some(Scanned {
+        run: at(r.run)?,
+        action: at(r.action)?,
+        order: r.order,
+    })
 }
 
 /// [`scan_flat`] of a line as read (bytes, not checked as UTF-8; no line break).
