@@ -17,7 +17,7 @@ if [ ! -x "$venv/bin/python" ]; then
     mkdir -p "$(dirname "$venv")"
     "${PYTHON:-python3}" -m venv "$venv"
 fi
-"$venv/bin/pip" install -q matplotlib
+"$venv/bin/python" -m pip install -q --disable-pip-version-check matplotlib
 if [ ! -x /usr/bin/time ] && command -v apt-get >/dev/null; then
     sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
     $sudo apt-get install -y time >/dev/null 2>&1 || echo "note: no GNU time: peak memory from wait4" >&2
