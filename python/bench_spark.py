@@ -14,7 +14,7 @@ what two threads get from the machine at that moment). For every Spark job, wher
 went (from Spark's REST API): the driver before the first stage (planning), each stage (tasks,
 the shortest and longest task) and the rest (the last stage's end to the job's return).
 
-The input is read with `spark.sql.files.minPartitionNum` = 4 x cores: Spark packs small files
+The input is read with `spark.sql.files.minPartitionNum` = 4 x cores (`--splits-per-core`): Spark packs small files
 into about `minPartitionNum` splits, largest first, and with its default (the cores) the twelve
 files of unequal size (the broker's logs hold half the events) became two splits of 73 % and
 27 % of the events on `local[2]`, so one core read alone for a third of the first stage.
@@ -89,6 +89,8 @@ def main() -> None:
     ap.add_argument("--cores", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--buckets", type=int, default=4)
     ap.add_argument("--repeat", type=int, default=3, help="timed runs of each job (median reported)")
+    ap.add_argument("--splits-per-core", type=int, default=4,
+                    help="spark.sql.files.minPartitionNum = this x cores (0: Spark's default, the cores)")
     args = ap.parse_args()
     lo, hi = map(int, args.length.split(".."))
     model = multitrace.compile(args.model)
@@ -166,7 +168,8 @@ def main() -> None:
     for cores in args.cores:
         spark = (SparkSession.builder.master(f"local[{cores}]").appName("multitrace-bench")
                  .config("spark.sql.shuffle.partitions", str(4 * cores))
-                 .config("spark.sql.files.minPartitionNum", str(4 * cores))
+                 .config("spark.sql.files.minPartitionNum", str(max(1, args.splits_per_core) * cores)
+                         if args.splits_per_core else str(cores))
                  .config("spark.ui.showConsoleProgress", "false")
                  .config("spark.driver.memory", "3g").getOrCreate())
         spark.sparkContext.setLogLevel("ERROR")
