@@ -131,8 +131,8 @@ def _keep_spark_zips(cache: Optional[Dict[str, Any]] = None) -> int:
     Spark's worker calls ``importlib.invalidate_caches()`` at the start of every task, and on
     those Pythons a zip importer's ``invalidate_caches`` reads the archive's whole directory
     again (CPython gh-103200, lazy again from 3.12): ``pyspark.zip`` is on every worker's path,
-    so each task paid about 0.1 s of CPU before any of its rows were read, most of a small
-    task's time (docs/performance.md, "Spark: partitions on small inputs"). Spark's archives
+    so each task paid about 0.14 s of CPU (measured at load 10) before any of its rows were
+    read (docs/performance.md, "Spark: partitions on small inputs"). Spark's archives
     do not change while a worker lives, so their directories are kept; other archives (a job's
     ``--py-files``) are invalidated as before.
     """
