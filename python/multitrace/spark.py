@@ -117,11 +117,14 @@ def _check_workers(spark: Any) -> None:
 
 
 def _is_spark_zip(archive: str) -> bool:
-    """Spark's own archives on a worker's ``sys.path`` (``$SPARK_HOME/python/lib``)."""
+    """Spark's own archives on a worker's ``sys.path``: ``pyspark.zip`` and ``py4j-*-src.zip``
+    (``$SPARK_HOME/python/lib``) and Spark's core jar (``$SPARK_HOME/jars/spark-core_*.jar``,
+    a zip of 5,000 files that Spark 4 puts on the workers' path)."""
     import os
 
     name = os.path.basename(archive)
-    return name == "pyspark.zip" or (name.startswith("py4j-") and name.endswith("-src.zip"))
+    return (name == "pyspark.zip" or (name.startswith("py4j-") and name.endswith("-src.zip"))
+            or (name.startswith("spark-core_") and name.endswith(".jar")))
 
 
 def _keep_spark_zips(cache: Optional[Dict[str, Any]] = None) -> int:
@@ -130,9 +133,10 @@ def _keep_spark_zips(cache: Optional[Dict[str, Any]] = None) -> int:
 
     Spark's worker calls ``importlib.invalidate_caches()`` at the start of every task, and on
     those Pythons a zip importer's ``invalidate_caches`` reads the archive's whole directory
-    again (CPython gh-103200, lazy again from 3.12): ``pyspark.zip`` is on every worker's path,
-    so each task paid about 0.14 s of CPU (measured at load 10) before any of its rows were
-    read (docs/performance.md, "Spark: partitions on small inputs"). Spark's archives
+    again (CPython gh-103200, lazy again from 3.12): ``pyspark.zip`` and Spark's core jar are on
+    every worker's path, with an importer per package imported from them, so each task paid
+    about 0.14 s of CPU (measured at load 10) before any of its rows were read
+    (docs/performance.md, "Spark: partitions on small inputs"). Spark's archives
     do not change while a worker lives, so their directories are kept; other archives (a job's
     ``--py-files``) are invalidated as before.
     """

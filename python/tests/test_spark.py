@@ -263,4 +263,6 @@ def test_spark_zips_keep_their_directory_when_caches_are_invalidated(tmp_path):
     assert cache[str(spark_zip)].find_spec("old_mod") is not None
     assert cache[str(other_zip)].find_spec("new_mod") is not None
     assert mts._is_spark_zip("/opt/spark/python/lib/py4j-0.10.9.9-src.zip")
+    assert mts._is_spark_zip("/opt/spark/jars/spark-core_2.13-4.0.5.jar")
+    assert not mts._is_spark_zip("/opt/spark/jars/spark-sql_2.13-4.0.5.jar")
     assert not mts._is_spark_zip("/opt/spark/python/lib/pyspark-extras.zip")
