@@ -2,11 +2,12 @@
 # The scaling curves of docs/performance.md, from a fresh clone, in one command:
 #
 #     bash benches/scaling/run.sh [scaling.py options, e.g. --curves length --lengths 10,1000]
+#     bash benches/scaling/run.sh --curves length,locations --figures docs/img   # renew the guide's plots
 #
 # Builds the release binary, installs matplotlib into target/py-venv (MULTITRACE_VENV for
 # another), and runs benches/scaling/scaling.py, which prints the tables and writes
-# target/scaling/scaling.{md,json} and the plots target/scaling/scaling-*.svg (copied to
-# docs/img/ by hand when the guide's figures are renewed). Peak memory comes from GNU time
+# target/scaling/scaling.{md,json} and the plots target/scaling/scaling-*.svg (also into
+# docs/img/ with --figures docs/img, for the curves measured). Peak memory comes from GNU time
 # (/usr/bin/time, Debian's `time` package; installed with apt-get when missing).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -17,7 +18,7 @@ if [ ! -x "$venv/bin/python" ]; then
     mkdir -p "$(dirname "$venv")"
     "${PYTHON:-python3}" -m venv "$venv"
 fi
-"$venv/bin/pip" install -q matplotlib
+"$venv/bin/python" -m pip install -q --disable-pip-version-check matplotlib
 if [ ! -x /usr/bin/time ] && command -v apt-get >/dev/null; then
     sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
     $sudo apt-get install -y time >/dev/null 2>&1 || echo "note: no GNU time: peak memory from wait4" >&2

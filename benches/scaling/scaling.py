@@ -4,7 +4,7 @@
    runs of the MQTT fixture, at one location and with its three lifelines as three locations
    (AS and AC); about `--actions` actions per set, so time per action is comparable;
 2. **locations** (1 to 16): a generated interaction of 16 lifelines (a strict loop of a
-   message chain through all of them, and a weakly sequenced pair of messages that may overlap),
+   message chain through all of them, then a loop of a choice between two messages),
    its lifelines grouped into 1, 2, 4, 8 or 16 locations; compile time, artifact size and check
    time on 2,000 `pass` runs of 200 actions;
 3. **model size** (NFA states 10 to 100,000): generated Timbuk automata (a ring of states, each
@@ -21,6 +21,7 @@ and wall times under load say more about the other processes. Exit status 1 when
 is generated `pass`) or a command fails.
 
     python3 benches/scaling/scaling.py [--binary target/release/multitrace] [-o target/scaling]
+        [--curves length,locations] [--figures docs/img]
 """
 
 import argparse
@@ -155,8 +156,8 @@ def by_length(b, work, actions, lengths, timeout):
 # ---------------------------------------------------------------- 2. locations
 
 def chain_interaction(k):
-    """`k` lifelines: a strict loop of a chain of messages through all of them, then a weakly
-    sequenced pair of messages from l1 and from l2 (which may overlap)."""
+    """`k` lifelines: a strict loop of a chain of messages through all of them, then a loop of
+    a choice between a message from l1 and one from l2."""
     msgs = ", ".join(f"l{i} -- m{i} -> l{i % k + 1}" for i in range(1, k + 1))
     return (f"seq(\n  loopS(strict({msgs})),\n"
             f"  loopS(alt(l1 -- x -> l{k // 2 + 1}, l2 -- y -> l{k}))\n)\n")
@@ -455,6 +456,8 @@ def main():
     ap.add_argument("--runs", default="1,10,100,1000,10000",
                     help="runs of the event logs (about 135 events each)")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per command")
+    ap.add_argument("--figures", metavar="DIR",
+                    help="also write the plots there (docs/img for the guide's figures)")
     ap.add_argument("--replot", metavar="JSON",
                     help="draw the plots again from a scaling.json, measuring nothing")
     args = ap.parse_args()
@@ -462,6 +465,8 @@ def main():
     if args.replot:
         out.mkdir(parents=True, exist_ok=True)
         plots(json.load(open(args.replot)), out)
+        if args.figures:
+            plots(json.load(open(args.replot)), Path(args.figures))
         return
     b = Path(args.binary)
     work = out / "work"
@@ -491,6 +496,8 @@ def main():
     (out / "scaling.md").write_text(text)
     (out / "scaling.json").write_text(json.dumps(rows, indent=1))
     plots(rows, out)
+    if args.figures:
+        plots(rows, Path(args.figures))
     sys.exit(1 if any(r.get("unexpected") for r in rows) else 0)
 
 

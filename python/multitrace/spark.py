@@ -116,7 +116,50 @@ def _check_workers(spark: Any) -> None:
     _WORKERS_OK.add(key)
 
 
+def _is_spark_zip(archive: str) -> bool:
+    """Spark's own archives on a worker's ``sys.path``: ``pyspark.zip`` and ``py4j-*-src.zip``
+    (``$SPARK_HOME/python/lib``) and Spark's core jar (``$SPARK_HOME/jars/spark-core_*.jar``,
+    a zip of 5,000 files that Spark 4 puts on the workers' path)."""
+    import os
+
+    name = os.path.basename(archive)
+    return (name == "pyspark.zip" or (name.startswith("py4j-") and name.endswith("-src.zip"))
+            or (name.startswith("spark-core_") and name.endswith(".jar")))
+
+
+def _keep_spark_zips(cache: Optional[Dict[str, Any]] = None) -> int:
+    """On Python 3.10 and 3.11, makes ``importlib.invalidate_caches()`` leave Spark's own zip
+    archives alone in this process; returns how many importers it changed.
+
+    Spark's worker calls ``importlib.invalidate_caches()`` at the start of every task, and on
+    those Pythons a zip importer's ``invalidate_caches`` reads the archive's whole directory
+    again (CPython gh-103200, lazy again from 3.12): ``pyspark.zip`` and Spark's core jar are on
+    every worker's path, with an importer per package imported from them, so each task paid
+    about 0.14 s of CPU (measured at load 10) before any of its rows were read
+    (docs/performance.md, "Spark: partitions on small inputs"). Spark's archives
+    do not change while a worker lives, so their directories are kept; other archives (a job's
+    ``--py-files``) are invalidated as before.
+    """
+    import zipimport
+
+    if sys.version_info[:2] not in ((3, 10), (3, 11)):
+        return 0
+    changed = 0
+    for finder in list((sys.path_importer_cache if cache is None else cache).values()):
+        if (isinstance(finder, zipimport.zipimporter) and _is_spark_zip(finder.archive)
+                and "invalidate_caches" not in vars(finder)):
+            finder.invalidate_caches = _keep  # type: ignore[method-assign]
+            changed += 1
+    return changed
+
+
+def _keep() -> None:
+    """An archive's directory kept (see :func:`_keep_spark_zips`)."""
+
+
 def _model_of(key: str, broadcast: Any) -> Any:
+    # Every function of this module that runs on a worker loads the model here first.
+    _keep_spark_zips()
     m = _MODELS.get(key)
     if m is None:
         from . import load
@@ -585,6 +628,7 @@ def events_from_otel(
     def spans(batches):
         import pyarrow as pa
 
+        _keep_spark_zips()
         for b in batches:
             if not b.num_rows:
                 continue

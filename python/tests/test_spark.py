@@ -232,3 +232,37 @@ def test_workers_that_cannot_import_the_package_get_an_error_saying_what_to_set(
     # Back on this Python, the same call works.
     monkeypatch.undo()
     assert [r.verdict for r in mts.check_events(df, m).collect()] == ["WeakPass"]
+
+
+def test_spark_zips_keep_their_directory_when_caches_are_invalidated(tmp_path):
+    """Spark's worker calls importlib.invalidate_caches() before every task; on Python 3.10
+    and 3.11 that re-read pyspark.zip's whole directory each time. After _keep_spark_zips,
+    Spark's own archives keep their directory, and any other archive is still re-read."""
+    import zipfile
+    import zipimport
+
+    (tmp_path / "lib").mkdir()
+    spark_zip, other_zip = tmp_path / "lib" / "pyspark.zip", tmp_path / "jobfiles.zip"
+    for z in (spark_zip, other_zip):
+        with zipfile.ZipFile(z, "w") as f:
+            f.writestr("old_mod.py", "X = 1\n")
+    cache = {str(z): zipimport.zipimporter(str(z)) for z in (spark_zip, other_zip)}
+    cache[str(tmp_path)] = None  # not an importer: left alone
+    changed = mts._keep_spark_zips(cache)
+    if sys.version_info[:2] not in ((3, 10), (3, 11)):
+        assert changed == 0  # zipimport's invalidation is lazy there already
+        return
+    assert changed == 1
+    assert mts._keep_spark_zips(cache) == 0  # once per importer
+    # Both archives change on disk; the caches are invalidated as Spark's worker does.
+    for z in (spark_zip, other_zip):
+        with zipfile.ZipFile(z, "a") as f:
+            f.writestr("new_mod.py", "Y = 2\n")
+        cache[str(z)].invalidate_caches()
+    assert cache[str(spark_zip)].find_spec("new_mod") is None
+    assert cache[str(spark_zip)].find_spec("old_mod") is not None
+    assert cache[str(other_zip)].find_spec("new_mod") is not None
+    assert mts._is_spark_zip("/opt/spark/python/lib/py4j-0.10.9.9-src.zip")
+    assert mts._is_spark_zip("/opt/spark/jars/spark-core_2.13-4.0.5.jar")
+    assert not mts._is_spark_zip("/opt/spark/jars/spark-sql_2.13-4.0.5.jar")
+    assert not mts._is_spark_zip("/opt/spark/python/lib/pyspark-extras.zip")
