@@ -15,6 +15,8 @@ pub struct AcScratch {
     pub(super) fresh: Vec<u64>,
     pub(super) silent: Vec<bool>,
     pub(super) stack: Vec<usize>,
+    /// A set closed under silent moves by [`super::tables::AcTables::closure`]'s rows.
+    pub(super) closed: Vec<u64>,
     pub(super) masked: MaskedRows,
     /// `Q_j(p)` of viability pruning, `w` words each, location `j` from `q_at[j]`.
     pub(super) q: Vec<u64>,
