@@ -33,6 +33,7 @@
 // Index loops over locations keep positions, traces and strides visibly in step.
 #![allow(clippy::needless_range_loop)]
 
+mod closure;
 mod outcome;
 mod reached;
 mod run;

@@ -137,6 +137,22 @@ impl Run<'_, '_> {
                         }
                     });
                     s.fresh[..w].copy_from_slice(&s.closed[..w]);
+                } else if let Some(m) = self.mask.filter(|_| {
+                    any && n == tables.locations
+                        && n <= CLOSURE_MAX_LOCATIONS
+                        && tables.closure.is_some()
+                }) {
+                    s.closed.resize(w, 0);
+                    s.masked_closure.close(
+                        self.nfa,
+                        self.alphabet,
+                        m,
+                        (tables.states, w, n),
+                        bitmask,
+                        &mut s.fresh,
+                        &mut s.closed,
+                        &mut s.stack,
+                    );
                 } else if any {
                     close(
                         self.nfa,
