@@ -36,7 +36,7 @@ pub struct AcTables {
     /// bitmask `m` (itself included), `words` words per state, built the first time a search
     /// closes a set under the silent moves of exactly those locations; `None` for automata
     /// too large or with too many locations (then [`super::search::close`] walks the
-    /// transitions).
+    /// transitions). All the subsets' rows together stay within [`TABLE_MAX_WORDS`].
     pub(super) closure: Option<Vec<OnceLock<Box<[u64]>>>>,
 }
 
@@ -145,7 +145,7 @@ impl AcTables {
             });
         let closure = (small
             && locations <= CLOSURE_MAX_LOCATIONS
-            && n * words <= TABLE_MAX_WORDS
+            && (n * words) << locations <= TABLE_MAX_WORDS
             && n * (n + nfa.transitions().len()) <= OTHERS_MAX_WORK)
             .then(|| (0..1usize << locations).map(|_| OnceLock::new()).collect());
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
