@@ -93,29 +93,51 @@ pub(crate) struct AutomataOracle<'a> {
     pub(crate) known: &'a [usize],
     /// The letters known to extend the cut `.0` (see [`Oracle::surely`]).
     pub(crate) sure: Option<(Vec<usize>, Vec<LetterId>)>,
+    /// The buffers of the search behind [`Oracle::surely`].
+    pub(crate) dfs: SureSearch,
 }
 
 impl AutomataOracle<'_> {
     /// The letters of the transitions into live states from the states that runs consuming
     /// exactly the cut `v` reach (those the first [`SURE_VERTICES`] vertices of a depth-first
     /// search find), sorted.
-    fn next_after(&self, v: &[usize]) -> Vec<LetterId> {
+    ///
+    /// Positions are packed in one `u64` (mixed radix over the cut's lengths; none found
+    /// when the cut has too many positions for that), and the search's buffers are the
+    /// oracle's, so a call allocates nothing once they have grown.
+    fn next_after(&mut self, v: &[usize]) -> Vec<LetterId> {
         let nfa = &self.automata.nfa;
-        let mut seen: FxHashSet<(u32, Vec<usize>)> = FxHashSet::default();
-        let mut stack: Vec<(u32, Vec<usize>)> = Vec::new();
-        for s in nfa.initial() {
-            if self.tables.is_live(s.index()) && seen.insert((s.0, vec![0; v.len()])) {
-                stack.push((s.0, vec![0; v.len()]));
+        let mut out = Vec::new();
+        let strides = &mut self.dfs.strides;
+        strides.clear();
+        let mut size = 1u64;
+        for &n in v {
+            strides.push(size);
+            match size.checked_mul(n as u64 + 1) {
+                Some(x) => size = x,
+                None => return out,
             }
         }
-        let mut out = Vec::new();
+        let end: u64 = v
+            .iter()
+            .zip(strides.iter())
+            .map(|(&n, &s)| n as u64 * s)
+            .sum();
+        let (seen, stack) = (&mut self.dfs.seen, &mut self.dfs.stack);
+        seen.clear();
+        stack.clear();
+        for s in nfa.initial() {
+            if self.tables.is_live(s.index()) && seen.insert((s.0, 0)) {
+                stack.push((s.0, 0));
+            }
+        }
         let mut left = SURE_VERTICES;
-        while let Some((s, pos)) = stack.pop() {
+        while let Some((s, key)) = stack.pop() {
             if left == 0 {
                 break;
             }
             left -= 1;
-            let at_cut = pos == v;
+            let at_cut = key == end;
             for (_, t) in nfa.out(crate::nfa::StateId(s)) {
                 if !self.tables.is_live(t.to.index()) {
                     continue;
@@ -125,11 +147,11 @@ impl AutomataOracle<'_> {
                     continue;
                 }
                 let k = self.alphabet.location(t.letter).index();
-                if pos[k] < v[k] && self.traces[k][pos[k]] == t.letter {
-                    let mut p = pos.clone();
-                    p[k] += 1;
-                    if seen.insert((t.to.0, p.clone())) {
-                        stack.push((t.to.0, p));
+                let p = (key / strides[k]) as usize % (v[k] + 1);
+                if p < v[k] && self.traces[k][p] == t.letter {
+                    let next = key + strides[k];
+                    if seen.insert((t.to.0, next)) {
+                        stack.push((t.to.0, next));
                     }
                 }
             }
@@ -138,6 +160,15 @@ impl AutomataOracle<'_> {
         out.dedup();
         out
     }
+}
+
+/// The buffers of [`AutomataOracle::next_after`]'s search: the visited (state, packed
+/// positions) pairs, the stack, and the strides of the packing.
+#[derive(Default)]
+pub(crate) struct SureSearch {
+    seen: FxHashSet<(u32, u64)>,
+    stack: Vec<(u32, u64)>,
+    strides: Vec<u64>,
 }
 
 impl Oracle for AutomataOracle<'_> {
@@ -596,6 +627,7 @@ pub(crate) fn diagnose_letters(
         cut: Vec::new(),
         known,
         sure: None,
+        dfs: SureSearch::default(),
     };
     diagnose_with(&mut oracle, whole, budget, false)
 }

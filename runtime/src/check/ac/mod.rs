@@ -28,11 +28,15 @@
 //! count (copies and unions of a known size are inlined), position vectors index an
 //! open-addressing table cleared through its list of used slots, and restricted steps read
 //! a successor table rebuilt per check from the mask's transitions, so a check allocates nothing once its scratch
-//! buffers have grown.
+//! buffers have grown. Silent moves close a set by OR-ing one row per state: the model's rows
+//! per subset of silent locations (built on first use, shared by every thread) when the
+//! search is unrestricted, rows built per check one state at a time when a mask restricts it
+//! (`closure`); the closure is the one a walk of the transitions gives.
 
 // Index loops over locations keep positions, traces and strides visibly in step.
 #![allow(clippy::needless_range_loop)]
 
+mod closure;
 mod outcome;
 mod reached;
 mod run;

@@ -121,6 +121,9 @@ fn with_run<R>(
     if let (Some(m), Some(_)) = (mask, &tables.succ) {
         scratch.masked.build(tables, &automata.nfa, m);
     }
+    if mask.is_some() {
+        scratch.masked_closure.reset();
+    }
     let mut run = Run {
         nfa: &automata.nfa,
         tables,

@@ -1,5 +1,6 @@
 //! AC's reusable buffers, one per thread.
 
+use super::closure::MaskedClosure;
 use super::reached::Reached;
 use super::tables::MaskedRows;
 use super::vectors::Radix;
@@ -15,6 +16,10 @@ pub struct AcScratch {
     pub(super) fresh: Vec<u64>,
     pub(super) silent: Vec<bool>,
     pub(super) stack: Vec<usize>,
+    /// A set closed under silent moves by [`super::tables::AcTables::closure`]'s rows.
+    pub(super) closed: Vec<u64>,
+    /// The closure rows of a restricted search, per check.
+    pub(super) masked_closure: MaskedClosure,
     pub(super) masked: MaskedRows,
     /// `Q_j(p)` of viability pruning, `w` words each, location `j` from `q_at[j]`.
     pub(super) q: Vec<u64>,

@@ -5,7 +5,7 @@
 
 use super::outcome::AcOutcome;
 use super::scratch::AcScratch;
-use super::tables::{step, AcTables};
+use super::tables::{for_each_bit, step, AcTables, CLOSURE_MAX_LOCATIONS};
 use super::vectors::Radix;
 use super::viability::{filter, viability, Q_MAX_WORDS};
 use crate::bits;
@@ -112,12 +112,48 @@ impl Run<'_, '_> {
             s.fresh[..w].copy_from_slice(&s.sets[at..at + w]);
             s.sets.truncate(at);
             if silent_moves {
-                let mut any = false;
+                let (mut any, mut bitmask) = (false, 0usize);
                 for (k, x) in s.silent.iter_mut().enumerate() {
                     *x = radix.pos(key, k) == radix.lens[k];
                     any |= *x;
+                    bitmask |= (*x as usize) << (k % usize::BITS as usize);
                 }
-                if any {
+                // (The rows are indexed by the model's locations: only when the traces are.)
+                let rows = match self.mask {
+                    None if any && n == tables.locations && n <= CLOSURE_MAX_LOCATIONS => {
+                        tables.closure_rows(self.nfa, self.alphabet, bitmask)
+                    }
+                    _ => None,
+                };
+                if let Some(rows) = rows {
+                    // The closure is the union of the rows of the states (each row holds its
+                    // own state).
+                    s.closed.clear();
+                    s.closed.resize(w, 0);
+                    for_each_bit(&s.fresh, w, |x| {
+                        let row = &rows[x * w..(x + 1) * w];
+                        for k in 0..w {
+                            s.closed[k] |= row[k];
+                        }
+                    });
+                    s.fresh[..w].copy_from_slice(&s.closed[..w]);
+                } else if let Some(m) = self.mask.filter(|_| {
+                    any && n == tables.locations
+                        && n <= CLOSURE_MAX_LOCATIONS
+                        && tables.closure.is_some()
+                }) {
+                    s.closed.resize(w, 0);
+                    s.masked_closure.close(
+                        self.nfa,
+                        self.alphabet,
+                        m,
+                        (tables.states, w, n),
+                        bitmask,
+                        &mut s.fresh,
+                        &mut s.closed,
+                        &mut s.stack,
+                    );
+                } else if any {
                     close(
                         self.nfa,
                         self.alphabet,

@@ -6,6 +6,7 @@
 use crate::bits;
 use crate::nfa::{Alphabet, LetterId, Nfa, StateId};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 /// Per-model tables for AC, computed once and shared by all threads.
 #[derive(Clone, Debug)]
@@ -31,7 +32,16 @@ pub struct AcTables {
     pub(super) succ: Option<Vec<u64>>,
     /// Tables of viability pruning, when small enough.
     pub(super) viability: Option<Viability>,
+    /// `closure[m]`: per state, the states it reaches by letters of the locations of the
+    /// bitmask `m` (itself included), `words` words per state, built the first time a search
+    /// closes a set under the silent moves of exactly those locations; `None` for automata
+    /// too large or with too many locations (then [`super::search::close`] walks the
+    /// transitions). All the subsets' rows together stay within [`TABLE_MAX_WORDS`].
+    pub(super) closure: Option<Vec<OnceLock<Box<[u64]>>>>,
 }
+
+/// Most locations for which [`AcTables::closure`] is kept (one slot per subset).
+pub(super) const CLOSURE_MAX_LOCATIONS: usize = 8;
 
 /// `others[(j * states + s) * words..]`: the states that reach `s` reading only letters of
 /// locations other than `j` (`s` included); `back[(a * states + s) * words..]`: the states
@@ -133,6 +143,11 @@ impl AcTables {
                 }
                 Viability { back, others }
             });
+        let closure = (small
+            && locations <= CLOSURE_MAX_LOCATIONS
+            && (n * words) << locations <= TABLE_MAX_WORDS
+            && n * (n + nfa.transitions().len()) <= OTHERS_MAX_WORK)
+            .then(|| (0..1usize << locations).map(|_| OnceLock::new()).collect());
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         AcTables {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
@@ -146,7 +161,49 @@ impl AcTables {
             ranges,
             succ,
             viability,
+            closure,
         }
+    }
+
+    /// The rows of [`AcTables::closure`] for the silent locations `silent` (a bitmask), built
+    /// on first use; `None` when the model keeps no such table.
+    #[inline]
+    pub(super) fn closure_rows(
+        &self,
+        nfa: &Nfa,
+        alphabet: &Alphabet,
+        silent: usize,
+    ) -> Option<&[u64]> {
+        let slot = self.closure.as_ref()?.get(silent)?;
+        Some(slot.get_or_init(|| self.build_closure(nfa, alphabet, silent)))
+    }
+
+    /// Per state, a walk of the transitions whose letter's location is in `silent`.
+    #[cold]
+    fn build_closure(&self, nfa: &Nfa, alphabet: &Alphabet, silent: usize) -> Box<[u64]> {
+        let (n, w) = (self.states, self.words);
+        let mut rows = vec![0u64; n * w];
+        let mut stack: Vec<usize> = Vec::new();
+        for s in 0..n {
+            let row = &mut rows[s * w..(s + 1) * w];
+            bits::set(row, s);
+            stack.clear();
+            stack.push(s);
+            while let Some(x) = stack.pop() {
+                for t in nfa
+                    .out_range(StateId(x as u32))
+                    .map(|i| nfa.transitions()[i])
+                {
+                    if silent >> alphabet.location(t.letter).index() & 1 == 1
+                        && !bits::get(row, t.to.index())
+                    {
+                        bits::set(row, t.to.index());
+                        stack.push(t.to.index());
+                    }
+                }
+            }
+        }
+        rows.into_boxed_slice()
     }
 
     /// Words per state set.

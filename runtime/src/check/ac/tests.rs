@@ -455,3 +455,94 @@ fn brute_force_sequential(nfa: &Nfa, traces: &[Vec<LetterId>]) -> bool {
     let word: Vec<LetterId> = traces.iter().flatten().copied().collect();
     brute_force(nfa, &[word], None)
 }
+
+/// The closure rows give the closure [`super::search::close`] computes by walking the
+/// transitions, for every subset of silent locations, on random automata and sets (the rows
+/// are built lazily, once per subset, and then reused).
+#[test]
+fn closure_rows_close_sets_as_the_walk_does() {
+    let mut rng = Rng::new(11);
+    let alphabet = alphabet();
+    for _ in 0..60 {
+        let states = 1 + rng.below(150) as u32;
+        let transitions = rng.below(4 * states as usize + 1);
+        let nfa = random_nfa(&mut rng, states, transitions);
+        let tables = AcTables::new(&nfa, &alphabet);
+        let w = tables.words;
+        for _ in 0..20 {
+            let silent_mask = rng.below(8);
+            let silent: Vec<bool> = (0..3).map(|k| silent_mask >> k & 1 == 1).collect();
+            let mut set = vec![0u64; w];
+            for _ in 0..rng.below(4) {
+                bits::set(&mut set, rng.below(states as usize));
+            }
+            let mut walked = set.clone();
+            super::search::close(&nfa, &alphabet, &mut walked, &silent, None, &mut Vec::new());
+            let rows = tables
+                .closure_rows(&nfa, &alphabet, silent_mask)
+                .expect("a small model keeps the rows");
+            let mut by_rows = vec![0u64; w];
+            for s in bits::iter(&set) {
+                for k in 0..w {
+                    by_rows[k] |= rows[s * w + k];
+                }
+            }
+            assert_eq!(by_rows, walked, "silent locations {silent:?}");
+        }
+    }
+}
+
+/// A restricted search's rows (built per check, one state at a time) close a set as the walk
+/// of the mask's transitions does, for every subset of silent locations, also after a reset
+/// with another mask.
+#[test]
+fn masked_closure_rows_close_sets_as_the_walk_does() {
+    let mut rng = Rng::new(12);
+    let alphabet = alphabet();
+    let mut rows = super::closure::MaskedClosure::default();
+    for _ in 0..60 {
+        let states = 1 + rng.below(150) as u32;
+        let transitions = rng.below(4 * states as usize + 1);
+        let nfa = random_nfa(&mut rng, states, transitions);
+        let w = (states as usize).div_ceil(64);
+        for _ in 0..3 {
+            let mut mask = vec![0u64; transitions.div_ceil(64).max(1)];
+            for i in 0..transitions {
+                if rng.below(3) != 0 {
+                    bits::set(&mut mask, i);
+                }
+            }
+            rows.reset();
+            for _ in 0..20 {
+                let silent_mask = rng.below(8);
+                let silent: Vec<bool> = (0..3).map(|k| silent_mask >> k & 1 == 1).collect();
+                let mut set = vec![0u64; w];
+                for _ in 0..rng.below(4) {
+                    bits::set(&mut set, rng.below(states as usize));
+                }
+                let mut walked = set.clone();
+                let mut stack = Vec::new();
+                super::search::close(
+                    &nfa,
+                    &alphabet,
+                    &mut walked,
+                    &silent,
+                    Some(&mask),
+                    &mut stack,
+                );
+                let mut out = vec![0u64; w];
+                rows.close(
+                    &nfa,
+                    &alphabet,
+                    &mask,
+                    (states as usize, w, 3),
+                    silent_mask,
+                    &mut set,
+                    &mut out,
+                    &mut stack,
+                );
+                assert_eq!(set, walked, "silent locations {silent:?}");
+            }
+        }
+    }
+}
