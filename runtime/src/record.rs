@@ -239,7 +239,7 @@ impl Record {
     /// a verdict does not hold the check's options): `the memory budget of 1.5 GiB
     /// (--max-memory) ran out`. Called by every front end that knows the budget (the batch).
     pub fn name_memory_budget(&mut self, budget: &crate::budget::Budget) {
-        let Some(max) = budget.max_memory else {
+        let Some(max) = budget.memory_limit() else {
             return;
         };
         // A diagnosis that ran out of memory (its partial note).
