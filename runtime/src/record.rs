@@ -605,6 +605,21 @@ mod tests {
             e.ends_with("(diagnosis partial: its memory budget of 1.5 GiB (--max-memory) ran out)"),
             "{e}"
         );
+        // The deferred default is named by its value, read from the system then.
+        let deferred = Budget {
+            max_memory: Some(crate::budget::DEFERRED_MEMORY),
+            ..Budget::default()
+        };
+        let mut r = Record::checked("t".into(), None, &v, Procedure::Ac, &names, t);
+        r.name_memory_budget(&deferred);
+        let default = bytes_shown(Budget::default().max_memory.unwrap());
+        let e = r.explanation.unwrap();
+        assert!(
+            e.ends_with(&format!(
+                "its memory budget of {default} (--max-memory) ran out)"
+            )),
+            "{e}"
+        );
     }
 
     #[test]
