@@ -470,7 +470,9 @@ fn main() -> ExitCode {
     }));
     let result = match plain::plain_check(std::env::args_os()) {
         // `check MODEL.mtm TRACE...`: no clap, and no thread (see `batch::check_on_main`).
-        Some(args) if multitrace_compiler::open::is_artifact(&args.model) => {
+        Some(args)
+            if multitrace_compiler::open::is_artifact(&args.model) && main_stack_suffices() =>
+        {
             let here = std::panic::AssertUnwindSafe(|| batch::check_on_main(args));
             std::panic::catch_unwind(here).unwrap_or_else(|_| Err(thread_panicked()))
         }
@@ -503,6 +505,22 @@ fn on_checking_stack(
         Ok(Err(_)) => Err(thread_panicked()),
         Err(e) => Err(anyhow::anyhow!("cannot start: {e}")),
     }
+}
+
+/// Whether the main thread's stack may grow to 1 MiB (`ulimit -s`, its soft limit), 30 times
+/// what a check of a compiled model needs on it (it overflows below 32 KiB; term exploration
+/// runs elsewhere). A process started with less checks on the checking-stack thread.
+fn main_stack_suffices() -> bool {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit only writes one `rlimit` through the pointer, which points to a live,
+    // writable, properly aligned local of that type. Measured reason: the main thread saves
+    // a one-multitrace check the checking thread's 0.07 ms (docs/performance.md, "Start-up"),
+    // and std has no way to ask the limit.
+    let asked = unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut limit) };
+    asked == 0 && (limit.rlim_cur == libc::RLIM_INFINITY || limit.rlim_cur >= 1 << 20)
 }
 
 /// The error of a command that panicked (after the panic's own message).

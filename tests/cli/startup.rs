@@ -51,14 +51,15 @@ fn deep_interaction(n: usize) -> String {
     "strict(alt(".repeat(n) + "clt1 -- begin -> brok" + &", o), clt1 -- pub -> brok)".repeat(n)
 }
 
-/// `check MODEL TRACE` (the plain form) with a main thread of 64 KiB of stack: what term
-/// exploration needs there (thousands of levels) must run on a thread of the checking stack.
+/// `check MODEL TRACE` (the plain form) with the main thread's stack limited to `kib` KiB:
+/// below 1 MiB the check runs on the checking-stack thread, from 1 MiB on the main thread,
+/// where term exploration (hundreds of levels here) moves to a thread of the checking stack.
 #[cfg(target_os = "linux")]
-fn check_on_a_small_main_stack(model: &str, trace: &str) -> Output {
-    let script = r#"ulimit -s 64 && exec "$0" check "$1" "$2""#;
+fn check_on_a_main_stack_of(kib: u32, model: &str, trace: &str) -> Output {
+    let script = format!(r#"ulimit -s {kib} && exec "$0" check "$1" "$2""#);
     std::process::Command::new("sh")
         .current_dir(root())
-        .args(["-c", script])
+        .args(["-c", &script])
         .arg(env!("CARGO_BIN_EXE_multitrace"))
         .args([model, trace])
         .output()
@@ -80,7 +81,7 @@ fn a_deep_term_is_explored_on_the_checking_stack() {
     .unwrap();
     let trace = trace.to_str().unwrap();
     for (n, compile) in [
-        (1500, &["--term-only"][..]),
+        (400, &["--term-only"][..]),
         (300, &["--locations", "clt1,brok;clt2"]),
     ] {
         let hif = dir.join(format!("deep{n}.hif"));
@@ -96,9 +97,11 @@ fn a_deep_term_is_explored_on_the_checking_stack() {
         args.extend(compile);
         let o = run(&args);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        let o = check_on_a_small_main_stack(mtm.to_str().unwrap(), trace);
-        let out = stdout(&o);
-        assert_eq!(o.status.code(), Some(0), "{n}: {out}{}", stderr(&o));
-        assert!(out.contains("t.htf: WeakPass"), "{n}: {out}");
+        for kib in [64, 1024] {
+            let o = check_on_a_main_stack_of(kib, mtm.to_str().unwrap(), trace);
+            let out = stdout(&o);
+            assert_eq!(o.status.code(), Some(0), "{n}, {kib}: {out}{}", stderr(&o));
+            assert!(out.contains("t.htf: WeakPass"), "{n}, {kib}: {out}");
+        }
     }
 }
