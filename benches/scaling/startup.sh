@@ -5,7 +5,6 @@
 #
 #     bash benches/scaling/startup.sh [RUNS]      # default 400 runs per command
 #     BASE=/tmp/old-multitrace bash benches/scaling/startup.sh   # an older build beside it
-#     DIST=1 bash benches/scaling/startup.sh     # also the `dist` profile (fat LTO; ~10 min)
 #
 # Commands: a hello world (rustc -O), the same with a thread of the checking stack's size
 # (what a checking-stack thread costs), `multitrace --version` (process, loading, clap), and
@@ -13,8 +12,7 @@
 # check of the .mtm against its source included: the plain form, parsed without clap and run
 # on the main thread), the same `check` with an option at its default value (`--color auto`:
 # clap and the checking-stack thread, what every other form of `check` takes), the same
-# `check` with the statically linked build (and the `dist` build with DIST=1). Prints min and
-# median wall times, the ratios to the hello world, CPU time (perf stat task-clock, when perf
+# `check` with the statically linked build. Prints min and median wall times, the ratios to the hello world, CPU time (perf stat task-clock, when perf
 # is present) and the load average.
 #
 # Every multitrace binary is measured as a copy (`cp`, as `cargo install` copies it): a file
@@ -38,13 +36,6 @@ if cargo rustc --release --locked --bin multitrace -- -C target-feature=+crt-sta
 else
     echo "note: no statically linked build (cargo rustc ... +crt-static failed)"
 fi
-dist=""
-if [ -n "${DIST:-}" ]; then
-    cargo build --profile dist --locked --bin multitrace
-    rm -f "$out/multitrace-dist"
-    cp "$root/target/dist/multitrace" "$out/multitrace-dist"
-    dist="$out/multitrace-dist"
-fi
 cargo build --release --locked --bin multitrace
 rm -f "$out/multitrace"
 cp "$root/target/release/multitrace" "$out/multitrace"
@@ -65,9 +56,6 @@ cmds=("$out/hello" "$out/hello_thread" "$b --version" "$b check $out/mqtt.mtm $t
     "$b check --color auto $out/mqtt.mtm $trace")
 if [ -n "$static" ]; then
     cmds+=("$static check $out/mqtt.mtm $trace")
-fi
-if [ -n "$dist" ]; then
-    cmds+=("$dist check $out/mqtt.mtm $trace")
 fi
 # BASE=path/to/an/older/multitrace: its `check` too, in the same run (before and after),
 # measured as a copy like the others.
