@@ -612,7 +612,7 @@ mod tests {
         };
         let mut r = Record::checked("t".into(), None, &v, Procedure::Ac, &names, t);
         r.name_memory_budget(&deferred);
-        let default = bytes_shown(Budget::default().max_memory.unwrap());
+        let default = super::bytes_shown(Budget::default().max_memory.unwrap());
         let e = r.explanation.unwrap();
         assert!(
             e.ends_with(&format!(
