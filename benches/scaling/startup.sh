@@ -12,8 +12,8 @@
 # check of the .mtm against its source included: the plain form, parsed without clap and run
 # on the main thread), the same `check` with an option at its default value (`--color auto`:
 # clap and the checking-stack thread, what every other form of `check` takes), the same
-# `check` with the statically linked build. Prints min and median wall times, the ratios to the hello world, CPU time (perf stat task-clock, when perf
-# is present) and the load average.
+# `check` with the statically linked build. Prints min and median wall times, the ratios to
+# the hello world, CPU time (perf stat task-clock, when perf is present) and the load average.
 #
 # Every multitrace binary is measured as a copy (`cp`, as `cargo install` copies it): a file
 # the linker has just written sits in the page cache in small pieces, and each start then
