@@ -18,8 +18,23 @@ use multitrace_runtime::tally::{fallback_note, NothingChecked, Tally};
 use multitrace_runtime::verdict::VerdictKind;
 use std::io::{IsTerminal, Write};
 
-/// Runs `check`; returns the exit status.
+/// Runs `check` on a thread with the checking stack; returns the exit status.
 pub fn check(args: CheckArgs) -> Result<u8> {
+    check_on(args, false)
+}
+
+/// Runs `check` of a compiled model (`.mtm`) on the process's main thread, whose stack is
+/// smaller than the checking stack: loading a compiled model does not recurse deeply (its
+/// validation refuses the term shapes that would), the automata procedures do not recurse,
+/// and term exploration moves to a thread of its own
+/// ([`multitrace_runtime::check::stack`]); a term-only model, which every check explores, is
+/// checked on one thread with the checking stack. A one-multitrace check then starts no
+/// thread (0.07 ms of its start-up).
+pub fn check_on_main(args: CheckArgs) -> Result<u8> {
+    check_on(args, true)
+}
+
+fn check_on(args: CheckArgs, main_thread: bool) -> Result<u8> {
     if args.jobs == Some(0) {
         bail!("--jobs 0: at least one worker thread is needed; give --jobs N with N >= 1, or leave it out for one per core");
     }
@@ -31,6 +46,24 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         multitrace_runtime::output::check_writable(report, "--report")?;
     }
     let model = crate::model_cmd::load(&args.model, &args.model_args)?;
+    if main_thread && model.automata().is_none() {
+        let stack = multitrace_runtime::check::explore::CHECK_STACK_SIZE;
+        return std::thread::scope(|scope| {
+            let worker = std::thread::Builder::new().stack_size(stack);
+            match worker.spawn_scoped(scope, || check_model(args, model)) {
+                Ok(h) => h.join().unwrap_or_else(|_| Err(crate::thread_panicked())),
+                Err(e) => Err(anyhow::anyhow!("cannot start: {e}")),
+            }
+        });
+    }
+    if main_thread {
+        multitrace_runtime::check::stack::mark_small_stack();
+    }
+    check_model(args, model)
+}
+
+/// `check` once the model is loaded.
+fn check_model(args: CheckArgs, model: multitrace_runtime::model::CompiledModel) -> Result<u8> {
     let mode = args.mode.mode();
     let mut expect = match &args.expect {
         Some(path) => Some(ExpectCheck::read(path, mode)?),
@@ -48,13 +81,28 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         inputs.extend(args.events.iter().map(|p| p.as_path()));
         multitrace_runtime::output::refuse_overwrite(report, &inputs)?;
     }
-    let jobs = args
-        .jobs
-        .unwrap_or_else(multitrace_runtime::batch::default_jobs);
-    let max_memory_mb = args
-        .max_memory
-        .unwrap_or_else(|| multitrace_runtime::budget::default_max_memory(jobs) >> 20);
-    let opts = Settings {
+    // One trace file that is not JSON Lines is one task, run on this thread: the core count
+    // is then not needed (it is read for the memory budget's default, and only when a search
+    // grows past 64 MiB: `DEFERRED_MEMORY`). Reading it and the memory size costs a
+    // one-multitrace check 0.07 ms.
+    let one_task = args.events.is_empty()
+        && args.xes.is_empty()
+        && args.otel.is_empty()
+        && files.len() == 1
+        && !multitrace_runtime::batch::is_streamed(&files[0]);
+    let jobs = args.jobs.unwrap_or_else(|| {
+        if one_task {
+            1
+        } else {
+            multitrace_runtime::batch::default_jobs()
+        }
+    });
+    // Without --jobs the default memory budget is the runtime's own default, deferred.
+    let max_memory_mb = args.max_memory.or_else(|| {
+        args.jobs
+            .map(|j| multitrace_runtime::budget::default_max_memory(j) >> 20)
+    });
+    let mut opts = Settings {
         mode,
         choice: match args.procedure {
             ProcedureArg::Auto => Choice::Auto,
@@ -65,7 +113,7 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         witness: args.witness,
         timeout_ms: args.timeout_ms,
         max_vertices: args.max_vertices,
-        max_memory_mb,
+        max_memory_mb: max_memory_mb.unwrap_or(0),
         diagnosis: !args.no_diagnosis,
         max_diagnosis_vertices: args.max_diagnosis_vertices,
         por: !args.no_por,
@@ -73,6 +121,14 @@ pub fn check(args: CheckArgs) -> Result<u8> {
         memo: !args.no_memo,
     }
     .check_options();
+    if max_memory_mb.is_none() {
+        let deferred = Some(multitrace_runtime::budget::DEFERRED_MEMORY);
+        opts.budget.max_memory = deferred;
+        opts.explore.budget.max_memory = deferred;
+        if let Some(d) = &mut opts.diagnosis {
+            d.max_memory = deferred;
+        }
+    }
     let engine = Engine::new(model);
     let options = BatchOptions {
         jobs,
@@ -81,8 +137,8 @@ pub fn check(args: CheckArgs) -> Result<u8> {
     };
     let progress = crate::progress::Progress::new(!args.no_progress);
     let progress_shown = progress.shown();
-    // main() runs every command on a thread with the checking stack: a batch of one task runs
-    // right here and starts no worker (most of a one-multitrace check's start-up).
+    // This thread has the checking stack, or is marked (`check_on_main`): a batch of one task
+    // runs right here and starts no worker (most of a one-multitrace check's start-up).
     let batch = Batch::new(&engine, opts, options)
         .with_caller_stack()
         .with_progress(|p| progress.tick(p.done, p.total));

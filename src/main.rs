@@ -10,6 +10,7 @@ mod gen_cmd;
 mod model_cmd;
 mod monitor_cmd;
 mod partition_cmd;
+mod plain;
 mod progress;
 mod report_cmd;
 
@@ -63,6 +64,7 @@ enum Command {
 }
 
 /// Membership question.
+#[cfg_attr(test, derive(Debug, PartialEq))]
 #[derive(Clone, Copy, ValueEnum)]
 pub enum ModeArg {
     /// Is the multitrace accepted? (Pass or Fail)
@@ -72,6 +74,7 @@ pub enum ModeArg {
 }
 
 /// Check procedure.
+#[cfg_attr(test, derive(Debug, PartialEq))]
 #[derive(Clone, Copy, ValueEnum)]
 pub enum ProcedureArg {
     /// AS on automata models, term exploration on term-only models.
@@ -86,6 +89,7 @@ pub enum ProcedureArg {
 }
 
 /// When to color the verdicts of text output.
+#[cfg_attr(test, derive(Debug))]
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum ColorArg {
     /// On a terminal, unless NO_COLOR is set.
@@ -98,6 +102,7 @@ pub enum ColorArg {
 
 /// Output format: `text` or `json` in every command (`jsonl` is the same: JSON output, one
 /// object per record where there are records).
+#[cfg_attr(test, derive(Debug))]
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum FormatArg {
     /// One line per multitrace and a summary.
@@ -110,6 +115,7 @@ pub enum FormatArg {
 // How a source model is compiled, and how a compiled model is checked against its source (a
 // plain comment: as a doc comment it would be the `about` of every deferred subcommand that
 // flattens it).
+#[cfg_attr(test, derive(Debug, PartialEq))]
 #[derive(Args, Clone)]
 #[command(next_help_heading = "Model")]
 pub struct ModelArgs {
@@ -190,6 +196,7 @@ impl ModeArg {
     }
 }
 
+#[cfg_attr(test, derive(Debug, PartialEq))]
 #[derive(Args)]
 struct CheckArgs {
     /// The model: an interaction (.hif), a sequence diagram (.mmd, .md, .puml), a Timbuk automaton (.timbuk) or a compiled model (.mtm).
@@ -461,18 +468,16 @@ fn main() -> ExitCode {
         }
         default_hook(info);
     }));
-    // Deep interactions recurse in the semantic functions: run on a thread with a large stack.
-    // The arguments are parsed there too, so that one heap (the thread's) serves the whole
-    // command: what clap frees is reused by the check instead of new pages being touched.
-    let worker = std::thread::Builder::new()
-        .stack_size(multitrace_runtime::check::explore::CHECK_STACK_SIZE)
-        .spawn(run);
-    let result = match worker.map(|h| h.join()) {
-        Ok(Ok(r)) => r,
-        Ok(Err(_)) => Err(anyhow::anyhow!(
-            "internal error (a thread panicked); please report it"
-        )),
-        Err(e) => Err(anyhow::anyhow!("cannot start: {e}")),
+    let result = match plain::plain_check(std::env::args_os()) {
+        // `check MODEL.mtm TRACE...`: no clap, and no thread (see `batch::check_on_main`).
+        Some(args)
+            if multitrace_compiler::open::is_artifact(&args.model) && main_stack_suffices() =>
+        {
+            let here = std::panic::AssertUnwindSafe(|| batch::check_on_main(args));
+            std::panic::catch_unwind(here).unwrap_or_else(|_| Err(thread_panicked()))
+        }
+        Some(args) => on_checking_stack(move || batch::check(args)),
+        None => on_checking_stack(run),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -484,6 +489,43 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Runs `f` on a thread with a large stack (deep interactions recurse in the semantic
+/// functions). The arguments are parsed there too, so that one heap (the thread's) serves the
+/// whole command: what clap frees is reused by the check instead of new pages being touched.
+fn on_checking_stack(
+    f: impl FnOnce() -> anyhow::Result<u8> + Send + 'static,
+) -> anyhow::Result<u8> {
+    let worker = std::thread::Builder::new()
+        .stack_size(multitrace_runtime::check::explore::CHECK_STACK_SIZE)
+        .spawn(f);
+    match worker.map(|h| h.join()) {
+        Ok(Ok(r)) => r,
+        Ok(Err(_)) => Err(thread_panicked()),
+        Err(e) => Err(anyhow::anyhow!("cannot start: {e}")),
+    }
+}
+
+/// Whether the main thread's stack may grow to 1 MiB (`ulimit -s`, its soft limit), 30 times
+/// what a check of a compiled model needs on it (it overflows below 32 KiB; term exploration
+/// runs elsewhere). A process started with less checks on the checking-stack thread.
+fn main_stack_suffices() -> bool {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit only writes one `rlimit` through the pointer, which points to a live,
+    // writable, properly aligned local of that type. Measured reason: the main thread saves
+    // a one-multitrace check the checking thread's 0.07 ms (docs/performance.md, "Start-up"),
+    // and std has no way to ask the limit.
+    let asked = unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut limit) };
+    asked == 0 && (limit.rlim_cur == libc::RLIM_INFINITY || limit.rlim_cur >= 1 << 20)
+}
+
+/// The error of a command that panicked (after the panic's own message).
+fn thread_panicked() -> anyhow::Error {
+    anyhow::anyhow!("internal error (a thread panicked); please report it")
 }
 
 /// Parses the arguments and runs the command; the exit status.

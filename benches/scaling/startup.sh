@@ -7,13 +7,13 @@
 #     BASE=/tmp/old-multitrace bash benches/scaling/startup.sh   # an older build beside it
 #
 # Commands: a hello world (rustc -O), the same with a thread of the checking stack's size
-# (what the command's checking-stack thread costs), `multitrace --version` (process, loading,
-# clap), and `multitrace check mqtt.mtm example1.htf` (the MQTT fixture, compiled first; the
-# staleness check of the .mtm against its source included), the same `check` told the core
-# count and the memory limit (`--jobs 1 --max-memory 1024`: what reading them from /proc and
-# /sys costs), the same `check` with the statically linked build. Prints min and median wall
-# times, the ratios to the hello world, CPU time (perf stat task-clock, when perf is present)
-# and the load average.
+# (what a checking-stack thread costs), `multitrace --version` (process, loading, clap), and
+# `multitrace check mqtt.mtm example1.htf` (the MQTT fixture, compiled first; the staleness
+# check of the .mtm against its source included: the plain form, parsed without clap and run
+# on the main thread), the same `check` with an option at its default value (`--color auto`:
+# clap and the checking-stack thread, what every other form of `check` takes), the same
+# `check` with the statically linked build. Prints min and median wall times, the ratios to
+# the hello world, CPU time (perf stat task-clock, when perf is present) and the load average.
 #
 # Every multitrace binary is measured as a copy (`cp`, as `cargo install` copies it): a file
 # the linker has just written sits in the page cache in small pieces, and each start then
@@ -53,7 +53,7 @@ rustc -O "$out/hello_thread.rs" -o "$out/hello_thread"
 "$b" compile fixtures/seed004-mqtt/model.hif -o "$out/mqtt.mtm" 2>/dev/null
 trace=fixtures/seed004-mqtt/traces/example1.htf
 cmds=("$out/hello" "$out/hello_thread" "$b --version" "$b check $out/mqtt.mtm $trace"
-    "$b check --jobs 1 --max-memory 1024 $out/mqtt.mtm $trace")
+    "$b check --color auto $out/mqtt.mtm $trace")
 if [ -n "$static" ]; then
     cmds+=("$static check $out/mqtt.mtm $trace")
 fi

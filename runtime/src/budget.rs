@@ -48,8 +48,39 @@ impl Budget {
     /// May a search hold `bytes` bytes?
     #[inline]
     pub fn memory_allows(&self, bytes: u64) -> bool {
-        self.max_memory.is_none_or(|m| bytes <= m)
+        match self.max_memory {
+            None => true,
+            // The default is never below its floor: the system is asked only past it.
+            Some(DEFERRED_MEMORY) => bytes <= MIN_DEFAULT_MEMORY || bytes <= deferred_memory(),
+            Some(m) => bytes <= m,
+        }
     }
+
+    /// The memory limit in bytes, [`DEFERRED_MEMORY`] resolved (for messages).
+    pub fn memory_limit(&self) -> Option<u64> {
+        match self.max_memory {
+            Some(DEFERRED_MEMORY) => Some(deferred_memory()),
+            m => m,
+        }
+    }
+}
+
+/// A [`Budget::max_memory`] that stands for [`default_max_memory`] of
+/// [`default_jobs`](crate::batch::default_jobs) workers (what [`Budget::default`] holds), read
+/// from the system only when a search first asks for more than the default's floor (64 MiB),
+/// so that a small check reads neither `/proc` nor `/sys` (the command's one-input check: 0.07
+/// ms of its start-up). [`Budget::memory_allows`] answers exactly as with the value itself;
+/// [`Budget::memory_limit`] gives the value. Not a whole number of MiB, so no `--max-memory`
+/// gives it.
+pub const DEFERRED_MEMORY: u64 = u64::MAX - 1;
+
+/// The floor of [`default_max_memory`]: 64 MiB.
+const MIN_DEFAULT_MEMORY: u64 = 64 << 20;
+
+/// What [`DEFERRED_MEMORY`] stands for (read once).
+fn deferred_memory() -> u64 {
+    static DEFERRED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *DEFERRED.get_or_init(|| default_max_memory(crate::batch::default_jobs()))
 }
 
 /// Which limit ran out.
@@ -128,7 +159,7 @@ pub fn default_max_memory(workers: usize) -> u64 {
     let workers = workers.max(1) as u64;
     match usable_memory() {
         // Whole MiB, as `--max-memory` takes it.
-        Some(bytes) => ((bytes / 2 / workers) >> 20 << 20).max(64 << 20),
+        Some(bytes) => ((bytes / 2 / workers) >> 20 << 20).max(MIN_DEFAULT_MEMORY),
         None => 1 << 30,
     }
 }
@@ -194,6 +225,37 @@ mod tests {
         if let Some(u) = usable_memory() {
             assert!(one <= (u / 2).max(64 << 20));
         }
+    }
+
+    #[test]
+    fn the_deferred_default_answers_as_the_default() {
+        let deferred = Budget {
+            max_memory: Some(DEFERRED_MEMORY),
+            ..Budget::default()
+        };
+        let eager = Budget::default();
+        let limit = eager.max_memory.unwrap();
+        assert_eq!(deferred.memory_limit(), Some(limit));
+        assert_eq!(eager.memory_limit(), Some(limit));
+        assert_eq!(Budget::UNLIMITED.memory_limit(), None);
+        for bytes in [
+            0,
+            1 << 20,
+            MIN_DEFAULT_MEMORY,
+            MIN_DEFAULT_MEMORY + 1,
+            limit,
+            limit + 1,
+        ] {
+            assert_eq!(
+                deferred.memory_allows(bytes),
+                eager.memory_allows(bytes),
+                "{bytes}"
+            );
+        }
+        assert!(!deferred.memory_allows(u64::MAX));
+        // No whole number of MiB (what `--max-memory` and the settings give) is the marker.
+        assert_ne!(DEFERRED_MEMORY % (1 << 20), 0);
+        assert_ne!(u64::MAX.saturating_mul(1 << 20), DEFERRED_MEMORY);
     }
 
     #[test]

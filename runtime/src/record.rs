@@ -239,12 +239,18 @@ impl Record {
     /// a verdict does not hold the check's options): `the memory budget of 1.5 GiB
     /// (--max-memory) ran out`. Called by every front end that knows the budget (the batch).
     pub fn name_memory_budget(&mut self, budget: &crate::budget::Budget) {
-        let Some(max) = budget.max_memory else {
+        let note = "its memory budget (--max-memory) ran out";
+        let partial = self.explanation.as_ref().is_some_and(|e| e.contains(note));
+        let ran_out = self.budget.as_ref().is_some_and(|b| b.limit == "memory");
+        // Asked only when it is named: a deferred default reads the system.
+        if !partial && !ran_out {
+            return;
+        }
+        let Some(max) = budget.memory_limit() else {
             return;
         };
         // A diagnosis that ran out of memory (its partial note).
         if let Some(e) = &mut self.explanation {
-            let note = "its memory budget (--max-memory) ran out";
             if e.contains(note) {
                 *e = e.replace(
                     note,
@@ -597,6 +603,21 @@ mod tests {
         let e = r.explanation.unwrap();
         assert!(
             e.ends_with("(diagnosis partial: its memory budget of 1.5 GiB (--max-memory) ran out)"),
+            "{e}"
+        );
+        // The deferred default is named by its value, read from the system then.
+        let deferred = Budget {
+            max_memory: Some(crate::budget::DEFERRED_MEMORY),
+            ..Budget::default()
+        };
+        let mut r = Record::checked("t".into(), None, &v, Procedure::Ac, &names, t);
+        r.name_memory_budget(&deferred);
+        let default = super::bytes_shown(Budget::default().max_memory.unwrap());
+        let e = r.explanation.unwrap();
+        assert!(
+            e.ends_with(&format!(
+                "its memory budget of {default} (--max-memory) ran out)"
+            )),
             "{e}"
         );
     }

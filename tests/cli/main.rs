@@ -17,6 +17,7 @@ mod notes;
 mod outputs;
 mod partition;
 mod pictures;
+mod startup;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -342,7 +342,8 @@ impl Engine {
             explore: opts.explore,
             shared: Default::default(),
         };
-        let mut d = diagnose::diagnose_term(&mut oracle, whole, budget);
+        let mut d =
+            super::stack::with_check_stack(|| diagnose::diagnose_term(&mut oracle, whole, budget));
         // No local verifiers: the LocalError is the one the queries established (whatever the
         // exploration options), else a CentralError.
         if !d.partial {
@@ -455,7 +456,8 @@ impl Engine {
             witness: opts.witness,
             ..opts.explore
         };
-        explore(store, *root, mt, &eo)
+        // Recursive: on the checking stack (see `stack`).
+        super::stack::with_check_stack(|| explore(store, *root, mt, &eo))
     }
 
     fn letters_to_multitrace(&self, traces: &[Vec<LetterId>]) -> Result<Multitrace, CheckError> {

@@ -19,6 +19,7 @@ mod meter;
 mod options;
 pub mod semi;
 pub mod settings;
+pub mod stack;
 
 pub use engine::{Engine, Scratch};
 pub use error::CheckError;
