@@ -63,9 +63,15 @@ pub struct LiveRun {
     /// check ([`Monitor::settle`]), oldest first.
     #[serde(default)]
     unchecked: Vec<u32>,
-    /// The product as it was at the last check, while events are unchecked.
+    /// The product after the first unchecked event that left `R(n)` apart from the live
+    /// states ([`LiveRun::dark`]), while later events are unchecked.
     #[serde(default)]
     checked: Option<Box<Product>>,
+    /// The first unchecked event (its index in `unchecked`) after which `R(n)` did not meet
+    /// the live states: the events before it are multi-prefixes (the check after each would
+    /// have said so without a search), so a replay starts there.
+    #[serde(default)]
+    dark: Option<u32>,
 }
 
 /// Why a run's state bytes cannot be read.
@@ -141,6 +147,7 @@ impl LiveRun {
         self.product = None;
         self.unchecked = Vec::new();
         self.checked = None;
+        self.dark = None;
     }
 
     /// The state as bytes (for checkpoints); [`LiveRun::from_bytes`] reads it back.
@@ -226,6 +233,7 @@ impl<'e> Monitor<'e> {
             events: 0,
             unchecked: Vec::new(),
             checked: None,
+            dark: None,
         }
     }
 
@@ -252,9 +260,12 @@ impl<'e> Monitor<'e> {
         let (Some(k), Some(p)) = (self.kernel(), &mut run.product) else {
             return self.push(scratch, run, letter).map(|v| (run.events, v));
         };
-        if run.unchecked.len() == 1 {
-            // The product after the first unchecked event: a run with one event between two
-            // checks needs no copy (a Fail is then at that event).
+        if run
+            .dark
+            .is_some_and(|d| d as usize + 1 == run.unchecked.len())
+        {
+            // The product after the first dark event, where a replay starts: a run whose
+            // last unchecked event is its first dark one needs no copy.
             match &mut run.checked {
                 Some(c) => (**c).clone_from(p),
                 None => run.checked = Some(Box::new(p.clone())),
@@ -263,15 +274,19 @@ impl<'e> Monitor<'e> {
         let j = self.engine.model().alphabet.location(letter).index();
         run.traces[j].push(letter);
         match p.push(&k, &run.traces, j, letter, self.opts.max_vertices) {
-            Ok(()) => {
+            Ok(live) => {
                 run.events += 1;
+                if !live && run.dark.is_none() {
+                    run.dark = Some(run.unchecked.len() as u32);
+                }
                 run.unchecked.push(j as u32);
                 None
             }
             Err(w) => {
                 run.events += 1;
-                if run.unchecked.is_empty() {
-                    // Every event before this one is checked: `push`'s decision.
+                if run.dark.is_none() {
+                    // Every event before this one is a multi-prefix (checked, or `R(n)` met
+                    // the live states after it): `push`'s decision, without a replay.
                     let v = self.too_wide(w, run.events);
                     self.decide(run, run.events, v.kind);
                     return Some((run.events, v));
@@ -291,34 +306,45 @@ impl<'e> Monitor<'e> {
         if run.unchecked.is_empty() || run.standing != Standing::Open {
             run.unchecked.clear();
             run.checked = None;
+            run.dark = None;
             return None;
         }
         let (Some(k), Some(p)) = (self.kernel(), &run.product) else {
             run.unchecked.clear();
             run.checked = None;
+            run.dark = None;
             return None;
         };
-        if let Ok(true) = p.is_multi_prefix(&k, &run.traces, self.opts.max_vertices) {
+        // After the first dark event `R(n)` met the live states again, or the search says
+        // the run is still a multi-prefix.
+        let last_live = run.dark.is_none();
+        if last_live || p.is_multi_prefix(&k, &run.traces, self.opts.max_vertices) == Ok(true) {
             run.unchecked.clear();
             run.checked = None;
+            run.dark = None;
             return None;
         }
         self.replay(scratch, run)
     }
 
     /// Finds the first unchecked event that decides the run, with [`Monitor::push`]'s
-    /// decision: the first unchecked event by itself (its product is the one kept after it,
-    /// or the current one when it is the only one), then the others replayed one at a time on
-    /// the kept product. The run is decided then.
+    /// decision. The events before the first dark one are multi-prefixes (`R(n)` met the
+    /// live states after each, so `push`'s check needed no search and passed); the first dark
+    /// event is checked by itself (its product is the one kept after it, or the current one
+    /// when it is the last), then the others replayed one at a time on the kept product. The
+    /// run is decided then.
     fn replay(&self, scratch: &mut Scratch, run: &mut LiveRun) -> Option<(u64, Verdict)> {
-        let first = run.events - run.unchecked.len() as u64 + 1;
-        let after_first = if run.unchecked.len() == 1 {
+        let n = run.unchecked.len();
+        let d = run.dark.take().map_or(n - 1, |d| d as usize);
+        let first = run.events - (n - d) as u64 + 1;
+        let after_first = if d + 1 == n {
             run.checked = None;
             run.product.take()
         } else {
             run.checked.take().map(|b| *b)
         };
-        let unchecked = std::mem::take(&mut run.unchecked);
+        let mut unchecked = std::mem::take(&mut run.unchecked);
+        unchecked.drain(..d);
         let mut lens: Vec<usize> = run.traces.iter().map(Vec::len).collect();
         for &j in &unchecked {
             lens[j as usize] -= 1;
@@ -346,6 +372,7 @@ impl<'e> Monitor<'e> {
             events: first,
             unchecked: Vec::new(),
             checked: None,
+            dark: None,
         };
         // The first unchecked event, checked as `push` checks it.
         let j0 = unchecked[0] as usize;
@@ -384,6 +411,7 @@ impl<'e> Monitor<'e> {
         run.traces = Vec::new();
         run.unchecked = Vec::new();
         run.checked = None;
+        run.dark = None;
     }
 
     /// Feeds one event (a letter of the model: its location is the letter's). Returns the
@@ -405,10 +433,13 @@ impl<'e> Monitor<'e> {
         let decided = match (self.kernel(), &mut run.product) {
             (Some(k), Some(p)) => {
                 let max = self.opts.max_vertices;
-                match p
-                    .push(&k, &run.traces, j, letter, max)
-                    .and_then(|()| p.is_multi_prefix(&k, &run.traces, max))
-                {
+                match p.push(&k, &run.traces, j, letter, max).and_then(|live| {
+                    if live {
+                        Ok(true)
+                    } else {
+                        p.is_multi_prefix(&k, &run.traces, max)
+                    }
+                }) {
                     Ok(true) => None,
                     Ok(false) => {
                         Some(self.batch(scratch, &run.traces, Mode::Prefix, Known::AllBut(j)))
