@@ -63,15 +63,21 @@ pub struct LiveRun {
     /// check ([`Monitor::settle`]), oldest first.
     #[serde(default)]
     unchecked: Vec<u32>,
-    /// The product after the first unchecked event that left `R(n)` apart from the live
-    /// states ([`LiveRun::dark`]), while later events are unchecked.
+    /// The product after the first dark unchecked event ([`DARK`]), once a later event is
+    /// fed.
     #[serde(default)]
     checked: Option<Box<Product>>,
-    /// The first unchecked event (its index in `unchecked`) after which `R(n)` did not meet
-    /// the live states: the events before it are multi-prefixes (the check after each would
-    /// have said so without a search), so a replay starts there.
-    #[serde(default)]
-    dark: Option<u32>,
+}
+
+/// The flag of the first unchecked event after which `R(n)` did not meet the live states
+/// (in `LiveRun::unchecked`, beside its location: a run's state stays as small): the events
+/// before it are multi-prefixes (the check after each would have said so without a search),
+/// so a replay starts there.
+const DARK: u32 = 1 << 31;
+
+/// The index of the first dark unchecked event ([`DARK`]).
+fn first_dark(unchecked: &[u32]) -> Option<usize> {
+    unchecked.iter().position(|&x| x & DARK != 0)
 }
 
 /// Why a run's state bytes cannot be read.
@@ -147,7 +153,6 @@ impl LiveRun {
         self.product = None;
         self.unchecked = Vec::new();
         self.checked = None;
-        self.dark = None;
     }
 
     /// The state as bytes (for checkpoints); [`LiveRun::from_bytes`] reads it back.
@@ -233,7 +238,6 @@ impl<'e> Monitor<'e> {
             events: 0,
             unchecked: Vec::new(),
             checked: None,
-            dark: None,
         }
     }
 
@@ -260,10 +264,7 @@ impl<'e> Monitor<'e> {
         let (Some(k), Some(p)) = (self.kernel(), &mut run.product) else {
             return self.push(scratch, run, letter).map(|v| (run.events, v));
         };
-        if run
-            .dark
-            .is_some_and(|d| d as usize + 1 == run.unchecked.len())
-        {
+        if run.unchecked.last().is_some_and(|&x| x & DARK != 0) {
             // The product after the first dark event, where a replay starts: a run whose
             // last unchecked event is its first dark one needs no copy.
             match &mut run.checked {
@@ -276,15 +277,13 @@ impl<'e> Monitor<'e> {
         match p.push(&k, &run.traces, j, letter, self.opts.max_vertices) {
             Ok(live) => {
                 run.events += 1;
-                if !live && run.dark.is_none() {
-                    run.dark = Some(run.unchecked.len() as u32);
-                }
-                run.unchecked.push(j as u32);
+                let dark = !live && first_dark(&run.unchecked).is_none();
+                run.unchecked.push(j as u32 | if dark { DARK } else { 0 });
                 None
             }
             Err(w) => {
                 run.events += 1;
-                if run.dark.is_none() {
+                if first_dark(&run.unchecked).is_none() {
                     // Every event before this one is a multi-prefix (checked, or `R(n)` met
                     // the live states after it): `push`'s decision, without a replay.
                     let v = self.too_wide(w, run.events);
@@ -306,22 +305,19 @@ impl<'e> Monitor<'e> {
         if run.unchecked.is_empty() || run.standing != Standing::Open {
             run.unchecked.clear();
             run.checked = None;
-            run.dark = None;
             return None;
         }
         let (Some(k), Some(p)) = (self.kernel(), &run.product) else {
             run.unchecked.clear();
             run.checked = None;
-            run.dark = None;
             return None;
         };
         // After the first dark event `R(n)` met the live states again, or the search says
         // the run is still a multi-prefix.
-        let last_live = run.dark.is_none();
+        let last_live = first_dark(&run.unchecked).is_none();
         if last_live || p.is_multi_prefix(&k, &run.traces, self.opts.max_vertices) == Ok(true) {
             run.unchecked.clear();
             run.checked = None;
-            run.dark = None;
             return None;
         }
         self.replay(scratch, run)
@@ -335,7 +331,7 @@ impl<'e> Monitor<'e> {
     /// run is decided then.
     fn replay(&self, scratch: &mut Scratch, run: &mut LiveRun) -> Option<(u64, Verdict)> {
         let n = run.unchecked.len();
-        let d = run.dark.take().map_or(n - 1, |d| d as usize);
+        let d = first_dark(&run.unchecked).unwrap_or(n - 1);
         let first = run.events - (n - d) as u64 + 1;
         let after_first = if d + 1 == n {
             run.checked = None;
@@ -345,6 +341,9 @@ impl<'e> Monitor<'e> {
         };
         let mut unchecked = std::mem::take(&mut run.unchecked);
         unchecked.drain(..d);
+        for j in &mut unchecked {
+            *j &= !DARK;
+        }
         let mut lens: Vec<usize> = run.traces.iter().map(Vec::len).collect();
         for &j in &unchecked {
             lens[j as usize] -= 1;
@@ -372,7 +371,6 @@ impl<'e> Monitor<'e> {
             events: first,
             unchecked: Vec::new(),
             checked: None,
-            dark: None,
         };
         // The first unchecked event, checked as `push` checks it.
         let j0 = unchecked[0] as usize;
@@ -411,7 +409,6 @@ impl<'e> Monitor<'e> {
         run.traces = Vec::new();
         run.unchecked = Vec::new();
         run.checked = None;
-        run.dark = None;
     }
 
     /// Feeds one event (a letter of the model: its location is the letter's). Returns the
