@@ -18,17 +18,23 @@
 //!   after each event, within the check's budget: the cost of an event grows with the run.
 //! - [`session`] adds what a stream needs on top: runs keyed by id, their ends (an end action,
 //!   an idle timeout, the end of the input), per-location reorder windows, a cap on live
-//!   runs, and checkpoints of everything as bytes.
+//!   runs, and checkpoints of everything as bytes; its stages: one run's bookkeeping
+//!   (`session_live`), the reorder windows (`session_reorder`), the places of events fed
+//!   unchecked (`session_pending`) and the checkpoint file (`checkpoint`).
 //!
 //! Invariant: a run's record is decided once; a Fail or Inconclusive record is final at the
 //! event that decides it, and later events of that run are counted, never checked.
 
+mod checkpoint;
 pub mod decision;
 pub mod follow;
 pub mod offline;
 pub mod product;
 mod run;
 pub mod session;
+mod session_live;
+mod session_pending;
+mod session_reorder;
 #[cfg(test)]
 mod tests;
 

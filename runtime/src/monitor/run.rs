@@ -63,9 +63,21 @@ pub struct LiveRun {
     /// check ([`Monitor::settle`]), oldest first.
     #[serde(default)]
     unchecked: Vec<u32>,
-    /// The product as it was at the last check, while events are unchecked.
+    /// The product after the first dark unchecked event ([`DARK`]), once a later event is
+    /// fed.
     #[serde(default)]
     checked: Option<Box<Product>>,
+}
+
+/// The flag of the first unchecked event after which `R(n)` did not meet the live states
+/// (in `LiveRun::unchecked`, beside its location: a run's state stays as small): the events
+/// before it are multi-prefixes (the check after each would have said so without a search),
+/// so a replay starts there.
+const DARK: u32 = 1 << 31;
+
+/// The index of the first dark unchecked event ([`DARK`]).
+fn first_dark(unchecked: &[u32]) -> Option<usize> {
+    unchecked.iter().position(|&x| x & DARK != 0)
 }
 
 /// Why a run's state bytes cannot be read.
@@ -252,9 +264,9 @@ impl<'e> Monitor<'e> {
         let (Some(k), Some(p)) = (self.kernel(), &mut run.product) else {
             return self.push(scratch, run, letter).map(|v| (run.events, v));
         };
-        if run.unchecked.len() == 1 {
-            // The product after the first unchecked event: a run with one event between two
-            // checks needs no copy (a Fail is then at that event).
+        if run.unchecked.last().is_some_and(|&x| x & DARK != 0) {
+            // The product after the first dark event, where a replay starts: a run whose
+            // last unchecked event is its first dark one needs no copy.
             match &mut run.checked {
                 Some(c) => (**c).clone_from(p),
                 None => run.checked = Some(Box::new(p.clone())),
@@ -263,15 +275,17 @@ impl<'e> Monitor<'e> {
         let j = self.engine.model().alphabet.location(letter).index();
         run.traces[j].push(letter);
         match p.push(&k, &run.traces, j, letter, self.opts.max_vertices) {
-            Ok(()) => {
+            Ok(live) => {
                 run.events += 1;
-                run.unchecked.push(j as u32);
+                let dark = !live && first_dark(&run.unchecked).is_none();
+                run.unchecked.push(j as u32 | if dark { DARK } else { 0 });
                 None
             }
             Err(w) => {
                 run.events += 1;
-                if run.unchecked.is_empty() {
-                    // Every event before this one is checked: `push`'s decision.
+                if first_dark(&run.unchecked).is_none() {
+                    // Every event before this one is a multi-prefix (checked, or `R(n)` met
+                    // the live states after it): `push`'s decision, without a replay.
                     let v = self.too_wide(w, run.events);
                     self.decide(run, run.events, v.kind);
                     return Some((run.events, v));
@@ -298,7 +312,10 @@ impl<'e> Monitor<'e> {
             run.checked = None;
             return None;
         };
-        if let Ok(true) = p.is_multi_prefix(&k, &run.traces, self.opts.max_vertices) {
+        // After the first dark event `R(n)` met the live states again, or the search says
+        // the run is still a multi-prefix.
+        let last_live = first_dark(&run.unchecked).is_none();
+        if last_live || p.is_multi_prefix(&k, &run.traces, self.opts.max_vertices) == Ok(true) {
             run.unchecked.clear();
             run.checked = None;
             return None;
@@ -307,18 +324,26 @@ impl<'e> Monitor<'e> {
     }
 
     /// Finds the first unchecked event that decides the run, with [`Monitor::push`]'s
-    /// decision: the first unchecked event by itself (its product is the one kept after it,
-    /// or the current one when it is the only one), then the others replayed one at a time on
-    /// the kept product. The run is decided then.
+    /// decision. The events before the first dark one are multi-prefixes (`R(n)` met the
+    /// live states after each, so `push`'s check needed no search and passed); the first dark
+    /// event is checked by itself (its product is the one kept after it, or the current one
+    /// when it is the last), then the others replayed one at a time on the kept product. The
+    /// run is decided then.
     fn replay(&self, scratch: &mut Scratch, run: &mut LiveRun) -> Option<(u64, Verdict)> {
-        let first = run.events - run.unchecked.len() as u64 + 1;
-        let after_first = if run.unchecked.len() == 1 {
+        let n = run.unchecked.len();
+        let d = first_dark(&run.unchecked).unwrap_or(n - 1);
+        let first = run.events - (n - d) as u64 + 1;
+        let after_first = if d + 1 == n {
             run.checked = None;
             run.product.take()
         } else {
             run.checked.take().map(|b| *b)
         };
-        let unchecked = std::mem::take(&mut run.unchecked);
+        let mut unchecked = std::mem::take(&mut run.unchecked);
+        unchecked.drain(..d);
+        for j in &mut unchecked {
+            *j &= !DARK;
+        }
         let mut lens: Vec<usize> = run.traces.iter().map(Vec::len).collect();
         for &j in &unchecked {
             lens[j as usize] -= 1;
@@ -405,10 +430,13 @@ impl<'e> Monitor<'e> {
         let decided = match (self.kernel(), &mut run.product) {
             (Some(k), Some(p)) => {
                 let max = self.opts.max_vertices;
-                match p
-                    .push(&k, &run.traces, j, letter, max)
-                    .and_then(|()| p.is_multi_prefix(&k, &run.traces, max))
-                {
+                match p.push(&k, &run.traces, j, letter, max).and_then(|live| {
+                    if live {
+                        Ok(true)
+                    } else {
+                        p.is_multi_prefix(&k, &run.traces, max)
+                    }
+                }) {
                     Ok(true) => None,
                     Ok(false) => {
                         Some(self.batch(scratch, &run.traces, Mode::Prefix, Known::AllBut(j)))

@@ -107,67 +107,93 @@ impl Faces {
             .rev()
             .find(|&i| self.keys[i] == key && same(&self.pos[i * k..(i + 1) * k], target))
     }
+}
 
-    /// Merges `set` into the vertex `at` (added when absent); `delta` receives the states new
-    /// there; returns the vertex's index and whether any state was new.
-    fn merge(
-        &mut self,
-        k: usize,
-        w: usize,
-        at: &[u32],
-        set: &[u64],
-        delta: &mut [u64],
-    ) -> (usize, bool) {
-        self.merge_in(&mut None, k, w, at, set, delta)
+/// Where the vertices of [`Work::faces`] are, by position. The positions a push or a search
+/// reaches lie in a box (from the least stored coordinate to `n` on each axis), so a dense
+/// grid over the box finds a vertex by one array read; a box of more than [`MAX_CELLS`]
+/// cells is indexed by a hash map of the vertices' keys instead. (Before the grid, the map
+/// was used always: on AutomatArk NFA12, whose faces hold hundreds of vertices, hashing and
+/// probing was most of the monitor's time.)
+#[derive(Default)]
+struct Index {
+    /// `cells[Σ (p_i - lo_i) · stride_i]`: the vertex at `p` in its low half, valid when its
+    /// high half is `stamp` (a new use takes a new stamp: nothing is cleared between uses,
+    /// and a use cut short by an error leaves nothing behind).
+    cells: Vec<u64>,
+    stamp: u32,
+    lo: Vec<u32>,
+    stride: Vec<usize>,
+    /// The grid is in use (else `hash`).
+    dense: bool,
+    /// Key → the first vertex with that key (a collision is scanned).
+    hash: FxHashMap<u64, u32>,
+}
+
+/// Most cells of an [`Index`]'s grid (8 MB per thread); a wider box is indexed by hash.
+const MAX_CELLS: usize = 1 << 20;
+
+impl Index {
+    /// Starts a use: positions `lo ..= hi`, empty.
+    fn begin(&mut self, lo: &[u32], hi: &[u32]) {
+        self.lo.clear();
+        self.lo.extend_from_slice(lo);
+        self.stride.clear();
+        let mut cells = 1usize;
+        for (&l, &h) in lo.iter().zip(hi) {
+            self.stride.push(cells);
+            cells = cells.saturating_mul((h - l) as usize + 1);
+        }
+        self.dense = cells <= MAX_CELLS;
+        if !self.dense {
+            self.hash.clear();
+            return;
+        }
+        if self.cells.len() < cells {
+            self.cells.resize(cells, 0);
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            // Stamps wrapped: no cell may look valid.
+            self.cells.fill(0);
+            self.stamp = 1;
+        }
     }
 
-    /// [`Faces::merge`], the vertex found through `index` (key → the first vertex with that
-    /// key) when there is one: a face holds as many vertices as a location lags behind, and
-    /// a scan of them for every vertex reached made the step quadratic in the lag (nine tenths
-    /// of the time on a model whose locations often lag). A collision of keys is scanned.
-    fn merge_in(
-        &mut self,
-        index: &mut Option<&mut FxHashMap<u64, u32>>,
-        k: usize,
-        w: usize,
-        at: &[u32],
-        set: &[u64],
-        delta: &mut [u64],
-    ) -> (usize, bool) {
-        let key = key_of(at);
-        let found = match index {
-            Some(ix) => match ix.get(&key) {
-                Some(&i) if same(&self.pos[i as usize * k..(i as usize + 1) * k], at) => {
-                    Some(i as usize)
-                }
-                Some(_) => self.find(k, at, key),
-                None => None,
-            },
-            None => self.find(k, at, key),
-        };
-        if found.is_none() {
-            if let Some(ix) = index {
-                ix.entry(key).or_insert(self.keys.len() as u32);
-            }
+    #[inline(always)]
+    fn cell(&self, p: &[u32]) -> usize {
+        let mut c = 0;
+        for i in 0..p.len() {
+            debug_assert!(p[i] >= self.lo[i], "a position outside the index's box");
+            c += (p[i] - self.lo[i]) as usize * self.stride[i];
         }
-        match found {
-            Some(i) => {
-                let mut any = 0;
-                for x in 0..w {
-                    let d = set[x] & !self.sets[i * w + x];
-                    self.sets[i * w + x] |= d;
-                    delta[x] = d;
-                    any |= d;
-                }
-                (i, any != 0)
+        c
+    }
+
+    /// The vertex of `faces` at `at` (whose key is `key`).
+    #[inline(always)]
+    fn get(&self, faces: &Faces, k: usize, at: &[u32], key: u64) -> Option<usize> {
+        if self.dense {
+            let c = self.cells[self.cell(at)];
+            return ((c >> 32) as u32 == self.stamp).then_some(c as u32 as usize);
+        }
+        match self.hash.get(&key) {
+            Some(&i) if same(&faces.pos[i as usize * k..(i as usize + 1) * k], at) => {
+                Some(i as usize)
             }
-            None => {
-                self.pos.extend_from_slice(at);
-                self.keys.push(key);
-                self.sets.extend_from_slice(set);
-                delta.copy_from_slice(set);
-                (self.keys.len() - 1, set.iter().any(|&x| x != 0))
-            }
+            Some(_) => faces.find(k, at, key),
+            None => None,
+        }
+    }
+
+    /// Indexes vertex `v` at `at` (whose key is `key`); no vertex is indexed there yet.
+    #[inline(always)]
+    fn insert(&mut self, at: &[u32], key: u64, v: usize) {
+        if self.dense {
+            let c = self.cell(at);
+            self.cells[c] = (u64::from(self.stamp) << 32) | v as u64;
+        } else {
+            self.hash.entry(key).or_insert(v as u32);
         }
     }
 }
@@ -185,8 +211,10 @@ struct Work {
     at: Vec<u32>,
     known: Vec<u64>,
     silent: Vec<bool>,
-    /// The vertices of `faces` by key ([`Faces::merge_in`]).
-    index: FxHashMap<u64, u32>,
+    /// The vertices of `faces` by position.
+    index: Index,
+    /// The least coordinates of the vertices a push or search starts from.
+    lo: Vec<u32>,
     /// New places of stored vertices ([`Product::compact`]).
     at_map: Vec<u32>,
 }
@@ -194,7 +222,6 @@ struct Work {
 impl Work {
     fn reset(&mut self, k: usize, w: usize) {
         self.faces.clear();
-        self.index.clear();
         self.stack.clear();
         self.deltas.clear();
         for v in [&mut self.t, &mut self.d, &mut self.delta, &mut self.known] {
@@ -237,16 +264,31 @@ impl Work {
         }
         self.at.copy_from_slice(&self.faces.pos[u * k..(u + 1) * k]);
         self.at[i] += 1;
-        let (v, fresh) = self.faces.merge_in(
-            &mut Some(&mut self.index),
-            k,
-            w,
-            &self.at,
-            &self.t,
-            &mut self.delta,
-        );
-        if fresh {
-            self.push_work(v);
+        let key = key_of(&self.at);
+        let f = &mut self.faces;
+        match self.index.get(f, k, &self.at, key) {
+            Some(v) => {
+                // Queued when any state is new there (with those states).
+                let mut any = 0;
+                for x in 0..w {
+                    let d = self.t[x] & !f.sets[v * w + x];
+                    f.sets[v * w + x] |= d;
+                    self.delta[x] = d;
+                    any |= d;
+                }
+                if any != 0 {
+                    self.push_work(v);
+                }
+            }
+            None => {
+                let v = f.len();
+                self.index.insert(&self.at, key, v);
+                f.pos.extend_from_slice(&self.at);
+                f.keys.push(key);
+                f.sets.extend_from_slice(&self.t);
+                self.delta.copy_from_slice(&self.t);
+                self.push_work(v);
+            }
         }
     }
 
@@ -362,15 +404,12 @@ impl Product {
     pub fn new(kernel: &Kernel<'_>) -> Product {
         let k = kernel.alphabet.locations();
         let w = kernel.tables.words();
-        let mut faces = Faces::default();
-        let mut delta = vec![0; w];
-        faces.merge(
-            k,
-            w,
-            &vec![0; k],
-            kernel.tables.initial_states(),
-            &mut delta,
-        );
+        let origin = vec![0; k];
+        let faces = Faces {
+            keys: vec![key_of(&origin)],
+            pos: origin,
+            sets: kernel.tables.initial_states()[..w].to_vec(),
+        };
         Product {
             k: k as u32,
             w: w as u32,
@@ -442,8 +481,10 @@ impl Product {
     }
 
     /// Feeds event `a` of location `j` (`traces[j]` already ends with it; `traces` are the
-    /// local traces seen so far). `Err` when more than `max_vertices` would be stored: the
-    /// product is then unusable.
+    /// local traces seen so far): `Ok(true)` when `R(n)` meets the live states then (the
+    /// multitrace is a multi-prefix, no search needed: [`Product::is_multi_prefix`] would
+    /// say so at once), `Ok(false)` when only a search can tell. `Err` when more than
+    /// `max_vertices` would be stored: the product is then unusable.
     pub fn push(
         &mut self,
         kernel: &Kernel<'_>,
@@ -451,7 +492,7 @@ impl Product {
         j: usize,
         a: LetterId,
         max_vertices: usize,
-    ) -> Result<(), TooWide> {
+    ) -> Result<bool, TooWide> {
         WORK.with(|work| self.push_in(&mut work.borrow_mut(), kernel, traces, j, a, max_vertices))
     }
 
@@ -463,11 +504,27 @@ impl Product {
         j: usize,
         a: LetterId,
         max_vertices: usize,
-    ) -> Result<(), TooWide> {
+    ) -> Result<bool, TooWide> {
         let (k, w) = (self.k as usize, self.w as usize);
         wk.reset(k, w);
         let nj = self.lens[j];
         let old = &self.faces;
+        // The box of the new face: its vertices are those of the old face `j` moved by `a`,
+        // then by the other locations' letters up to `n`.
+        wk.lo.clear();
+        wk.lo.extend_from_slice(&self.lens);
+        for &v in &self.on[j] {
+            for (lo, &p) in wk
+                .lo
+                .iter_mut()
+                .zip(&old.pos[v as usize * k..(v as usize + 1) * k])
+            {
+                *lo = (*lo).min(p);
+            }
+        }
+        self.lens[j] = nj + 1;
+        wk.lo[j] = nj + 1;
+        wk.index.begin(&wk.lo, &self.lens);
         for &v in &self.on[j] {
             let v = v as usize;
             wk.t.fill(0);
@@ -482,14 +539,13 @@ impl Product {
             // The old face's vertices are distinct, and so are their successors by `a`: each
             // is new (no lookup), with all its states new.
             let key = key_of(&wk.at);
-            wk.index.entry(key).or_insert(wk.faces.len() as u32);
+            wk.index.insert(&wk.at, key, wk.faces.len());
             wk.faces.pos.extend_from_slice(&wk.at);
             wk.faces.keys.push(key);
             wk.faces.sets.extend_from_slice(&wk.t);
             wk.delta.copy_from_slice(&wk.t);
             wk.push_work(wk.faces.len() - 1);
         }
-        self.lens[j] = nj + 1;
         // Close the new face by the letters the other locations logged.
         while let Some(u) = wk.pop_work(w) {
             for i in 0..k {
@@ -501,6 +557,16 @@ impl Product {
                 return Err(self.too_wide(wk.faces.len()));
             }
         }
+        // `n` is on the new face `j` (when its set is not empty).
+        let live = wk
+            .index
+            .get(&wk.faces, k, &self.lens, key_of(&self.lens))
+            .is_some_and(|t| {
+                wk.faces.sets[t * w..(t + 1) * w]
+                    .iter()
+                    .zip(kernel.tables.live())
+                    .any(|(a, b)| a & b != 0)
+            });
         // The old vertices of face `j` on no other face leave the store (its face moved on);
         // the others stay where they are, so the store keeps its order.
         let lens = &self.lens;
@@ -532,7 +598,7 @@ impl Product {
         if self.gone as usize > self.vertices().max(8) {
             self.compact(&mut wk.at_map);
         }
-        Ok(())
+        Ok(live)
     }
 
     /// Drops the vertices no longer on any face from the store (in order), and renumbers the

@@ -115,8 +115,17 @@ impl Product {
                 wk.faces.keys.push(f.keys[v]);
             }
         }
-        for (i, &key) in wk.faces.keys.iter().enumerate() {
-            wk.index.entry(key).or_insert(i as u32);
+        // Every vertex the search reaches lies between the stored ones and `n`.
+        wk.lo.clear();
+        wk.lo.extend_from_slice(&self.lens);
+        for p in wk.faces.pos.chunks_exact(k) {
+            for (lo, &x) in wk.lo.iter_mut().zip(p) {
+                *lo = (*lo).min(x);
+            }
+        }
+        wk.index.begin(&wk.lo, &self.lens);
+        for (i, p) in wk.faces.pos.chunks_exact(k).enumerate() {
+            wk.index.insert(p, wk.faces.keys[i], i);
         }
         for (n, &v) in wk.stack.iter().enumerate() {
             let v = v as usize;
