@@ -313,27 +313,43 @@ pub fn lines_of(text: &str, first_line: usize) -> impl Iterator<Item = (usize, &
         .map(|(l, n)| (n, l.trim_end()))
 }
 
+/// A reader handing out at most `step` bytes per read, like a pipe: lines cut across reads,
+/// for the tests of every line reader.
+#[cfg(test)]
+pub(crate) struct Trickle {
+    data: Vec<u8>,
+    at: usize,
+    step: usize,
+}
+
+#[cfg(test)]
+impl Trickle {
+    /// `data`, `step` bytes at a time (at least one).
+    pub(crate) fn new(data: Vec<u8>, step: usize) -> Trickle {
+        Trickle {
+            data,
+            at: 0,
+            step: step.max(1),
+        }
+    }
+}
+
+#[cfg(test)]
+impl Read for Trickle {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.step.min(buf.len()).min(self.data.len() - self.at);
+        buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A reader handing out at most `step` bytes per fill, like a pipe.
-    struct Trickle<'a> {
-        data: &'a [u8],
-        step: usize,
-    }
-
-    impl std::io::Read for Trickle<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            let n = self.step.min(buf.len()).min(self.data.len());
-            buf[..n].copy_from_slice(&self.data[..n]);
-            self.data = &self.data[n..];
-            Ok(n)
-        }
-    }
-
     fn lines(data: &[u8], step: usize, limit: u64) -> Vec<(LineRead, Vec<u8>)> {
-        let mut r = std::io::BufReader::with_capacity(4, Trickle { data, step });
+        let mut r = std::io::BufReader::with_capacity(4, Trickle::new(data.to_vec(), step));
         let mut out = Vec::new();
         let mut buf = Vec::new();
         loop {
@@ -374,21 +390,6 @@ mod tests {
         assert!(buf.len() <= 100_000 + 8192, "{}", buf.len());
     }
 
-    /// A reader handing out at most `step` bytes per read.
-    struct Steps {
-        data: Vec<u8>,
-        step: usize,
-    }
-
-    impl Read for Steps {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            let n = self.step.min(buf.len()).min(self.data.len());
-            buf[..n].copy_from_slice(&self.data[..n]);
-            self.data.drain(..n);
-            Ok(n)
-        }
-    }
-
     proptest::proptest! {
         /// Chunks hold whole lines, numbered from 1 without gaps, within the chunk limits
         /// (one longer line alone), and put together they are the input up to the first line
@@ -407,7 +408,7 @@ mod tests {
             if last_break && !lines.is_empty() {
                 data.push(b'\n');
             }
-            let reader = Steps { data: data.clone(), step };
+            let reader = Trickle::new(data.clone(), step);
             let mut cutter = Cutter::new(Box::new(reader), interactive, limit)
                 .with_chunks(chunk_lines, chunk_bytes);
             let (mut joined, mut next_line) = (Vec::new(), 1);

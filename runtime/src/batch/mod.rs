@@ -66,6 +66,8 @@ mod walk;
 
 pub use check::text_error;
 pub use entry::{Entry, Item, Letters};
+#[cfg(test)]
+pub(crate) use lines::Trickle;
 pub use lines::{
     lines_of, read_line_bounded, split_chunk, BadText, Cut, Cutter, LineRead, CHUNK_BYTES,
     CHUNK_LINES,

@@ -456,6 +456,18 @@ fn brute_force_sequential(nfa: &Nfa, traces: &[Vec<LetterId>]) -> bool {
     brute_force(nfa, &[word], None)
 }
 
+/// A random subset of the three locations taken as silent (as a mask and per location) and a
+/// random set of up to three of `states` states in `w` words.
+fn silent_case(rng: &mut Rng, states: usize, w: usize) -> (usize, Vec<bool>, Vec<u64>) {
+    let silent_mask = rng.below(8);
+    let silent: Vec<bool> = (0..3).map(|k| silent_mask >> k & 1 == 1).collect();
+    let mut set = vec![0u64; w];
+    for _ in 0..rng.below(4) {
+        bits::set(&mut set, rng.below(states));
+    }
+    (silent_mask, silent, set)
+}
+
 /// The closure rows give the closure [`super::search::close`] computes by walking the
 /// transitions, for every subset of silent locations, on random automata and sets (the rows
 /// are built lazily, once per subset, and then reused).
@@ -470,12 +482,7 @@ fn closure_rows_close_sets_as_the_walk_does() {
         let tables = AcTables::new(&nfa, &alphabet);
         let w = tables.words;
         for _ in 0..20 {
-            let silent_mask = rng.below(8);
-            let silent: Vec<bool> = (0..3).map(|k| silent_mask >> k & 1 == 1).collect();
-            let mut set = vec![0u64; w];
-            for _ in 0..rng.below(4) {
-                bits::set(&mut set, rng.below(states as usize));
-            }
+            let (silent_mask, silent, set) = silent_case(&mut rng, states as usize, w);
             let mut walked = set.clone();
             super::search::close(&nfa, &alphabet, &mut walked, &silent, None, &mut Vec::new());
             let rows = tables
@@ -514,12 +521,7 @@ fn masked_closure_rows_close_sets_as_the_walk_does() {
             }
             rows.reset();
             for _ in 0..20 {
-                let silent_mask = rng.below(8);
-                let silent: Vec<bool> = (0..3).map(|k| silent_mask >> k & 1 == 1).collect();
-                let mut set = vec![0u64; w];
-                for _ in 0..rng.below(4) {
-                    bits::set(&mut set, rng.below(states as usize));
-                }
+                let (silent_mask, silent, mut set) = silent_case(&mut rng, states as usize, w);
                 let mut walked = set.clone();
                 let mut stack = Vec::new();
                 super::search::close(

@@ -135,19 +135,7 @@ impl BufRead for Blocks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::batch::{read_line_bounded, LineRead};
-
-    /// A reader giving its bytes a few at a time (lines cut across reads).
-    struct Trickle(Vec<u8>, usize, usize);
-
-    impl Read for Trickle {
-        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-            let n = self.2.min(out.len()).min(self.0.len() - self.1);
-            out[..n].copy_from_slice(&self.0[self.1..self.1 + n]);
-            self.1 += n;
-            Ok(n)
-        }
-    }
+    use crate::batch::{read_line_bounded, LineRead, Trickle};
 
     proptest::proptest! {
         /// Lines taken in place, and the rest read by the line reader, are the lines the line
@@ -178,7 +166,7 @@ mod tests {
                     }
                 }
             }
-            let inner = std::io::BufReader::new(Trickle(bytes, 0, step));
+            let inner = std::io::BufReader::new(Trickle::new(bytes, step));
             let mut blocks = Blocks::new(Box::new(inner));
             let mut got = Vec::new();
             let mut k = 0;
