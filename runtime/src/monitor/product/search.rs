@@ -6,6 +6,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::{key_of, same, Kernel, Product, TooWide, Work, GONE, WORK};
+use crate::bits;
 use crate::nfa::LetterId;
 
 impl Product {
@@ -163,25 +164,25 @@ impl Product {
 /// Whether `set` is closed under the letters of the locations marked in `silent`: every
 /// state's closure row for each of them is inside it (one pass, no fixpoint).
 fn is_closed(kernel: &Kernel<'_>, silent: &[bool], set: &[u64]) -> bool {
+    silent_rows(kernel.closure, silent, set)
+        .all(|row| row.iter().zip(set).all(|(r, s)| r & !s == 0))
+}
+
+/// The closure rows of the states of `set` for each location marked in `silent`.
+fn silent_rows<'a>(
+    closure: &'a [u64],
+    silent: &'a [bool],
+    set: &'a [u64],
+) -> impl Iterator<Item = &'a [u64]> + 'a {
     let w = set.len();
-    let n = kernel.closure.len() / (w * silent.len()).max(1);
-    for (i, &s) in silent.iter().enumerate() {
-        if !s {
-            continue;
-        }
-        for (x, &word) in set.iter().enumerate() {
-            let mut b = word;
-            while b != 0 {
-                let st = x * 64 + b.trailing_zeros() as usize;
-                b &= b - 1;
-                let row = &kernel.closure[(i * n + st) * w..(i * n + st + 1) * w];
-                if row.iter().zip(set).any(|(r, s)| r & !s != 0) {
-                    return false;
-                }
-            }
-        }
-    }
-    true
+    let n = closure.len() / (w * silent.len()).max(1);
+    silent
+        .iter()
+        .enumerate()
+        .filter(|(_, &s)| s)
+        .flat_map(move |(i, _)| {
+            bits::iter(set).map(move |st| &closure[(i * n + st) * w..(i * n + st + 1) * w])
+        })
 }
 
 /// Closes `set` under the letters of the locations marked in `silent` (`t`: scratch), by
@@ -190,24 +191,11 @@ fn close_silent(kernel: &Kernel<'_>, silent: &[bool], set: &mut [u64], t: &mut [
     if !silent.iter().any(|&s| s) {
         return;
     }
-    let w = set.len();
-    let n = kernel.closure.len() / (w * silent.len()).max(1);
     loop {
         t.copy_from_slice(set);
-        for (i, &s) in silent.iter().enumerate() {
-            if !s {
-                continue;
-            }
-            for (x, &word) in set.iter().enumerate() {
-                let mut b = word;
-                while b != 0 {
-                    let st = x * 64 + b.trailing_zeros() as usize;
-                    b &= b - 1;
-                    let row = &kernel.closure[(i * n + st) * w..(i * n + st + 1) * w];
-                    for y in 0..w {
-                        t[y] |= row[y];
-                    }
-                }
+        for row in silent_rows(kernel.closure, silent, set) {
+            for (t, r) in t.iter_mut().zip(row) {
+                *t |= r;
             }
         }
         if same64(t, set) {
