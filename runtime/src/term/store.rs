@@ -100,6 +100,14 @@ pub struct TermStore {
     pub(crate) exec_memo: FxHashMap<(TermId, Action), Box<[TermId]>>,
     pub(crate) strict_memo: FxHashMap<(TermId, Action), bool>,
     pub(crate) local_count_memo: FxHashMap<(TermId, Action), u32>,
+    /// `op(x, y)` for a left operand `x` that is itself an `op` chain (right-associating it
+    /// walks the chain): successors of deep nestings append to the same chains again and
+    /// again (`exec` of `strict(strict(.., y2), y1)` level by level), cubic in the depth
+    /// without it. Keyed by `(x, y, strict)`.
+    seq_memo: FxHashMap<(TermId, TermId, bool), TermId>,
+    /// Chains split by `sequence` (the work the memo bounds), for the tests.
+    #[cfg(test)]
+    splits: u64,
 }
 
 impl Default for TermStore {
@@ -125,7 +133,8 @@ impl TermStore {
             + map(&self.exec_memo)
             + self.exec_memo.len() * 2 * size_of::<TermId>()
             + map(&self.strict_memo)
-            + map(&self.local_count_memo);
+            + map(&self.local_count_memo)
+            + map(&self.seq_memo);
         bytes as u64
     }
 
@@ -140,6 +149,9 @@ impl TermStore {
             exec_memo: FxHashMap::default(),
             strict_memo: FxHashMap::default(),
             local_count_memo: FxHashMap::default(),
+            seq_memo: FxHashMap::default(),
+            #[cfg(test)]
+            splits: 0,
         };
         let e = s.intern(Term::Empty);
         debug_assert_eq!(e, TermId::EMPTY);
@@ -406,8 +418,18 @@ impl TermStore {
         // Right-associate: op(op(a, b), c) = op(a, op(b, c)). The loop of the left spine keeps the
         // recursion depth at the length of the right spine of `b`, not of the whole left spine.
         if let Some((a, b)) = op.split(self.get(x)) {
+            let key = (x, y, op == SeqOp::Strict);
+            if let Some(&r) = self.seq_memo.get(&key) {
+                return r;
+            }
+            #[cfg(test)]
+            {
+                self.splits += 1;
+            }
             let bc = self.sequence(b, y, op);
-            return self.sequence(a, bc, op);
+            let r = self.sequence(a, bc, op);
+            self.seq_memo.insert(key, r);
+            return r;
         }
         // Kleene idempotence: op(L*, op(L*, z)) = op(L*, z) and op(L*, L*) = L* for the loop whose
         // iterations are joined by `op` (loopS/strict, loopW/seq; loopP/par is in `par`).
@@ -561,6 +583,35 @@ mod tests {
         let l = s.repeat(LoopKind::Par, st);
         assert!(s.terminates(l) && s.collides(l).is_empty());
         assert_eq!(s.lifelines(l).len(), 2);
+    }
+
+    /// `strict(alt(x, strict(alt(x, ..), x)), x)` nested `n` deep: executing `x`'s action has
+    /// `n` successors (the innermost `alt(x, x)` is `x`), each a strict chain as long as its depth. Appending each level's
+    /// right operand walks the chain built so far; the memo of `sequence` shares those walks
+    /// between successors, so the work is quadratic in `n` (it was cubic: 13 s at n = 1,500).
+    #[test]
+    fn deep_nestings_execute_in_quadratic_work() {
+        let n: u64 = 200;
+        let mut s = TermStore::new();
+        let x = act(&mut s, 0, 0);
+        let mut t = x;
+        for _ in 0..n {
+            let a = s.alt(x, t);
+            t = s.strict(a, x);
+        }
+        let Term::Act(action) = s.get(x) else {
+            unreachable!()
+        };
+        let before = s.splits;
+        let next = s.exec(t, action).len() as u64;
+        assert_eq!(next, n);
+        let work = s.splits - before;
+        // Every chain suffix is split once per level at most: at most n^2 / 2 (plus n).
+        assert!(work <= n * n / 2 + n, "{work} splits for n = {n}");
+        // Executing again is a lookup.
+        let again = s.splits;
+        s.exec(t, action);
+        assert_eq!(s.splits, again);
     }
 
     #[test]
