@@ -31,13 +31,18 @@
 // Index loops over locations keep positions, lengths and traces visibly in step.
 #![allow(clippy::needless_range_loop)]
 
+mod closure;
 mod search;
+mod words;
+
+pub use closure::closure_rows;
 
 use crate::check::ac::AcTables;
-use crate::nfa::{Alphabet, LetterId, LocationId, Nfa};
+use crate::nfa::{Alphabet, LetterId, Nfa};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
+use words::{append, copy, zero};
 
 /// Vertices with their state sets, flat: `k` positions, one key (a hash of the positions,
 /// compared before them) and `w` words each.
@@ -137,7 +142,7 @@ impl Index {
     /// Starts a use: positions `lo ..= hi`, empty.
     fn begin(&mut self, lo: &[u32], hi: &[u32]) {
         self.lo.clear();
-        self.lo.extend_from_slice(lo);
+        append(&mut self.lo, lo);
         self.stride.clear();
         let mut cells = 1usize;
         for (&l, &h) in lo.iter().zip(hi) {
@@ -236,7 +241,7 @@ impl Work {
 
     fn push_work(&mut self, v: usize) {
         self.stack.push(v as u32);
-        self.deltas.extend_from_slice(&self.delta);
+        append(&mut self.deltas, &self.delta);
     }
 
     /// Extends vertex `u` (its new states in `d`) by the next letter location `i` logged
@@ -255,14 +260,14 @@ impl Work {
         if ui >= lens[i] {
             return;
         }
-        self.t.fill(0);
+        zero(&mut self.t);
         kernel
             .tables
             .step_into(kernel.nfa, &self.d, traces[i][ui as usize], &mut self.t);
         if is_empty(&self.t) {
             return;
         }
-        self.at.copy_from_slice(&self.faces.pos[u * k..(u + 1) * k]);
+        copy(&mut self.at, &self.faces.pos[u * k..(u + 1) * k]);
         self.at[i] += 1;
         let key = key_of(&self.at);
         let f = &mut self.faces;
@@ -283,10 +288,10 @@ impl Work {
             None => {
                 let v = f.len();
                 self.index.insert(&self.at, key, v);
-                f.pos.extend_from_slice(&self.at);
+                append(&mut f.pos, &self.at);
                 f.keys.push(key);
-                f.sets.extend_from_slice(&self.t);
-                self.delta.copy_from_slice(&self.t);
+                append(&mut f.sets, &self.t);
+                copy(&mut self.delta, &self.t);
                 self.push_work(v);
             }
         }
@@ -296,7 +301,7 @@ impl Work {
     fn pop_work(&mut self, w: usize) -> Option<usize> {
         let v = self.stack.pop()? as usize;
         let at = self.deltas.len() - w;
-        self.d.copy_from_slice(&self.deltas[at..]);
+        copy(&mut self.d, &self.deltas[at..]);
         self.deltas.truncate(at);
         Some(v)
     }
@@ -357,33 +362,10 @@ pub struct Kernel<'a> {
     pub nfa: &'a Nfa,
     /// The model's alphabet.
     pub alphabet: &'a Alphabet,
-    /// `closure[(i * states + s) * words..]`: the states `s` reaches by letters of location
-    /// `i` alone ([`closure_rows`]).
+    /// The model's closure rows ([`closure_rows`]): the states each state reaches by letters
+    /// of one location alone, then, for a small model, by letters of each subset of the
+    /// locations.
     pub closure: &'a [u64],
-}
-
-/// The rows of [`Kernel::closure`], computed once per model.
-pub fn closure_rows(tables: &AcTables, nfa: &Nfa, alphabet: &Alphabet) -> Vec<u64> {
-    let (n, w, k) = (nfa.states(), tables.words(), alphabet.locations());
-    let mut rows = vec![0u64; k * n * w];
-    let mut t = vec![0u64; w];
-    for i in 0..k {
-        for s in 0..n {
-            let row = &mut rows[(i * n + s) * w..(i * n + s + 1) * w];
-            row[s / 64] |= 1 << (s % 64);
-            loop {
-                t.copy_from_slice(row);
-                for &a in alphabet.letters_of(LocationId(i as u32)) {
-                    tables.step_into(nfa, row, a, &mut t);
-                }
-                if t == row {
-                    break;
-                }
-                row.copy_from_slice(&t);
-            }
-        }
-    }
-    rows
 }
 
 /// The product grew past its vertex budget while extending location `location`'s face.
@@ -512,7 +494,7 @@ impl Product {
         // The box of the new face: its vertices are those of the old face `j` moved by `a`,
         // then by the other locations' letters up to `n`.
         wk.lo.clear();
-        wk.lo.extend_from_slice(&self.lens);
+        append(&mut wk.lo, &self.lens);
         for &v in &self.on[j] {
             for (lo, &p) in wk
                 .lo
@@ -527,23 +509,23 @@ impl Product {
         wk.index.begin(&wk.lo, &self.lens);
         for &v in &self.on[j] {
             let v = v as usize;
-            wk.t.fill(0);
+            zero(&mut wk.t);
             kernel
                 .tables
                 .step_into(kernel.nfa, &old.sets[v * w..(v + 1) * w], a, &mut wk.t);
             if is_empty(&wk.t) {
                 continue;
             }
-            wk.at.copy_from_slice(&old.pos[v * k..(v + 1) * k]);
+            copy(&mut wk.at, &old.pos[v * k..(v + 1) * k]);
             wk.at[j] += 1;
             // The old face's vertices are distinct, and so are their successors by `a`: each
             // is new (no lookup), with all its states new.
             let key = key_of(&wk.at);
             wk.index.insert(&wk.at, key, wk.faces.len());
-            wk.faces.pos.extend_from_slice(&wk.at);
+            append(&mut wk.faces.pos, &wk.at);
             wk.faces.keys.push(key);
-            wk.faces.sets.extend_from_slice(&wk.t);
-            wk.delta.copy_from_slice(&wk.t);
+            append(&mut wk.faces.sets, &wk.t);
+            copy(&mut wk.delta, &wk.t);
             wk.push_work(wk.faces.len() - 1);
         }
         // Close the new face by the letters the other locations logged.

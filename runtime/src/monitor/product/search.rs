@@ -5,8 +5,9 @@
 // Index loops over locations keep positions, lengths and traces visibly in step.
 #![allow(clippy::needless_range_loop)]
 
+use super::closure::Closure;
+use super::words::{append, copy};
 use super::{key_of, same, Kernel, Product, TooWide, Work, GONE, WORK};
-use crate::bits;
 use crate::nfa::LetterId;
 
 impl Product {
@@ -69,6 +70,7 @@ impl Product {
     ) -> Result<bool, TooWide> {
         let live = kernel.tables.live();
         let (k, w) = (self.k as usize, self.w as usize);
+        let closure = Closure::new(kernel.closure, k, kernel.nfa.states(), w);
         wk.reset(k, w);
         // The gains first, read on the store: most searches find none, and copy nothing.
         let f = &self.faces;
@@ -87,12 +89,12 @@ impl Product {
                 // `R(n)` meets the live states (the caller looks first; never wrong here).
                 return Ok(true);
             }
-            if is_closed(kernel, &wk.silent, set) {
+            if closure.is_closed(&wk.silent, set) {
                 // Gains nothing: the plain paths already did all there is from here.
                 continue;
             }
-            wk.d.copy_from_slice(set);
-            close_silent(kernel, &wk.silent, &mut wk.d, &mut wk.t);
+            copy(&mut wk.d, set);
+            closure.close(&wk.silent, &mut wk.d, &mut wk.t);
             let mut any = 0;
             for x in 0..w {
                 wk.delta[x] = wk.d[x] & !set[x];
@@ -111,14 +113,14 @@ impl Product {
             wk.faces.copy_from(f);
         } else {
             for v in (0..f.len()).filter(|&v| f.keys[v] != GONE) {
-                wk.faces.pos.extend_from_slice(&f.pos[v * k..(v + 1) * k]);
-                wk.faces.sets.extend_from_slice(&f.sets[v * w..(v + 1) * w]);
+                append(&mut wk.faces.pos, &f.pos[v * k..(v + 1) * k]);
+                append(&mut wk.faces.sets, &f.sets[v * w..(v + 1) * w]);
                 wk.faces.keys.push(f.keys[v]);
             }
         }
         // Every vertex the search reaches lies between the stored ones and `n`.
         wk.lo.clear();
-        wk.lo.extend_from_slice(&self.lens);
+        append(&mut wk.lo, &self.lens);
         for p in wk.faces.pos.chunks_exact(k) {
             for (lo, &x) in wk.lo.iter_mut().zip(p) {
                 *lo = (*lo).min(x);
@@ -142,7 +144,7 @@ impl Product {
             for x in 0..w {
                 wk.known[x] = wk.faces.sets[u * w + x] & !wk.d[x];
             }
-            close_silent(kernel, &wk.silent, &mut wk.d, &mut wk.t);
+            closure.close(&wk.silent, &mut wk.d, &mut wk.t);
             for x in 0..w {
                 wk.d[x] &= !wk.known[x];
                 wk.faces.sets[u * w + x] |= wk.d[x];
@@ -159,54 +161,4 @@ impl Product {
         }
         Ok(false)
     }
-}
-
-/// Whether `set` is closed under the letters of the locations marked in `silent`: every
-/// state's closure row for each of them is inside it (one pass, no fixpoint).
-fn is_closed(kernel: &Kernel<'_>, silent: &[bool], set: &[u64]) -> bool {
-    silent_rows(kernel.closure, silent, set)
-        .all(|row| row.iter().zip(set).all(|(r, s)| r & !s == 0))
-}
-
-/// The closure rows of the states of `set` for each location marked in `silent`.
-fn silent_rows<'a>(
-    closure: &'a [u64],
-    silent: &'a [bool],
-    set: &'a [u64],
-) -> impl Iterator<Item = &'a [u64]> + 'a {
-    let w = set.len();
-    let n = closure.len() / (w * silent.len()).max(1);
-    silent
-        .iter()
-        .enumerate()
-        .filter(|(_, &s)| s)
-        .flat_map(move |(i, _)| {
-            bits::iter(set).map(move |st| &closure[(i * n + st) * w..(i * n + st + 1) * w])
-        })
-}
-
-/// Closes `set` under the letters of the locations marked in `silent` (`t`: scratch), by
-/// the per-location closure rows, alternating between locations until nothing is added.
-fn close_silent(kernel: &Kernel<'_>, silent: &[bool], set: &mut [u64], t: &mut [u64]) {
-    if !silent.iter().any(|&s| s) {
-        return;
-    }
-    loop {
-        t.copy_from_slice(set);
-        for row in silent_rows(kernel.closure, silent, set) {
-            for (t, r) in t.iter_mut().zip(row) {
-                *t |= r;
-            }
-        }
-        if same64(t, set) {
-            return;
-        }
-        set.copy_from_slice(t);
-    }
-}
-
-/// [`same`] for state sets.
-#[inline(always)]
-fn same64(a: &[u64], b: &[u64]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }

@@ -1,0 +1,273 @@
+//! Closures of state sets under the letters of the silent locations (those whose trace a
+//! vertex has read to its end), by rows computed once per model.
+//!
+//! The rows ([`closure_rows`]) come in two parts:
+//!
+//! - per location `i` and state `s`, the states `s` reaches by letters of `i` alone (`k · n`
+//!   rows);
+//! - when the model is small enough ([`MAX_JOINT_WORDS`]), per subset `m` of the locations
+//!   (a bitmask) and state `s`, the states `s` reaches by letters of the locations in `m`
+//!   (`2^k · n` rows, built from the first part).
+//!
+//! Reachability distributes over union, so the closure of a set under `m` is the union of
+//! its states' rows for `m`: one pass, where the per-location rows need a fixpoint
+//! alternating between the locations of `m` (before the subset rows, that fixpoint was 8 %
+//! of the MQTT monitor's time). Models past the bound keep the per-location rows only.
+
+use crate::bits;
+use crate::check::ac::AcTables;
+use crate::nfa::{Alphabet, LocationId, Nfa};
+
+/// Most words of the per-subset rows (2 MB per model); past it only the per-location rows
+/// are kept.
+const MAX_JOINT_WORDS: usize = 1 << 18;
+
+/// Words of the per-subset rows of a model with `k` locations, `n` states and `w` words per
+/// set, when they are kept.
+fn joint_words(k: usize, n: usize, w: usize) -> Option<usize> {
+    if k >= 16 {
+        return None;
+    }
+    (1usize << k)
+        .checked_mul(n * w)
+        .filter(|&x| x <= MAX_JOINT_WORDS)
+}
+
+/// The rows of [`super::Kernel::closure`], computed once per model (see the module's
+/// documentation for their layout).
+pub fn closure_rows(tables: &AcTables, nfa: &Nfa, alphabet: &Alphabet) -> Vec<u64> {
+    let (n, w, k) = (nfa.states(), tables.words(), alphabet.locations());
+    let mut rows = vec![0u64; k * n * w];
+    let mut t = vec![0u64; w];
+    for i in 0..k {
+        for s in 0..n {
+            let row = &mut rows[(i * n + s) * w..(i * n + s + 1) * w];
+            row[s / 64] |= 1 << (s % 64);
+            loop {
+                t.copy_from_slice(row);
+                for &a in alphabet.letters_of(LocationId(i as u32)) {
+                    tables.step_into(nfa, row, a, &mut t);
+                }
+                if t == row {
+                    break;
+                }
+                row.copy_from_slice(&t);
+            }
+        }
+    }
+    if let Some(words) = joint_words(k, n, w) {
+        let per = rows.len();
+        rows.resize(per + words, 0);
+        let (locs, joint) = rows.split_at_mut(per);
+        let locs = Closure {
+            rows: locs,
+            k,
+            n,
+            w,
+        };
+        let mut silent = vec![false; k];
+        for m in 0..1usize << k {
+            for (i, x) in silent.iter_mut().enumerate() {
+                *x = m >> i & 1 == 1;
+            }
+            for s in 0..n {
+                let row = &mut joint[(m * n + s) * w..(m * n + s + 1) * w];
+                row[s / 64] |= 1 << (s % 64);
+                locs.close_by_locations(&silent, row, &mut t);
+            }
+        }
+    }
+    rows
+}
+
+/// A model's closure rows, read.
+#[derive(Clone, Copy)]
+pub(super) struct Closure<'a> {
+    rows: &'a [u64],
+    /// Locations, states, words per set.
+    k: usize,
+    n: usize,
+    w: usize,
+}
+
+impl<'a> Closure<'a> {
+    /// The rows [`closure_rows`] built for a model of `k` locations, `n` states and `w` words
+    /// per set.
+    pub(super) fn new(rows: &'a [u64], k: usize, n: usize, w: usize) -> Self {
+        Closure { rows, k, n, w }
+    }
+
+    /// The rows of the subset `m` of the locations, when the model keeps them.
+    #[inline(always)]
+    fn joint(&self, silent: &[bool]) -> Option<&'a [u64]> {
+        let per = self.k * self.n * self.w;
+        if self.rows.len() == per {
+            return None;
+        }
+        let m = silent
+            .iter()
+            .enumerate()
+            .fold(0usize, |m, (i, &s)| m | (usize::from(s) << i));
+        let size = self.n * self.w;
+        Some(&self.rows[per + m * size..per + (m + 1) * size])
+    }
+
+    /// Whether `set` is closed under the letters of the locations marked in `silent`: every
+    /// state's row is inside it (one pass, no fixpoint).
+    pub(super) fn is_closed(&self, silent: &[bool], set: &[u64]) -> bool {
+        let w = self.w;
+        let inside = |row: &[u64]| row.iter().zip(set).all(|(r, s)| r & !s == 0);
+        match self.joint(silent) {
+            Some(rows) => bits::iter(set).all(|st| inside(&rows[st * w..(st + 1) * w])),
+            None => self.location_rows(silent, set).all(inside),
+        }
+    }
+
+    /// Closes `set` under the letters of the locations marked in `silent` (`t`: scratch of
+    /// `w` words).
+    pub(super) fn close(&self, silent: &[bool], set: &mut [u64], t: &mut [u64]) {
+        if !silent.iter().any(|&s| s) {
+            return;
+        }
+        let Some(rows) = self.joint(silent) else {
+            return self.close_by_locations(silent, set, t);
+        };
+        let w = self.w;
+        super::words::zero(t);
+        for st in bits::iter(set) {
+            for (t, r) in t.iter_mut().zip(&rows[st * w..(st + 1) * w]) {
+                *t |= r;
+            }
+        }
+        // Each state's row holds the state: `t` contains `set`.
+        super::words::copy(set, t);
+    }
+
+    /// The per-location rows of the states of `set` for each location marked in `silent`.
+    fn location_rows<'b>(
+        &self,
+        silent: &'b [bool],
+        set: &'b [u64],
+    ) -> impl Iterator<Item = &'b [u64]> + 'b
+    where
+        'a: 'b,
+    {
+        let (n, w, rows) = (self.n, self.w, self.rows);
+        silent
+            .iter()
+            .enumerate()
+            .filter(|(_, &s)| s)
+            .flat_map(move |(i, _)| {
+                bits::iter(set).map(move |st| &rows[(i * n + st) * w..(i * n + st + 1) * w])
+            })
+    }
+
+    /// [`Closure::close`] by the per-location rows, alternating between locations until
+    /// nothing is added.
+    fn close_by_locations(&self, silent: &[bool], set: &mut [u64], t: &mut [u64]) {
+        loop {
+            super::words::copy(t, set);
+            for row in self.location_rows(silent, set) {
+                for (t, r) in t.iter_mut().zip(row) {
+                    *t |= r;
+                }
+            }
+            if t.iter().zip(&*set).all(|(a, b)| a == b) {
+                return;
+            }
+            super::words::copy(set, t);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nfa::{LetterId, StateId, Transition};
+    use crate::rng::Rng;
+
+    /// The closure by walking the automaton's transitions (the oracle).
+    fn walked(nfa: &Nfa, alphabet: &Alphabet, silent: &[bool], set: &[u64]) -> Vec<u64> {
+        let mut out = set.to_vec();
+        let mut stack: Vec<usize> = bits::iter(set).collect();
+        while let Some(x) = stack.pop() {
+            for t in nfa.transitions().iter().filter(|t| t.from.index() == x) {
+                if silent[alphabet.location(t.letter).index()] && !bits::get(&out, t.to.index()) {
+                    bits::set(&mut out, t.to.index());
+                    stack.push(t.to.index());
+                }
+            }
+        }
+        out
+    }
+
+    /// On random automata (three locations, up to 150 states, so one to three words) and
+    /// random sets: the subset rows and the per-location rows close a set as the walk of the
+    /// transitions does, for every subset of silent locations, and say it is closed exactly
+    /// when the walk adds nothing; a model past the bound keeps the per-location rows only.
+    #[test]
+    fn subset_rows_and_location_rows_close_as_the_walk_does() {
+        let alphabet = Alphabet::new(
+            (0..6).map(|i| format!("a{i}")).collect(),
+            (0..6).map(|i| LocationId(i / 2)).collect(),
+            (0..3).map(|k| format!("l{k}")).collect(),
+        )
+        .unwrap();
+        let mut rng = Rng::new(23);
+        let (mut closed, mut open) = (0, 0);
+        for _ in 0..60 {
+            let states = 1 + rng.below(150) as u32;
+            let transitions: Vec<Transition> = (0..rng.below(4 * states as usize + 1))
+                .map(|_| Transition {
+                    from: StateId(rng.below(states as usize) as u32),
+                    letter: LetterId(rng.below(6) as u32),
+                    to: StateId(rng.below(states as usize) as u32),
+                })
+                .collect();
+            let accepting = (0..states).map(|_| rng.below(2) == 0).collect();
+            let nfa = Nfa::new(states, vec![StateId(0)], accepting, transitions, 6).unwrap();
+            let tables = AcTables::new(&nfa, &alphabet);
+            let (n, w) = (nfa.states(), tables.words());
+            let rows = closure_rows(&tables, &nfa, &alphabet);
+            assert_eq!(
+                rows.len(),
+                3 * n * w + 8 * n * w,
+                "a small model keeps the subsets"
+            );
+            let with_subsets = Closure::new(&rows, 3, n, w);
+            let by_locations = Closure::new(&rows[..3 * n * w], 3, n, w);
+            assert!(with_subsets.joint(&[true; 3]).is_some());
+            assert!(by_locations.joint(&[true; 3]).is_none());
+            for _ in 0..40 {
+                let silent: Vec<bool> = (0..3).map(|_| rng.below(2) == 0).collect();
+                let mut set = vec![0u64; w];
+                for _ in 0..rng.below(5) {
+                    bits::set(&mut set, rng.below(n));
+                }
+                let want = walked(&nfa, &alphabet, &silent, &set);
+                for c in [with_subsets, by_locations] {
+                    let mut got = set.clone();
+                    c.close(&silent, &mut got, &mut vec![0u64; w]);
+                    assert_eq!(got, want, "silent {silent:?}");
+                    assert_eq!(c.is_closed(&silent, &set), want == set);
+                    assert!(c.is_closed(&silent, &want));
+                }
+                if want == set {
+                    closed += 1;
+                } else {
+                    open += 1;
+                }
+            }
+        }
+        assert!(closed > 100 && open > 100, "{closed} closed, {open} open");
+    }
+
+    /// The subset rows are kept up to their bound and not past it.
+    #[test]
+    fn subset_rows_are_bounded() {
+        assert_eq!(joint_words(3, 12, 1), Some(96));
+        assert_eq!(joint_words(10, 256, 1), Some(MAX_JOINT_WORDS));
+        assert_eq!(joint_words(10, 257, 1), None);
+        assert_eq!(joint_words(16, 1, 1), None);
+    }
+}
