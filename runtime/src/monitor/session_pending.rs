@@ -29,7 +29,7 @@ struct PendingEvent {
 }
 
 /// Where a pending event was read: `FILE:LINE`, its order key and its arrival number.
-pub(super) type Place = (String, OrderKey, u64);
+pub(super) type Found = (String, OrderKey, u64);
 
 impl Pending {
     /// Adds an event read at `at`, the last of the list starting at `head` (a new list when
@@ -64,7 +64,7 @@ impl Pending {
     }
 
     /// The place of event `number` of the list starting at `head` (`None`: no list).
-    pub(super) fn find(&self, head: Option<u32>, number: u64) -> Option<Place> {
+    pub(super) fn find(&self, head: Option<u32>, number: u64) -> Option<Found> {
         let mut at = head.unwrap_or(u32::MAX);
         while let Some(p) = self.events.get(at as usize) {
             if p.number == number {
@@ -85,5 +85,95 @@ impl Pending {
     /// Bytes held.
     pub(super) fn bytes(&self) -> usize {
         self.text.capacity() + self.events.capacity() * std::mem::size_of::<PendingEvent>()
+    }
+}
+
+/// Where an event was read, as a run keeps it: `FILE:LINE` as the index of `FILE` in the
+/// session's [`Places`] and the line number (16 bytes and no allocation per run, where a
+/// `String` took 24 and a heap block of its own); any other text is kept as it is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) enum Place {
+    /// `FILE:LINE`: `FILE` is [`Places`]' text `file`, `LINE` written in decimal without
+    /// leading zeros (so that the text is given back exactly).
+    Line { file: u32, line: u64 },
+    /// A place of another form, as given.
+    Text(Box<String>),
+}
+
+/// The `FILE` parts of the places of a session's runs, each kept once (a session reads a few
+/// files, each with many runs).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(super) struct Places {
+    texts: Vec<Box<str>>,
+    #[serde(skip)]
+    index: rustc_hash::FxHashMap<Box<str>, u32>,
+    /// The text found last (events come in runs of lines of one file).
+    #[serde(skip)]
+    last: Option<u32>,
+}
+
+impl PartialEq for Places {
+    fn eq(&self, other: &Self) -> bool {
+        self.texts == other.texts
+    }
+}
+
+impl Places {
+    /// The place `at`.
+    pub(super) fn place(&mut self, at: &str) -> Place {
+        let Some((file, line)) = at.rsplit_once(':').and_then(|(f, l)| {
+            let canonical = !l.is_empty()
+                && l.bytes().all(|b| b.is_ascii_digit())
+                && (l.len() == 1 || !l.starts_with('0'));
+            let line: u64 = l.parse().ok().filter(|_| canonical)?;
+            Some((f, line))
+        }) else {
+            return Place::Text(Box::new(at.to_string()));
+        };
+        let file = match self.last {
+            Some(i) if *self.texts[i as usize] == *file => i,
+            _ => {
+                if self.index.len() != self.texts.len() {
+                    // Read back from bytes: the index is rebuilt.
+                    self.index = (0..self.texts.len() as u32)
+                        .map(|i| (self.texts[i as usize].clone(), i))
+                        .collect();
+                }
+                match self.index.get(file) {
+                    Some(&i) => i,
+                    None => {
+                        let i = self.texts.len() as u32;
+                        self.texts.push(file.into());
+                        self.index.insert(file.into(), i);
+                        i
+                    }
+                }
+            }
+        };
+        self.last = Some(file);
+        Place::Line { file, line }
+    }
+
+    /// The text of `place`, as it was given.
+    pub(super) fn text(&self, place: &Place) -> String {
+        match place {
+            Place::Line { file, line } => format!("{}:{line}", self.texts[*file as usize]),
+            Place::Text(t) => t.to_string(),
+        }
+    }
+
+    /// Bytes held.
+    pub(super) fn bytes(&self) -> usize {
+        self.texts.iter().map(|t| 2 * t.len() + 48).sum()
+    }
+}
+
+impl Place {
+    /// Bytes held beside the run's own.
+    pub(super) fn bytes(&self) -> usize {
+        match self {
+            Place::Line { .. } => 0,
+            Place::Text(t) => 24 + t.capacity(),
+        }
     }
 }
