@@ -225,3 +225,28 @@ pub(super) fn decide_pending(
         arrival: place_arrival,
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_keep_their_value_exactly() {
+        let keys = [
+            OrderKey::Int(0),
+            OrderKey::Int(-1),
+            OrderKey::Int(i128::MAX),
+            OrderKey::Int(i128::MIN),
+            OrderKey::Int(i128::from(u64::MAX) + 1),
+            OrderKey::Time(-(1 << 70) - 3),
+            OrderKey::Time(1_764_000_000_000_000_000),
+            OrderKey::Float(-0.0),
+            OrderKey::Float(2.5e300),
+        ];
+        for k in keys {
+            let back = Key::new(k).get().unwrap();
+            assert_eq!(format!("{back:?}"), format!("{k:?}"));
+        }
+        assert_eq!(Key::NONE.get(), None);
+    }
+}

@@ -177,3 +177,39 @@ impl Place {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A place gives back its text exactly, whatever its form; the files are kept once.
+    #[test]
+    fn places_give_back_their_text() {
+        let mut p = Places::default();
+        let texts = [
+            "a.jsonl:1",
+            "a.jsonl:0",
+            "a.jsonl:007",
+            "a.jsonl:",
+            "a.jsonl:12x",
+            "no line",
+            "dir:x/b.jsonl:18446744073709551615",
+            "dir:x/b.jsonl:99999999999999999999",
+            ":5",
+            "a.jsonl:123456",
+            "<stdin>:3",
+        ];
+        let places: Vec<Place> = texts.iter().map(|t| p.place(t)).collect();
+        for (t, place) in texts.iter().zip(&places) {
+            assert_eq!(p.text(place), *t);
+        }
+        assert!(matches!(places[2], Place::Text(_)), "{:?}", places[2]);
+        assert!(matches!(places[9], Place::Line { file: 0, .. }));
+        // Read back from bytes, the index is rebuilt: the same file, the same number.
+        let bytes = bincode::serde::encode_to_vec(&p, bincode::config::standard()).unwrap();
+        let (mut q, _): (Places, usize) =
+            bincode::serde::decode_from_slice(&bytes, bincode::config::standard()).unwrap();
+        assert_eq!(q.place("dir:x/b.jsonl:4"), p.place("dir:x/b.jsonl:4"));
+        assert_eq!(q.texts.len(), 4, "{:?}", q.texts);
+    }
+}
