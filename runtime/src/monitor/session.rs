@@ -448,7 +448,15 @@ impl Session {
         out: &mut Vec<Decision>,
     ) {
         for (id, mut live) in self.take_all() {
-            settle_live(m, scratch, &self.places, &self.pending, &id, &mut live, out);
+            settle_live(
+                m,
+                scratch,
+                &mut self.places,
+                &self.pending,
+                &id,
+                &mut live,
+                out,
+            );
             self.release_all(m, scratch, &id, &mut live, out);
             self.end(m, scratch, &id, &live, why, out);
         }
@@ -476,7 +484,7 @@ impl Session {
     ) -> Result<(), E> {
         let mut all = self.take_all();
         for (id, live) in &mut all {
-            settle_live(m, scratch, &self.places, &self.pending, id, live, out);
+            settle_live(m, scratch, &mut self.places, &self.pending, id, live, out);
             self.release_all(m, scratch, id, live, out);
         }
         self.dirty.clear();
@@ -539,8 +547,9 @@ impl Session {
             self.dirty.push(ev.run.to_string());
             live.pending_head = index;
         }
+        // Its place is in the pending list: the run's latest place is taken from there
+        // when it is settled (once per run and round, not per event).
         live.pending_n += 1;
-        live.set_last_at(&mut self.places, ev.at, ev.key);
         if let Some(decided) = m.push_unchecked(scratch, &mut live.run, ev.letter) {
             decide_pending(ev.run, live, &self.places, &self.pending, decided, out);
         }
@@ -573,7 +582,7 @@ impl Session {
         out: &mut Vec<Decision>,
     ) {
         if let Some(live) = self.runs.get_mut(id) {
-            settle_live(m, scratch, &self.places, &self.pending, id, live, out);
+            settle_live(m, scratch, &mut self.places, &self.pending, id, live, out);
         }
     }
 
@@ -590,11 +599,12 @@ impl Session {
     }
 }
 
-/// Checks a run's events fed unchecked (its record when one decides it).
+/// Checks a run's events fed unchecked (its record when one decides it), and keeps the
+/// place of the last of them as the run's latest.
 fn settle_live(
     m: &Monitor<'_>,
     scratch: &mut Scratch,
-    places: &Places,
+    places: &mut Places,
     pending: &Pending,
     id: &str,
     live: &mut Live,
@@ -602,6 +612,9 @@ fn settle_live(
 ) {
     if live.pending_n == 0 {
         return;
+    }
+    if let Some((at, key)) = pending.last(live.pending_head) {
+        live.set_last_at(places, at, key);
     }
     if let Some(decided) = m.settle(scratch, &mut live.run) {
         decide_pending(id, live, places, pending, decided, out);

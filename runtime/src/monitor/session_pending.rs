@@ -76,6 +76,13 @@ impl Pending {
         None
     }
 
+    /// The place and key of the last event of the list starting at `head`.
+    pub(super) fn last(&self, head: u32) -> Option<(&str, OrderKey)> {
+        let tail = self.events.get(head as usize)?.last;
+        let p = self.events.get(tail as usize)?;
+        Some((&self.text[p.from as usize..p.to as usize], p.key))
+    }
+
     /// Forgets every list (every run is settled).
     pub(super) fn clear(&mut self) {
         self.text.clear();
@@ -121,33 +128,36 @@ impl PartialEq for Places {
 impl Places {
     /// The place `at`.
     pub(super) fn place(&mut self, at: &str) -> Place {
-        let Some((file, line)) = at.rsplit_once(':').and_then(|(f, l)| {
-            let canonical = !l.is_empty()
-                && l.bytes().all(|b| b.is_ascii_digit())
-                && (l.len() == 1 || !l.starts_with('0'));
-            let line: u64 = l.parse().ok().filter(|_| canonical)?;
-            Some((f, line))
-        }) else {
+        // Most places are of the file of the place before (a followed file's lines).
+        if let Some(i) = self.last {
+            let file = &self.texts[i as usize];
+            if let Some(line) = at
+                .strip_prefix(&**file)
+                .and_then(|rest| rest.strip_prefix(':'))
+                .and_then(line_number)
+            {
+                return Place::Line { file: i, line };
+            }
+        }
+        let Some((file, line)) = at
+            .rsplit_once(':')
+            .and_then(|(f, l)| line_number(l).map(|l| (f, l)))
+        else {
             return Place::Text(Box::new(at.to_string()));
         };
-        let file = match self.last {
-            Some(i) if *self.texts[i as usize] == *file => i,
-            _ => {
-                if self.index.len() != self.texts.len() {
-                    // Read back from bytes: the index is rebuilt.
-                    self.index = (0..self.texts.len() as u32)
-                        .map(|i| (self.texts[i as usize].clone(), i))
-                        .collect();
-                }
-                match self.index.get(file) {
-                    Some(&i) => i,
-                    None => {
-                        let i = self.texts.len() as u32;
-                        self.texts.push(file.into());
-                        self.index.insert(file.into(), i);
-                        i
-                    }
-                }
+        if self.index.len() != self.texts.len() {
+            // Read back from bytes: the index is rebuilt.
+            self.index = (0..self.texts.len() as u32)
+                .map(|i| (self.texts[i as usize].clone(), i))
+                .collect();
+        }
+        let file = match self.index.get(file) {
+            Some(&i) => i,
+            None => {
+                let i = self.texts.len() as u32;
+                self.texts.push(file.into());
+                self.index.insert(file.into(), i);
+                i
             }
         };
         self.last = Some(file);
@@ -166,6 +176,21 @@ impl Places {
     pub(super) fn bytes(&self) -> usize {
         self.texts.iter().map(|t| 2 * t.len() + 48).sum()
     }
+}
+
+/// `text` as a line number written in decimal without leading zeros (given back exactly).
+fn line_number(text: &str) -> Option<u64> {
+    let b = text.as_bytes();
+    if b.is_empty() || (b[0] == b'0' && b.len() > 1) {
+        return None;
+    }
+    b.iter().try_fold(0u64, |n, &c| {
+        if c.is_ascii_digit() {
+            n.checked_mul(10)?.checked_add(u64::from(c - b'0'))
+        } else {
+            None
+        }
+    })
 }
 
 impl Place {
