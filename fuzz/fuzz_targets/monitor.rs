@@ -61,6 +61,9 @@ fuzz_target!(|data: &[u8]| {
     let mut run = monitor.start();
     let mut traces: Vec<Vec<LetterId>> = vec![Vec::new(); alphabet.locations()];
     let mut decided: Option<VerdictKind> = None;
+    // A multi-prefix search ran out of the live budget (the run stays open, undecided): a
+    // Fail may then be found at a later event than the batch's first.
+    let mut late = false;
     for (i, &b) in events.iter().take(max_events).enumerate() {
         let letter = LetterId(u32::from(b) % alphabet.len() as u32);
         traces[alphabet.location(letter).index()].push(letter);
@@ -85,6 +88,7 @@ fuzz_target!(|data: &[u8]| {
             continue;
         }
         match want.kind {
+            VerdictKind::Fail if late && got.is_none() => continue,
             VerdictKind::Fail => {
                 // As its record has it: without the diagnosis's search work, which the
                 // monitor spares (`Engine::check_letters_known`).
@@ -109,7 +113,10 @@ fuzz_target!(|data: &[u8]| {
             }
             _ => {
                 assert!(got.is_none(), "{procedure:?} decided a multi-prefix");
-                assert_eq!(monitor.verdict_now(&mut scratch, &run), want.kind);
+                match monitor.verdict_now(&mut scratch, &run) {
+                    VerdictKind::Inconclusive => late = true,
+                    now => assert_eq!(now, want.kind),
+                }
             }
         }
         if b & 0x40 != 0 {

@@ -67,6 +67,11 @@ pub struct LiveRun {
     /// fed.
     #[serde(default)]
     checked: Option<Box<Product>>,
+    /// A multi-prefix search ran out of the vertex budget since the run's events were last
+    /// found a multi-prefix: the run stays open (nothing is certain), but a Fail found later
+    /// may have been certain at an earlier event, so its diagnosis assumes nothing of them.
+    #[serde(default)]
+    pub(super) unsure: bool,
 }
 
 /// The flag of the first unchecked event after which `R(n)` did not meet the live states
@@ -141,6 +146,16 @@ impl LiveRun {
                 .map(|t| std::mem::size_of::<Vec<LetterId>>() + 4 * t.len())
                 .sum::<usize>()
             + self.product.as_ref().map_or(0, Product::state_bytes)
+    }
+
+    /// What the run's checks established when its last event, of location `j`, makes it no
+    /// longer a multi-prefix: the events before it are one, unless a search ran out since.
+    fn known_but(&self, j: usize) -> Known {
+        if self.unsure {
+            Known::Nothing
+        } else {
+            Known::AllBut(j)
+        }
     }
 
     /// Drops the traces and the product of a run whose record is written (an Error found by
@@ -238,6 +253,7 @@ impl<'e> Monitor<'e> {
             events: 0,
             unchecked: Vec::new(),
             checked: None,
+            unsure: false,
         }
     }
 
@@ -277,6 +293,8 @@ impl<'e> Monitor<'e> {
         match p.push(&k, &run.traces, j, letter, self.opts.max_vertices) {
             Ok(live) => {
                 run.events += 1;
+                // `R(n)` meets the live states: a multi-prefix, whatever came before.
+                run.unsure &= !live;
                 let dark = !live && first_dark(&run.unchecked).is_none();
                 run.unchecked.push(j as u32 | if dark { DARK } else { 0 });
                 None
@@ -286,7 +304,7 @@ impl<'e> Monitor<'e> {
                 if first_dark(&run.unchecked).is_none() {
                     // Every event before this one is a multi-prefix (checked, or `R(n)` met
                     // the live states after it): `push`'s decision, without a replay.
-                    let v = self.too_wide(w, run.events);
+                    let v = self.too_wide(w, run.events, run.unsure);
                     self.decide(run, run.events, v.kind);
                     return Some((run.events, v));
                 }
@@ -318,6 +336,7 @@ impl<'e> Monitor<'e> {
         if last_live || p.is_multi_prefix(&k, &run.traces, self.opts.max_vertices) == Ok(true) {
             run.unchecked.clear();
             run.checked = None;
+            run.unsure = false;
             return None;
         }
         self.replay(scratch, run)
@@ -371,17 +390,27 @@ impl<'e> Monitor<'e> {
             events: first,
             unchecked: Vec::new(),
             checked: None,
+            // An event before the first dark one ends with `R(n)` meeting the live states;
+            // without one, the run is as the last check left it.
+            unsure: run.unsure && d == 0,
         };
         // The first unchecked event, checked as `push` checks it.
         let j0 = unchecked[0] as usize;
         again.traces[j0].push(letters[0]);
         if let (Some(k), Some(p)) = (self.kernel(), &again.product) {
             let v = match p.is_multi_prefix(&k, &again.traces, self.opts.max_vertices) {
-                Ok(true) => None,
-                Ok(false) => {
-                    Some(self.batch(scratch, &again.traces, Mode::Prefix, Known::AllBut(j0)))
+                Ok(true) => {
+                    again.unsure = false;
+                    None
                 }
-                Err(w) => Some(self.too_wide(w, first)),
+                Ok(false) => {
+                    let known = again.known_but(j0);
+                    Some(self.batch(scratch, &again.traces, Mode::Prefix, known))
+                }
+                Err(_) => {
+                    again.unsure = true;
+                    None
+                }
             };
             if let Some(v) = v {
                 self.decide(run, first, v.kind);
@@ -395,8 +424,8 @@ impl<'e> Monitor<'e> {
                 return Some((at, v));
             }
         }
-        // Not expected (the product said the run is no longer a multi-prefix, or ran out of
-        // budget), but then the replay has the run's state exactly.
+        // No decision: the round's searches ran out of the budget (the run stays open, unsure)
+        // and the product's did not; the replay has the run's state exactly.
         again.events = run.events;
         *run = again;
         None
@@ -430,18 +459,30 @@ impl<'e> Monitor<'e> {
         let decided = match (self.kernel(), &mut run.product) {
             (Some(k), Some(p)) => {
                 let max = self.opts.max_vertices;
-                match p.push(&k, &run.traces, j, letter, max).and_then(|live| {
-                    if live {
+                match p.push(&k, &run.traces, j, letter, max) {
+                    Err(w) => Some(self.too_wide(w, run.events, run.unsure)),
+                    Ok(live) => match if live {
                         Ok(true)
                     } else {
                         p.is_multi_prefix(&k, &run.traces, max)
-                    }
-                }) {
-                    Ok(true) => None,
-                    Ok(false) => {
-                        Some(self.batch(scratch, &run.traces, Mode::Prefix, Known::AllBut(j)))
-                    }
-                    Err(w) => Some(self.too_wide(w, run.events)),
+                    } {
+                        Ok(true) => {
+                            run.unsure = false;
+                            None
+                        }
+                        Ok(false) => {
+                            let known = run.known_but(j);
+                            Some(self.batch(scratch, &run.traces, Mode::Prefix, known))
+                        }
+                        // The search ran out of the budget, the product did not: nothing is
+                        // certain, the run stays open. (Deciding it Inconclusive here would
+                        // make the record depend on which events a stream checks one by one:
+                        // a search at the end of a batch of events may not run out.)
+                        Err(_) => {
+                            run.unsure = true;
+                            None
+                        }
+                    },
                 }
             }
             _ => {
@@ -484,7 +525,7 @@ impl<'e> Monitor<'e> {
             return Verdict::new(kind);
         }
         // An open run's events were each checked (a multi-prefix), unless some are not yet.
-        let known = if run.unchecked.is_empty() {
+        let known = if run.unchecked.is_empty() && !run.unsure {
             Known::All
         } else {
             Known::Nothing
@@ -500,7 +541,7 @@ impl<'e> Monitor<'e> {
                 Ok(false) => VerdictKind::Fail,
                 Ok(true) if accepted => VerdictKind::Pass,
                 Ok(true) => VerdictKind::WeakPass,
-                Err(w) => return self.too_wide(w, run.events),
+                Err(w) => return self.too_wide(w, run.events, known != Known::All),
             },
         };
         let explained =
@@ -567,7 +608,9 @@ impl<'e> Monitor<'e> {
         }
     }
 
-    fn too_wide(&self, w: TooWide, events: u64) -> Verdict {
+    /// `unsure`: whether the events before the last are not all known to be a multi-prefix
+    /// (a search ran out of the budget since the last check that said so).
+    fn too_wide(&self, w: TooWide, events: u64, unsure: bool) -> Verdict {
         let name = self
             .engine
             .model()
@@ -578,10 +621,14 @@ impl<'e> Monitor<'e> {
         v.reason = Some(Reason::Budget {
             limit: "live vertices".into(),
             established: Some(format!(
-                "a multi-prefix up to event {}; location {name} lags behind the others, and \
-                 the product of its pending events needs more than {} vertices \
-                 (--max-live-vertices)",
-                events.saturating_sub(1),
+                "{}; location {name} lags behind the others, and the product of its pending \
+                 events needs more than {} vertices (--max-live-vertices)",
+                if unsure {
+                    "not known to be a multi-prefix (a search ran out of the same budget)"
+                        .to_string()
+                } else {
+                    format!("a multi-prefix up to event {}", events.saturating_sub(1))
+                },
                 w.vertices.min(self.opts.max_vertices)
             )),
         });
