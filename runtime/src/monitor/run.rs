@@ -320,13 +320,15 @@ impl<'e> Monitor<'e> {
     /// batch record of the prefix, or Inconclusive) with the number of the event it gives it
     /// at.
     pub fn settle(&self, scratch: &mut Scratch, run: &mut LiveRun) -> Option<(u64, Verdict)> {
+        // The list is freed, not emptied: most runs of a stream wait rounds between events,
+        // and a million runs' lists cost more than allocating one per run and round.
         if run.unchecked.is_empty() || run.standing != Standing::Open {
-            run.unchecked.clear();
+            run.unchecked = Vec::new();
             run.checked = None;
             return None;
         }
         let (Some(k), Some(p)) = (self.kernel(), &run.product) else {
-            run.unchecked.clear();
+            run.unchecked = Vec::new();
             run.checked = None;
             return None;
         };
@@ -334,7 +336,7 @@ impl<'e> Monitor<'e> {
         // the run is still a multi-prefix.
         let last_live = first_dark(&run.unchecked).is_none();
         if last_live || p.is_multi_prefix(&k, &run.traces, self.opts.max_vertices) == Ok(true) {
-            run.unchecked.clear();
+            run.unchecked = Vec::new();
             run.checked = None;
             run.unsure = false;
             return None;
