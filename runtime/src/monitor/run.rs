@@ -83,7 +83,6 @@ pub struct LiveRun {
 /// so a replay starts there.
 const DARK: u32 = 1 << 31;
 
-
 /// Why a run's state bytes cannot be read.
 #[derive(Debug)]
 pub struct StateError(pub(super) String);
