@@ -2,6 +2,9 @@
 //! ([`Session::push_deferred`](super::session::Session::push_deferred)), for all its runs: one
 //! arena of `FILE:LINE` texts and one linked list per run, emptied when every run is settled.
 //! Per run, only a count and the index of its first event stay in its bookkeeping.
+//!
+//! Also the places a run keeps (its first event's, its latest's): [`Place`], a file of the
+//! session's [`Places`] (each file kept once, for the session's life) and a line number.
 
 use crate::events::OrderKey;
 use serde::{Deserialize, Serialize};
