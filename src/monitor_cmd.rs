@@ -290,7 +290,6 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
         }
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
-    let mut written = output_len;
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&stop))?;
@@ -304,7 +303,11 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     let status = std::io::stderr().is_terminal();
     let mut scratch = engine.scratch();
     let started = Instant::now();
-    let (mut events, mut fails, mut records) = (0u64, 0u64, 0u64);
+    let mut events = 0u64;
+    let mut tally = Tally {
+        written: output_len,
+        ..Tally::default()
+    };
     let mut last_status = Instant::now();
     let mut last_idle = Instant::now();
     let mut last_checkpoint = Instant::now();
@@ -350,7 +353,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                         ErrorRecord::message(message.clone()),
                         Duration::ZERO,
                     );
-                    written += print(&mut out, &r, None, args.format)?;
+                    tally.written += print(&mut out, &r, None, args.format)?;
                     continue;
                 }
             };
@@ -492,28 +495,13 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
             } else {
                 Closed::EndOfInput
             };
-            session.close_all(&m, &mut scratch, why, &mut decided);
+            // Written a part at a time: the records of every live run are never all in
+            // memory at once.
+            session.close_all_by(&m, &mut scratch, why, 4096, &mut decided, |decided| {
+                tally.write(&mut out, &m, decided, &mut loose, args.format)
+            })?;
         }
-        // The round's records in the order of their deciding events (a run decided at once
-        // and one decided when settled keep the order of their events), then the closes.
-        decided.sort_by_key(|d| d.arrival);
-        let mut loose_records = loose.drain(..).peekable();
-        for d in decided.drain(..) {
-            while let Some((_, r)) = loose_records.next_if(|(k, _)| *k < d.arrival) {
-                bad = true;
-                written += print(&mut out, &r, None, args.format)?;
-            }
-            records += 1;
-            fails += u64::from(
-                matches!(&d.verdict, Ok(v) if v.kind == multitrace_runtime::verdict::VerdictKind::Fail),
-            );
-            bad |= d.verdict.is_err();
-            written += print(&mut out, &d.record(&m), Some(&d), args.format)?;
-        }
-        for (_, r) in loose_records {
-            bad = true;
-            written += print(&mut out, &r, None, args.format)?;
-        }
+        tally.write(&mut out, &m, &mut decided, &mut loose, args.format)?;
         out.flush()?;
         if let Some(dir) = &args.state {
             if stopping
@@ -523,7 +511,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                 Checkpoint {
                     positions: follower.positions(),
                     session: session.to_bytes(),
-                    output_len: written,
+                    output_len: tally.written,
                 }
                 .write(dir)?;
                 last_checkpoint = Instant::now();
@@ -532,9 +520,11 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
         if status && last_status.elapsed() > Duration::from_secs(1) {
             let secs = started.elapsed().as_secs_f64().max(1e-9);
             eprint!(
-                "\r{} live runs, {events} events ({:.0}/s), {records} records, {fails} Fail   ",
+                "\r{} live runs, {events} events ({:.0}/s), {} records, {} Fail   ",
                 session.live_runs(),
-                events as f64 / secs
+                events as f64 / secs,
+                tally.records,
+                tally.fails
             );
             last_status = Instant::now();
         }
@@ -550,13 +540,56 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     if status {
         eprintln!();
     }
-    Ok(if bad {
+    Ok(if bad || tally.bad {
         2
-    } else if fails > 0 {
+    } else if tally.fails > 0 {
         1
     } else {
         0
     })
+}
+
+/// What was written: records, Fails among them, whether any is an Error, bytes.
+#[derive(Default)]
+struct Tally {
+    records: u64,
+    fails: u64,
+    bad: bool,
+    written: u64,
+}
+
+impl Tally {
+    /// Writes a round's records in the order of their deciding events (a run decided at once
+    /// and one decided when settled keep the order of their events), then the closes, with
+    /// the Error records of lines without a run where they were read; empties both lists.
+    fn write(
+        &mut self,
+        out: &mut dyn Write,
+        m: &Monitor<'_>,
+        decided: &mut Vec<Decision>,
+        loose: &mut Vec<(u64, Record)>,
+        format: FormatArg,
+    ) -> Result<()> {
+        decided.sort_by_key(|d| d.arrival);
+        let mut loose_records = loose.drain(..).peekable();
+        for d in decided.drain(..) {
+            while let Some((_, r)) = loose_records.next_if(|(k, _)| *k < d.arrival) {
+                self.bad = true;
+                self.written += print(out, &r, None, format)?;
+            }
+            self.records += 1;
+            self.fails += u64::from(
+                matches!(&d.verdict, Ok(v) if v.kind == multitrace_runtime::verdict::VerdictKind::Fail),
+            );
+            self.bad |= d.verdict.is_err();
+            self.written += print(out, &d.record(m), Some(&d), format)?;
+        }
+        for (_, r) in loose_records {
+            self.bad = true;
+            self.written += print(out, &r, None, format)?;
+        }
+        Ok(())
+    }
 }
 
 /// An event read by the full parser (JSON) or from CSV: pushed to its run, or its run's

@@ -1,8 +1,17 @@
 //! A monitor's checkpoint: the read positions of its inputs, its session's state as bytes and
 //! the length of the output written, in one file replaced atomically (a restart with the
-//! same `--state` goes on from the last one written, exactly).
+//! same `--state` goes on from the last one written, exactly). The file starts with
+//! [`MAGIC`] and the format's version ([`FORMAT`]): a checkpoint of another version is refused,
+//! saying so, never read as something else.
 
 use serde::{Deserialize, Serialize};
+
+/// The first bytes of a checkpoint file, then [`FORMAT`].
+const MAGIC: &[u8; 8] = b"MTCHKPT\0";
+
+/// The version of the checkpoint format: 2 since the session's runs are compact (their places
+/// and keys); format 1 had no number.
+const FORMAT: u32 = 2;
 
 /// What a checkpoint of a monitor holds: read positions, the session, the output's length.
 #[derive(Debug, Serialize, Deserialize)]
@@ -19,7 +28,9 @@ impl Checkpoint {
     /// Writes it to `dir/checkpoint` atomically (a temporary file, synced, then renamed).
     pub fn write(&self, dir: &std::path::Path) -> std::io::Result<()> {
         use std::io::Write;
-        let bytes = bincode::serde::encode_to_vec(self, bincode::config::standard())
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&FORMAT.to_le_bytes());
+        bincode::serde::encode_into_std_write(self, &mut bytes, bincode::config::standard())
             .map_err(std::io::Error::other)?;
         let tmp = dir.join("checkpoint.tmp");
         let mut f = std::fs::File::create(&tmp)?;
@@ -32,13 +43,88 @@ impl Checkpoint {
         Ok(())
     }
 
-    /// Reads `dir/checkpoint` (`Ok(None)` when there is none yet).
+    /// Reads `dir/checkpoint` (`Ok(None)` when there is none yet); a checkpoint of another
+    /// format is refused, saying which.
     pub fn read(dir: &std::path::Path) -> Result<Option<Checkpoint>, super::StateError> {
-        match std::fs::read(dir.join("checkpoint")) {
-            Ok(bytes) => bincode::serde::decode_from_slice(&bytes, bincode::config::standard())
-                .map(|(c, _)| Some(c))
-                .map_err(|e| super::StateError(e.to_string())),
-            Err(_) => Ok(None),
+        let path = dir.join("checkpoint");
+        let Ok(bytes) = std::fs::read(&path) else {
+            return Ok(None);
+        };
+        let refuse = |what: String| {
+            super::StateError(format!(
+                "{}: {what}; this version of multitrace reads checkpoint format {FORMAT} only \
+                 (remove the file to start afresh, or go on with the version that wrote it)",
+                path.display()
+            ))
+        };
+        let rest = match bytes.strip_prefix(MAGIC.as_slice()) {
+            Some(rest) => rest,
+            None => {
+                return Err(refuse(
+                    "a checkpoint without a format number: format 1, of an older version".into(),
+                ))
+            }
+        };
+        match rest.first_chunk::<4>().map(|v| u32::from_le_bytes(*v)) {
+            Some(FORMAT) => {}
+            Some(v) => return Err(refuse(format!("a checkpoint of format {v}"))),
+            None => return Err(refuse("truncated".into())),
         }
+        bincode::serde::decode_from_slice(&rest[4..], bincode::config::standard())
+            .map(|(c, _)| Some(c))
+            .map_err(|e| super::StateError(format!("{}: {e}", path.display())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(name: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!(
+            "multitrace-checkpoint-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn sample() -> Checkpoint {
+        Checkpoint {
+            positions: Vec::new(),
+            session: vec![1, 2, 3],
+            output_len: 42,
+        }
+    }
+
+    #[test]
+    fn a_checkpoint_reads_back() {
+        let d = dir("back");
+        assert!(Checkpoint::read(&d).unwrap().is_none());
+        sample().write(&d).unwrap();
+        let c = Checkpoint::read(&d).unwrap().unwrap();
+        assert_eq!((c.session, c.output_len), (vec![1, 2, 3], 42));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// A checkpoint of format 1 (the bytes alone, as the version before wrote them) or of
+    /// another number is refused, saying which format this version reads.
+    #[test]
+    fn a_checkpoint_of_another_format_is_refused_saying_so() {
+        let d = dir("old");
+        let old = bincode::serde::encode_to_vec(sample(), bincode::config::standard()).unwrap();
+        std::fs::write(d.join("checkpoint"), old).unwrap();
+        let e = Checkpoint::read(&d).unwrap_err().to_string();
+        assert!(
+            e.contains("format 1") && e.contains("reads checkpoint format 2"),
+            "{e}"
+        );
+        let mut next = MAGIC.to_vec();
+        next.extend_from_slice(&(FORMAT + 1).to_le_bytes());
+        std::fs::write(d.join("checkpoint"), next).unwrap();
+        let e = Checkpoint::read(&d).unwrap_err().to_string();
+        assert!(e.contains("a checkpoint of format 3"), "{e}");
+        let _ = std::fs::remove_dir_all(&d);
     }
 }

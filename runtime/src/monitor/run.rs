@@ -60,9 +60,12 @@ pub struct LiveRun {
     standing: Standing,
     events: u64,
     /// Locations of the events fed by [`Monitor::push_unchecked`] since the last multi-prefix
-    /// check ([`Monitor::settle`]), oldest first.
-    #[serde(default)]
+    /// check ([`Monitor::settle`]), oldest first, from the first dark one ([`DARK`]): the
+    /// events before it are only counted (`quiet`), since a replay starts there; a run whose
+    /// events keep meeting the live states (most runs) allocates no list.
     unchecked: Vec<u32>,
+    /// Events fed unchecked before the first dark one.
+    quiet: u32,
     /// The product after the first dark unchecked event ([`DARK`]), once a later event is
     /// fed.
     #[serde(default)]
@@ -79,11 +82,6 @@ pub struct LiveRun {
 /// before it are multi-prefixes (the check after each would have said so without a search),
 /// so a replay starts there.
 const DARK: u32 = 1 << 31;
-
-/// The index of the first dark unchecked event ([`DARK`]).
-fn first_dark(unchecked: &[u32]) -> Option<usize> {
-    unchecked.iter().position(|&x| x & DARK != 0)
-}
 
 /// Why a run's state bytes cannot be read.
 #[derive(Debug)]
@@ -119,7 +117,7 @@ impl LiveRun {
 
     /// Events fed by [`Monitor::push_unchecked`] and not yet settled ([`Monitor::settle`]).
     pub fn unchecked(&self) -> usize {
-        self.unchecked.len()
+        self.quiet as usize + self.unchecked.len()
     }
 
     /// Bytes held by this run (traces and product), for the memory figures.
@@ -148,6 +146,15 @@ impl LiveRun {
             + self.product.as_ref().map_or(0, Product::state_bytes)
     }
 
+    /// Its events fed unchecked are checked (or need no check). The list keeps its buffer:
+    /// freeing it saved 2 MB at 100,000 live runs, for 0.6 % more instructions on the MQTT
+    /// set, whose runs often have dark events.
+    fn settled(&mut self) {
+        self.unchecked.clear();
+        self.quiet = 0;
+        self.checked = None;
+    }
+
     /// What the run's checks established when its last event, of location `j`, makes it no
     /// longer a multi-prefix: the events before it are one, unless a search ran out since.
     fn known_but(&self, j: usize) -> Known {
@@ -167,6 +174,7 @@ impl LiveRun {
         self.traces = Vec::new();
         self.product = None;
         self.unchecked = Vec::new();
+        self.quiet = 0;
         self.checked = None;
     }
 
@@ -252,6 +260,7 @@ impl<'e> Monitor<'e> {
             standing: Standing::Open,
             events: 0,
             unchecked: Vec::new(),
+            quiet: 0,
             checked: None,
             unsure: false,
         }
@@ -295,13 +304,19 @@ impl<'e> Monitor<'e> {
                 run.events += 1;
                 // `R(n)` meets the live states: a multi-prefix, whatever came before.
                 run.unsure &= !live;
-                let dark = !live && first_dark(&run.unchecked).is_none();
-                run.unchecked.push(j as u32 | if dark { DARK } else { 0 });
+                // The list starts at the first dark event.
+                if !live && run.unchecked.is_empty() {
+                    run.unchecked.push(j as u32 | DARK);
+                } else if run.unchecked.is_empty() {
+                    run.quiet += 1;
+                } else {
+                    run.unchecked.push(j as u32);
+                }
                 None
             }
             Err(w) => {
                 run.events += 1;
-                if first_dark(&run.unchecked).is_none() {
+                if run.unchecked.is_empty() {
                     // Every event before this one is a multi-prefix (checked, or `R(n)` met
                     // the live states after it): `push`'s decision, without a replay.
                     let v = self.too_wide(w, run.events, run.unsure);
@@ -320,22 +335,21 @@ impl<'e> Monitor<'e> {
     /// batch record of the prefix, or Inconclusive) with the number of the event it gives it
     /// at.
     pub fn settle(&self, scratch: &mut Scratch, run: &mut LiveRun) -> Option<(u64, Verdict)> {
-        if run.unchecked.is_empty() || run.standing != Standing::Open {
-            run.unchecked.clear();
-            run.checked = None;
-            return None;
-        }
-        let (Some(k), Some(p)) = (self.kernel(), &run.product) else {
-            run.unchecked.clear();
-            run.checked = None;
+        let (Some(k), Some(p), Standing::Open) = (self.kernel(), &run.product, run.standing) else {
+            run.settled();
             return None;
         };
-        // After the first dark event `R(n)` met the live states again, or the search says
+        // No dark event: `R(n)` met the live states after each; else the search says whether
         // the run is still a multi-prefix.
-        let last_live = first_dark(&run.unchecked).is_none();
-        if last_live || p.is_multi_prefix(&k, &run.traces, self.opts.max_vertices) == Ok(true) {
-            run.unchecked.clear();
-            run.checked = None;
+        if run.unchecked.is_empty() {
+            if run.quiet > 0 {
+                run.unsure = false;
+            }
+            run.settled();
+            return None;
+        }
+        if p.is_multi_prefix(&k, &run.traces, self.opts.max_vertices) == Ok(true) {
+            run.settled();
             run.unsure = false;
             return None;
         }
@@ -349,17 +363,23 @@ impl<'e> Monitor<'e> {
     /// when it is the last), then the others replayed one at a time on the kept product. The
     /// run is decided then.
     fn replay(&self, scratch: &mut Scratch, run: &mut LiveRun) -> Option<(u64, Verdict)> {
+        // The list starts at the first dark event (a replay is asked for only then).
         let n = run.unchecked.len();
-        let d = first_dark(&run.unchecked).unwrap_or(n - 1);
-        let first = run.events - (n - d) as u64 + 1;
-        let after_first = if d + 1 == n {
+        debug_assert!(n > 0 && run.unchecked[0] & DARK != 0);
+        if n == 0 {
+            run.settled();
+            return None;
+        }
+        let quiet = run.quiet;
+        let first = run.events - n as u64 + 1;
+        let after_first = if n == 1 {
             run.checked = None;
             run.product.take()
         } else {
             run.checked.take().map(|b| *b)
         };
         let mut unchecked = std::mem::take(&mut run.unchecked);
-        unchecked.drain(..d);
+        run.quiet = 0;
         for j in &mut unchecked {
             *j &= !DARK;
         }
@@ -389,10 +409,11 @@ impl<'e> Monitor<'e> {
             standing: Standing::Open,
             events: first,
             unchecked: Vec::new(),
+            quiet: 0,
             checked: None,
             // An event before the first dark one ends with `R(n)` meeting the live states;
             // without one, the run is as the last check left it.
-            unsure: run.unsure && d == 0,
+            unsure: run.unsure && quiet == 0,
         };
         // The first unchecked event, checked as `push` checks it.
         let j0 = unchecked[0] as usize;
@@ -437,6 +458,7 @@ impl<'e> Monitor<'e> {
         run.product = None;
         run.traces = Vec::new();
         run.unchecked = Vec::new();
+        run.quiet = 0;
         run.checked = None;
     }
 
@@ -525,7 +547,7 @@ impl<'e> Monitor<'e> {
             return Verdict::new(kind);
         }
         // An open run's events were each checked (a multi-prefix), unless some are not yet.
-        let known = if run.unchecked.is_empty() && !run.unsure {
+        let known = if run.unchecked() == 0 && !run.unsure {
             Known::All
         } else {
             Known::Nothing

@@ -16,8 +16,8 @@
 
 pub use super::checkpoint::Checkpoint;
 pub use super::decision::{Closed, Decision};
-use super::session_live::{decide_pending, feed, Live};
-use super::session_pending::Pending;
+use super::session_live::{decide_pending, feed, Key, Live};
+use super::session_pending::{Pending, Places};
 pub use super::session_reorder::Reorder;
 use super::session_reorder::{hold, later, release};
 use super::Monitor;
@@ -29,6 +29,13 @@ use crate::record::ErrorRecord;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
+
+/// The first bytes of [`Session::to_bytes`], then [`STATE_FORMAT`].
+const STATE_MAGIC: &[u8; 8] = b"MTSESSN\0";
+
+/// The version of [`Session::to_bytes`]' format: 2 since runs keep their places and keys
+/// compact (a state of format 1, which had no number, is refused).
+const STATE_FORMAT: u32 = 2;
 
 /// How a session treats its stream.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -81,10 +88,10 @@ pub struct Session {
     /// Largest timestamp seen (the stream's event clock).
     clock: Option<i128>,
     /// Runs with events fed unchecked, to settle ([`Session::settle`]).
-    #[serde(default)]
     dirty: Vec<String>,
-    #[serde(default)]
     pending: Pending,
+    /// The files of the runs' places.
+    places: Places,
     #[serde(skip)]
     opts: Option<SessionOptions>,
 }
@@ -98,6 +105,7 @@ impl Session {
             clock: None,
             dirty: Vec::new(),
             pending: Pending::default(),
+            places: Places::default(),
             opts: Some(opts),
         }
     }
@@ -117,35 +125,50 @@ impl Session {
         self.arrivals
     }
 
-    /// Bytes held by the runs' states (engine states and held events).
+    /// Bytes held by the runs' states (engine states, bookkeeping and held events).
     pub fn bytes(&self) -> usize {
         self.runs
             .iter()
-            .map(|(id, l)| {
-                id.len()
-                    + l.first_at.len()
-                    + l.run.bytes()
-                    + l.held
-                        .iter()
-                        .flatten()
-                        .map(|h| 48 + h.at.len())
-                        .sum::<usize>()
-                    + std::mem::size_of::<Live>()
-            })
+            .map(|(id, l)| id.len() + l.bytes())
             .sum::<usize>()
             + self.pending.bytes()
+            + self.places.bytes()
     }
 
-    /// The whole state as bytes; [`Session::from_bytes`] reads it back (with the options).
+    /// The whole state as bytes, the format's version first; [`Session::from_bytes`] reads
+    /// it back (with the options).
     pub fn to_bytes(&self) -> Vec<u8> {
-        bincode::serde::encode_to_vec(self, bincode::config::standard())
-            .expect("a session always encodes")
+        let mut out = STATE_MAGIC.to_vec();
+        out.extend_from_slice(&STATE_FORMAT.to_le_bytes());
+        bincode::serde::encode_into_std_write(self, &mut out, bincode::config::standard())
+            .expect("a session always encodes");
+        out
     }
 
-    /// Reads a state written by [`Session::to_bytes`].
+    /// Reads a state written by [`Session::to_bytes`] of this version (another version's is
+    /// refused, saying so).
     pub fn from_bytes(bytes: &[u8], opts: SessionOptions) -> Result<Session, super::StateError> {
+        let format = bytes.strip_prefix(STATE_MAGIC.as_slice()).and_then(|rest| {
+            rest.first_chunk::<4>()
+                .map(|v| (u32::from_le_bytes(*v), rest))
+        });
+        let rest = match format {
+            Some((STATE_FORMAT, rest)) => &rest[4..],
+            Some((v, _)) => {
+                return Err(super::StateError(format!(
+                    "it is of format {v}, and this version of multitrace reads format \
+                     {STATE_FORMAT} only"
+                )))
+            }
+            None => {
+                return Err(super::StateError(format!(
+                    "it is not of format {STATE_FORMAT}, the only one this version of \
+                     multitrace reads (an older version wrote no format number)"
+                )))
+            }
+        };
         let (mut s, _): (Session, usize) =
-            bincode::serde::decode_from_slice(bytes, bincode::config::standard())
+            bincode::serde::decode_from_slice(rest, bincode::config::standard())
                 .map_err(|e| super::StateError(e.to_string()))?;
         s.opts = Some(opts);
         Ok(s)
@@ -172,15 +195,16 @@ impl Session {
                 self.evict(m, scratch, out);
             }
             let locations = m.engine().model().alphabet.locations();
+            let first_at = self.places.place(ev.at);
             self.runs
-                .insert(ev.run.into(), Live::new(m.start(), ev.at, locations));
+                .insert(ev.run.into(), Live::new(m.start(), first_at, locations));
         }
         let arrivals = self.arrivals;
         let live = self.runs.get_mut(ev.run).expect("inserted above");
         live.touched = arrivals;
         live.last_wall = ev.wall;
-        if let OrderKey::Time(t) = ev.key {
-            live.last_time = Some(t);
+        if let OrderKey::Time(_) = ev.key {
+            live.last_time = Key::new(ev.key);
         }
         if live.done {
             // Counted only: the run's record is written.
@@ -189,7 +213,7 @@ impl Session {
             let is_time = matches!(ev.key, OrderKey::Time(_));
             let mixed = *live.timestamps.get_or_insert(is_time) != is_time;
             let j = m.engine().model().alphabet.location(ev.letter).index();
-            let late = live.fed[j].is_some_and(|f| later(&ev.key, &f));
+            let late = live.fed(j).is_some_and(|f| later(&ev.key, &f));
             if mixed || late {
                 let why = if mixed {
                     "this run mixes timestamps and numbers as order keys, which cannot be compared"
@@ -214,7 +238,7 @@ impl Session {
                 live.done = true;
                 out.push(Decision {
                     run: ev.run.to_string(),
-                    first_at: live.first_at.clone(),
+                    first_at: self.places.text(&live.first_at),
                     verdict: Err(error),
                     closed: Closed::Error,
                     at: Some(ev.at.to_string()),
@@ -227,10 +251,32 @@ impl Session {
             } else if live.nothing_held(j) && opts.reorder == Reorder::Events(0) {
                 // Nothing held and no window: fed at once, without holding a copy (the
                 // largest key held is read by duration windows only).
-                feed(m, scratch, ev.run, live, j, ev.letter, ev.key, ev.at, out);
+                feed(
+                    m,
+                    scratch,
+                    &mut self.places,
+                    ev.run,
+                    live,
+                    j,
+                    ev.letter,
+                    ev.key,
+                    ev.at,
+                    out,
+                );
             } else {
                 hold(live, j, ev.key, ev.letter, ev.at);
-                release(m, scratch, ev.run, live, j, opts.reorder, false, out);
+                let places = &mut self.places;
+                release(
+                    m,
+                    scratch,
+                    places,
+                    ev.run,
+                    live,
+                    j,
+                    opts.reorder,
+                    false,
+                    out,
+                );
             }
         }
         let end = ev.end || opts.end_letter == Some(ev.letter);
@@ -255,10 +301,11 @@ impl Session {
         // The bad event is an arrival of its own: its record comes after those of the events
         // before it (see [`Decision::arrival`]).
         self.arrivals += 1;
+        let places = &mut self.places;
         let live = self
             .runs
             .entry(run.into())
-            .or_insert_with(|| Live::new(m.start(), first_at, 0));
+            .or_insert_with(|| Live::new(m.start(), places.place(first_at), 0));
         if live.done {
             return;
         }
@@ -269,7 +316,7 @@ impl Session {
         };
         out.push(Decision {
             run: run.to_string(),
-            first_at: live.first_at.clone(),
+            first_at: self.places.text(&live.first_at),
             verdict: Err(error),
             closed: Closed::Error,
             at,
@@ -291,25 +338,60 @@ impl Session {
         out: &mut Vec<Decision>,
     ) {
         self.settle_run(m, scratch, run, out);
-        let Some(mut live) = self.runs.remove(run) else {
-            return;
-        };
+        if let Some(mut live) = self.runs.remove(run) {
+            self.release_all(m, scratch, run, &mut live, out);
+            self.end(m, scratch, run, &live, why, out);
+        }
+    }
+
+    /// Feeds every held event of a run that ends.
+    fn release_all(
+        &mut self,
+        m: &Monitor<'_>,
+        scratch: &mut Scratch,
+        run: &str,
+        live: &mut Live,
+        out: &mut Vec<Decision>,
+    ) {
         if live.done {
             return;
         }
-        for j in 0..live.held.len() {
-            release(m, scratch, run, &mut live, j, Reorder::Events(0), true, out);
+        for j in 0..live.windows() {
+            let places = &mut self.places;
+            release(
+                m,
+                scratch,
+                places,
+                run,
+                live,
+                j,
+                Reorder::Events(0),
+                true,
+                out,
+            );
         }
+    }
+
+    /// The record of a run that ends (its held events fed), unless already written.
+    fn end(
+        &self,
+        m: &Monitor<'_>,
+        scratch: &mut Scratch,
+        run: &str,
+        live: &Live,
+        why: Closed,
+        out: &mut Vec<Decision>,
+    ) {
         if live.done {
             return;
         }
-        let (at, order) = match live.last_at {
-            Some((a, k)) => (Some(a), Some(k)),
+        let (at, order) = match &live.last_at {
+            Some((a, k)) => (Some(self.places.text(a)), k.get()),
             None => (None, None),
         };
         out.push(Decision {
             run: run.to_string(),
-            first_at: live.first_at,
+            first_at: self.places.text(&live.first_at),
             verdict: Ok(m.finish(scratch, &live.run)),
             closed: why,
             at,
@@ -337,8 +419,8 @@ impl Session {
         let mut idle: Vec<(u64, String)> = self
             .runs
             .iter()
-            .filter(|(_, l)| match (l.last_time, clock) {
-                (Some(last), Some(c)) => c - last > t,
+            .filter(|(_, l)| match (l.last_time.get(), clock) {
+                (Some(OrderKey::Time(last)), Some(c)) => c - last > t,
                 _ => (now_wall as i128) - (l.last_wall as i128) > t,
             })
             .map(|(id, l)| (l.touched, id.to_string()))
@@ -349,6 +431,14 @@ impl Session {
         }
     }
 
+    /// Every run, out of the session, oldest first (by the arrival of its latest event, then
+    /// by id): moved, not copied (a session may hold a million runs).
+    fn take_all(&mut self) -> Vec<(Box<str>, Box<Live>)> {
+        let mut all: Vec<(Box<str>, Box<Live>)> = self.runs.drain().collect();
+        all.sort_unstable_by(|(a, x), (b, y)| (x.touched, a).cmp(&(y.touched, b)));
+        all
+    }
+
     /// Ends every run (end of input, or a stop), oldest first.
     pub fn close_all(
         &mut self,
@@ -357,15 +447,59 @@ impl Session {
         why: Closed,
         out: &mut Vec<Decision>,
     ) {
-        let mut all: Vec<(u64, String)> = self
-            .runs
-            .iter()
-            .map(|(id, l)| (l.touched, id.to_string()))
-            .collect();
-        all.sort();
-        for (_, id) in all {
-            self.close(m, scratch, &id, why, out);
+        for (id, mut live) in self.take_all() {
+            settle_live(
+                m,
+                scratch,
+                &mut self.places,
+                &self.pending,
+                &id,
+                &mut live,
+                out,
+            );
+            self.release_all(m, scratch, &id, &mut live, out);
+            self.end(m, scratch, &id, &live, why, out);
         }
+        // No run is left with events to settle.
+        self.dirty.clear();
+        self.pending.clear();
+    }
+
+    /// Ends every run like [`Session::close_all`], handing the records to `write` in parts,
+    /// so that the records of a million runs are never all in memory at once: first those
+    /// of the events still to check (the runs' unchecked and held events, with the
+    /// decisions already in `out`: `write` orders them by [`Decision::arrival`]), then those
+    /// of the ends, `part` runs at a time, in the order [`Session::close_all`] gives them
+    /// (the records are those of `close_all` sorted by arrival). `out` is empty after each
+    /// call of `write`. On an error of `write`, it is returned and the runs not yet ended
+    /// are dropped.
+    pub fn close_all_by<E>(
+        &mut self,
+        m: &Monitor<'_>,
+        scratch: &mut Scratch,
+        why: Closed,
+        part: usize,
+        out: &mut Vec<Decision>,
+        mut write: impl FnMut(&mut Vec<Decision>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut all = self.take_all();
+        for (id, live) in &mut all {
+            settle_live(m, scratch, &mut self.places, &self.pending, id, live, out);
+            self.release_all(m, scratch, id, live, out);
+        }
+        self.dirty.clear();
+        self.pending.clear();
+        write(out)?;
+        out.clear();
+        let mut all = all.into_iter().peekable();
+        while all.peek().is_some() {
+            for (id, live) in all.by_ref().take(part.max(1)) {
+                self.end(m, scratch, &id, &live, why, out);
+            }
+            write(out)?;
+            out.clear();
+        }
+        Ok(())
     }
 
     /// Takes one event like [`Session::push`], but an in-order event of a live run is fed
@@ -394,18 +528,18 @@ impl Session {
         let is_time = matches!(ev.key, OrderKey::Time(_));
         if !live.nothing_held(j)
             || live.timestamps != Some(is_time)
-            || live.fed[j].is_some_and(|f| later(&ev.key, &f))
+            || live.fed(j).is_some_and(|f| later(&ev.key, &f))
         {
             return self.push(m, scratch, ev, out);
         }
         self.arrivals += 1;
         if let OrderKey::Time(t) = ev.key {
             self.clock = Some(self.clock.map_or(t, |c| c.max(t)));
-            live.last_time = Some(t);
+            live.last_time = Key::new(ev.key);
         }
         live.touched = self.arrivals;
         live.last_wall = ev.wall;
-        live.fed[j] = Some(ev.key);
+        live.fed[j] = Key::new(ev.key);
         let number = live.run.events() + 1;
         let head = (live.pending_n > 0).then_some(live.pending_head);
         let index = self.pending.add(ev.at, ev.key, number, self.arrivals, head);
@@ -413,10 +547,11 @@ impl Session {
             self.dirty.push(ev.run.to_string());
             live.pending_head = index;
         }
+        // Its place is in the pending list: the run's latest place is taken from there
+        // when it is settled (once per run and round, not per event).
         live.pending_n += 1;
-        live.set_last_at(ev.at, ev.key);
         if let Some(decided) = m.push_unchecked(scratch, &mut live.run, ev.letter) {
-            decide_pending(ev.run, live, &self.pending, decided, out);
+            decide_pending(ev.run, live, &self.places, &self.pending, decided, out);
         }
     }
 
@@ -446,16 +581,9 @@ impl Session {
         id: &str,
         out: &mut Vec<Decision>,
     ) {
-        let Some(live) = self.runs.get_mut(id) else {
-            return;
-        };
-        if live.pending_n == 0 {
-            return;
+        if let Some(live) = self.runs.get_mut(id) {
+            settle_live(m, scratch, &mut self.places, &self.pending, id, live, out);
         }
-        if let Some(decided) = m.settle(scratch, &mut live.run) {
-            decide_pending(id, live, &self.pending, decided, out);
-        }
-        live.pending_n = 0;
     }
 
     fn evict(&mut self, m: &Monitor<'_>, scratch: &mut Scratch, out: &mut Vec<Decision>) {
@@ -469,6 +597,29 @@ impl Session {
             self.close(m, scratch, &id, Closed::Evicted, out);
         }
     }
+}
+
+/// Checks a run's events fed unchecked (its record when one decides it), and keeps the
+/// place of the last of them as the run's latest.
+fn settle_live(
+    m: &Monitor<'_>,
+    scratch: &mut Scratch,
+    places: &mut Places,
+    pending: &Pending,
+    id: &str,
+    live: &mut Live,
+    out: &mut Vec<Decision>,
+) {
+    if live.pending_n == 0 {
+        return;
+    }
+    if let Some((at, key)) = pending.last(live.pending_head) {
+        live.set_last_at(places, at, key);
+    }
+    if let Some(decided) = m.settle(scratch, &mut live.run) {
+        decide_pending(id, live, places, pending, decided, out);
+    }
+    live.pending_n = 0;
 }
 
 fn split_at(at: &str) -> (Option<String>, Option<u32>) {
@@ -488,3 +639,7 @@ pub fn end_flag(text: &str, field: &str) -> bool {
         .and_then(|v| v.get(field).cloned())
         .is_some_and(|v| v == serde_json::Value::Bool(true))
 }
+
+#[cfg(test)]
+#[path = "session_tests.rs"]
+mod tests;

@@ -2,6 +2,9 @@
 //! ([`Session::push_deferred`](super::session::Session::push_deferred)), for all its runs: one
 //! arena of `FILE:LINE` texts and one linked list per run, emptied when every run is settled.
 //! Per run, only a count and the index of its first event stay in its bookkeeping.
+//!
+//! Also the places a run keeps (its first event's, its latest's): [`Place`], a file of the
+//! session's [`Places`] (each file kept once, for the session's life) and a line number.
 
 use crate::events::OrderKey;
 use serde::{Deserialize, Serialize};
@@ -29,7 +32,7 @@ struct PendingEvent {
 }
 
 /// Where a pending event was read: `FILE:LINE`, its order key and its arrival number.
-pub(super) type Place = (String, OrderKey, u64);
+pub(super) type Found = (String, OrderKey, u64);
 
 impl Pending {
     /// Adds an event read at `at`, the last of the list starting at `head` (a new list when
@@ -64,7 +67,7 @@ impl Pending {
     }
 
     /// The place of event `number` of the list starting at `head` (`None`: no list).
-    pub(super) fn find(&self, head: Option<u32>, number: u64) -> Option<Place> {
+    pub(super) fn find(&self, head: Option<u32>, number: u64) -> Option<Found> {
         let mut at = head.unwrap_or(u32::MAX);
         while let Some(p) = self.events.get(at as usize) {
             if p.number == number {
@@ -76,6 +79,13 @@ impl Pending {
         None
     }
 
+    /// The place and key of the last event of the list starting at `head`.
+    pub(super) fn last(&self, head: u32) -> Option<(&str, OrderKey)> {
+        let tail = self.events.get(head as usize)?.last;
+        let p = self.events.get(tail as usize)?;
+        Some((&self.text[p.from as usize..p.to as usize], p.key))
+    }
+
     /// Forgets every list (every run is settled).
     pub(super) fn clear(&mut self) {
         self.text.clear();
@@ -85,5 +95,151 @@ impl Pending {
     /// Bytes held.
     pub(super) fn bytes(&self) -> usize {
         self.text.capacity() + self.events.capacity() * std::mem::size_of::<PendingEvent>()
+    }
+}
+
+/// Where an event was read, as a run keeps it: `FILE:LINE` as the index of `FILE` in the
+/// session's [`Places`] and the line number (16 bytes and no allocation per run, where a
+/// `String` took 24 and a heap block of its own); any other text is kept as it is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) enum Place {
+    /// `FILE:LINE`: `FILE` is [`Places`]' text `file`, `LINE` written in decimal without
+    /// leading zeros (so that the text is given back exactly).
+    Line { file: u32, line: u64 },
+    /// A place of another form, as given (boxed: a thin pointer keeps a place at 16 bytes,
+    /// where a `String` would make every place 32).
+    #[allow(clippy::box_collection)]
+    Text(Box<String>),
+}
+
+/// The `FILE` parts of the places of a session's runs, each kept once (a session reads a few
+/// files, each with many runs).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(super) struct Places {
+    texts: Vec<Box<str>>,
+    #[serde(skip)]
+    index: rustc_hash::FxHashMap<Box<str>, u32>,
+    /// The text found last (events come in runs of lines of one file).
+    #[serde(skip)]
+    last: Option<u32>,
+}
+
+impl PartialEq for Places {
+    fn eq(&self, other: &Self) -> bool {
+        self.texts == other.texts
+    }
+}
+
+impl Places {
+    /// The place `at`.
+    pub(super) fn place(&mut self, at: &str) -> Place {
+        // Most places are of the file of the place before (a followed file's lines).
+        if let Some(i) = self.last {
+            let file = &self.texts[i as usize];
+            if let Some(line) = at
+                .strip_prefix(&**file)
+                .and_then(|rest| rest.strip_prefix(':'))
+                .and_then(line_number)
+            {
+                return Place::Line { file: i, line };
+            }
+        }
+        let Some((file, line)) = at
+            .rsplit_once(':')
+            .and_then(|(f, l)| line_number(l).map(|l| (f, l)))
+        else {
+            return Place::Text(Box::new(at.to_string()));
+        };
+        if self.index.len() != self.texts.len() {
+            // Read back from bytes: the index is rebuilt.
+            self.index = (0..self.texts.len() as u32)
+                .map(|i| (self.texts[i as usize].clone(), i))
+                .collect();
+        }
+        let file = match self.index.get(file) {
+            Some(&i) => i,
+            None => {
+                let i = self.texts.len() as u32;
+                self.texts.push(file.into());
+                self.index.insert(file.into(), i);
+                i
+            }
+        };
+        self.last = Some(file);
+        Place::Line { file, line }
+    }
+
+    /// The text of `place`, as it was given.
+    pub(super) fn text(&self, place: &Place) -> String {
+        match place {
+            Place::Line { file, line } => format!("{}:{line}", self.texts[*file as usize]),
+            Place::Text(t) => t.to_string(),
+        }
+    }
+
+    /// Bytes held.
+    pub(super) fn bytes(&self) -> usize {
+        self.texts.iter().map(|t| 2 * t.len() + 48).sum()
+    }
+}
+
+/// `text` as a line number written in decimal without leading zeros (given back exactly).
+fn line_number(text: &str) -> Option<u64> {
+    let b = text.as_bytes();
+    if b.is_empty() || (b[0] == b'0' && b.len() > 1) {
+        return None;
+    }
+    b.iter().try_fold(0u64, |n, &c| {
+        if c.is_ascii_digit() {
+            n.checked_mul(10)?.checked_add(u64::from(c - b'0'))
+        } else {
+            None
+        }
+    })
+}
+
+impl Place {
+    /// Bytes held beside the run's own.
+    pub(super) fn bytes(&self) -> usize {
+        match self {
+            Place::Line { .. } => 0,
+            Place::Text(t) => 24 + t.capacity(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A place gives back its text exactly, whatever its form; the files are kept once.
+    #[test]
+    fn places_give_back_their_text() {
+        let mut p = Places::default();
+        let texts = [
+            "a.jsonl:1",
+            "a.jsonl:0",
+            "a.jsonl:007",
+            "a.jsonl:",
+            "a.jsonl:12x",
+            "no line",
+            "dir:x/b.jsonl:18446744073709551615",
+            "dir:x/b.jsonl:99999999999999999999",
+            ":5",
+            "a.jsonl:123456",
+            "<stdin>:3",
+        ];
+        let places: Vec<Place> = texts.iter().map(|t| p.place(t)).collect();
+        for (t, place) in texts.iter().zip(&places) {
+            assert_eq!(p.text(place), *t);
+        }
+        assert!(matches!(places[2], Place::Text(_)), "{:?}", places[2]);
+        assert!(matches!(places[9], Place::Line { file: 0, .. }));
+        // Read back from bytes, the index is rebuilt: the same file, the same number.
+        let bytes = bincode::serde::encode_to_vec(&p, bincode::config::standard()).unwrap();
+        let (mut q, _): (Places, usize) =
+            bincode::serde::decode_from_slice(&bytes, bincode::config::standard()).unwrap();
+        assert_eq!(q.place("dir:x/b.jsonl:4"), p.place("dir:x/b.jsonl:4"));
+        assert_eq!(q.texts.len(), 4, "{:?}", q.texts);
     }
 }

@@ -4,7 +4,8 @@
 //! refused by the session (an `Error` record naming it).
 
 use super::decision::Decision;
-use super::session_live::{feed, Held, Live};
+use super::session_live::{feed, Held, Live, Window};
+use super::session_pending::Places;
 use super::Monitor;
 use crate::check::Scratch;
 use crate::events::OrderKey;
@@ -44,13 +45,13 @@ fn span(lo: &OrderKey, hi: &OrderKey) -> f64 {
 /// keep arrival order).
 pub(super) fn hold(live: &mut Live, j: usize, key: OrderKey, letter: LetterId, at: &str) {
     let locations = live.fed.len();
-    if live.held.is_empty() {
-        live.held = vec![Vec::new(); locations];
-    }
-    if live.max_key.is_empty() {
-        live.max_key = vec![None; locations];
-    }
-    let h = &mut live.held[j];
+    let w = live.window.get_or_insert_with(|| {
+        Box::new(Window {
+            held: vec![Vec::new(); locations],
+            max_key: vec![None; locations],
+        })
+    });
+    let h = &mut w.held[j];
     let i = h.partition_point(|x| !later(&key, &x.key));
     h.insert(
         i,
@@ -60,8 +61,8 @@ pub(super) fn hold(live: &mut Live, j: usize, key: OrderKey, letter: LetterId, a
             at: at.to_string(),
         },
     );
-    if live.max_key[j].is_none_or(|k| later(&k, &key)) {
-        live.max_key[j] = Some(key);
+    if w.max_key[j].is_none_or(|k| later(&k, &key)) {
+        w.max_key[j] = Some(key);
     }
 }
 
@@ -70,6 +71,7 @@ pub(super) fn hold(live: &mut Live, j: usize, key: OrderKey, letter: LetterId, a
 pub(super) fn release(
     m: &Monitor<'_>,
     scratch: &mut Scratch,
+    places: &mut Places,
     id: &str,
     live: &mut Live,
     j: usize,
@@ -78,21 +80,24 @@ pub(super) fn release(
     out: &mut Vec<Decision>,
 ) {
     loop {
-        let Some(first) = live.held.get(j).and_then(|h| h.first()) else {
+        let Some(w) = &mut live.window else {
+            return;
+        };
+        let Some(first) = w.held.get(j).and_then(|h| h.first()) else {
             return;
         };
         let go = all
             || match reorder {
-                Reorder::Events(n) => live.held[j].len() > n,
+                Reorder::Events(n) => w.held[j].len() > n,
                 Reorder::Span(ns) => {
-                    live.max_key[j].is_some_and(|mx| span(&first.key, &mx) > ns as f64)
+                    w.max_key[j].is_some_and(|mx| span(&first.key, &mx) > ns as f64)
                 }
                 Reorder::Unbounded => false,
             };
         if !go {
             return;
         }
-        let h = live.held[j].remove(0);
-        feed(m, scratch, id, live, j, h.letter, h.key, &h.at, out);
+        let h = w.held[j].remove(0);
+        feed(m, scratch, places, id, live, j, h.letter, h.key, &h.at, out);
     }
 }
