@@ -113,8 +113,44 @@ fn cut_of(run: &OfflineRun, n: usize) -> Vec<usize> {
     at
 }
 
-/// The longest run of first arrivals that is a multi-prefix, by bisection with AC's prefix
-/// check (downward closure makes it monotone); empty when none is established.
+/// Each location's longest prefix its local verifier (the DFA `Proj(A, Σi)`) reads into
+/// live states: no consistent cut goes further on that location (a multi-prefix's component
+/// is a prefix of the projection of an accepted multitrace), found without a search.
+fn local_bounds(engine: &Engine, run: &OfflineRun) -> Option<Vec<usize>> {
+    let model = engine.model();
+    let automata = model.automata()?;
+    let alphabet = &model.alphabet;
+    Some(
+        run.letters
+            .iter()
+            .zip(&automata.projections)
+            .map(|(trace, dfa)| {
+                let mut s = 0u32;
+                trace
+                    .iter()
+                    .take_while(|&&l| match dfa.step(s, alphabet.local_index(l)) {
+                        Some((t, _)) if dfa.live[t as usize] => {
+                            s = t;
+                            true
+                        }
+                        _ => false,
+                    })
+                    .count()
+            })
+            .collect(),
+    )
+}
+
+/// A consistent cut (empty when none is established): the longest run of first arrivals
+/// that is a multi-prefix (bisection with prefix checks: downward closure makes them
+/// monotone), each location's trace then extended as far as the cut stays a multi-prefix,
+/// the others fixed (galloping, then bisection).
+///
+/// Each location's local bound ([`local_bounds`]) caps both, and is tried first: on the MQTT
+/// set the cut of the bounds is consistent for half the Fails (then it is the answer, one
+/// check), the arrivals up to the first one past a bound are the longest consistent run for
+/// 59 % of them, and an extension reaches the bound in 57 % of the cases and is empty in
+/// 37 %: a check of the bound, then of one more letter, answers most of them.
 fn searched_cut(
     engine: &Engine,
     scratch: &mut Scratch,
@@ -145,10 +181,33 @@ fn searched_cut(
     };
     let n = run.arrivals.len();
     let whole: Vec<usize> = run.letters.iter().map(Vec::len).collect();
-    if opts.mode == crate::verdict::Mode::Complete && consistent(&whole, scratch) {
-        return whole;
+    let bound = local_bounds(engine, run).unwrap_or_else(|| whole.clone());
+    // A Fail in prefix mode is not a multi-prefix whole (no need to ask); in complete mode
+    // the whole may be one, and is its own cut then.
+    let whole_known_bad = opts.mode == crate::verdict::Mode::Prefix && bound == whole;
+    if bound.iter().any(|&m| m > 0) && !whole_known_bad && consistent(&bound, scratch) {
+        // No location can go past its bound: the largest cut there is.
+        return bound;
     }
-    let (mut lo, mut hi) = (0usize, n);
+    // The first arrival past its location's bound: no consistent run of arrivals reaches it.
+    let mut taken = vec![0usize; bound.len()];
+    let mut first_out = n;
+    for (t, &j) in run.arrivals.iter().enumerate() {
+        let j = j as usize;
+        if taken[j] == bound[j] {
+            first_out = t;
+            break;
+        }
+        taken[j] += 1;
+    }
+    // (When every arrival is within the bounds, the cut of all of them is the bounds' cut,
+    // known not to be consistent; so is `taken` when it reaches every bound.)
+    let probe = first_out < n && first_out > 0 && taken != bound;
+    let (mut lo, mut hi) = if probe && consistent(&taken, scratch) {
+        (first_out, first_out + 1)
+    } else {
+        (0, first_out)
+    };
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
         if consistent(&cut_of(run, mid), scratch) {
@@ -161,8 +220,20 @@ fn searched_cut(
     let mut proven = lo > 0;
     // Each location's trace extended as far as the cut stays a multi-prefix, the others fixed.
     for i in 0..at.len() {
-        // Galloping: the extension is usually short.
-        let (mut lo, mut hi) = (at[i], whole[i] + 1);
+        if bound[i] <= at[i] {
+            continue;
+        }
+        // Up to the bound, the usual answer; else galloping from the cut (the extension is
+        // then usually short), then bisection.
+        let keep = std::mem::replace(&mut at[i], bound[i]);
+        let ok = consistent(&at, scratch);
+        at[i] = keep;
+        if ok {
+            at[i] = bound[i];
+            proven = true;
+            continue;
+        }
+        let (mut lo, mut hi) = (at[i], bound[i]);
         let mut step = 1;
         while lo + step < hi {
             let keep = std::mem::replace(&mut at[i], lo + step);
