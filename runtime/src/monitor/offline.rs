@@ -350,6 +350,112 @@ mod tests {
         );
     }
 
+    /// Whether the cut of `run` at `at` is a multi-prefix, by the batch check (AC, prefix
+    /// mode): the reference the searches below are compared with.
+    fn batch_consistent(
+        engine: &Engine,
+        scratch: &mut Scratch,
+        run: &OfflineRun,
+        at: &[usize],
+    ) -> bool {
+        let cut: Vec<Vec<LetterId>> = run
+            .letters
+            .iter()
+            .zip(at)
+            .map(|(t, &n)| t[..n].to_vec())
+            .collect();
+        let opts = CheckOptions {
+            mode: Mode::Prefix,
+            choice: Choice::Force(Procedure::Ac),
+            diagnosis: None,
+            ..CheckOptions::default()
+        };
+        let v = engine.check_letters(scratch, &cut, &opts).unwrap().0;
+        matches!(v.kind, VerdictKind::Pass | VerdictKind::WeakPass)
+    }
+
+    /// The cut of a Fail is the one of the first version's plain search (the longest run of
+    /// first arrivals that is a multi-prefix, then each location extended in turn as far as
+    /// the cut stays one), here by linear scans with the batch check: the local bounds and the
+    /// probes of them only spare checks. And no consistent cut goes past the local bounds.
+    #[test]
+    fn the_cut_is_the_plain_searchs_and_the_local_bounds_bound_every_consistent_cut() {
+        let engine = mqtt();
+        let mut scratch = engine.scratch();
+        let mut rng = Rng::new(22);
+        let (mut fails, mut bounded) = (0, 0);
+        for round in 0..200 {
+            let steps = 1 + rng.below(30);
+            let mut run = run_of(&engine, &random_events(&engine, &mut rng, steps));
+            if rng.below(2) == 0 {
+                rng.shuffle(&mut run.arrivals);
+            }
+            let bound = local_bounds(&engine, &run).unwrap();
+            let lens: Vec<usize> = run.letters.iter().map(Vec::len).collect();
+            for _ in 0..4 {
+                let at: Vec<usize> = lens.iter().map(|&n| rng.below(n + 1)).collect();
+                if batch_consistent(&engine, &mut scratch, &run, &at) {
+                    bounded += 1;
+                    assert!(
+                        at.iter().zip(&bound).all(|(a, b)| a <= b),
+                        "round {round}: consistent cut {at:?} past the bounds {bound:?}"
+                    );
+                }
+            }
+            for mode in [Mode::Prefix, Mode::Complete] {
+                let opts = CheckOptions {
+                    mode,
+                    diagnosis: None,
+                    ..CheckOptions::default()
+                };
+                let v = engine
+                    .check_letters(&mut scratch, &run.letters, &opts)
+                    .unwrap()
+                    .0;
+                if v.kind != VerdictKind::Fail {
+                    continue;
+                }
+                fails += 1;
+                let got = searched_cut(&engine, &mut scratch, &run, &opts);
+                let want = if mode == Mode::Complete
+                    && batch_consistent(&engine, &mut scratch, &run, &lens)
+                {
+                    lens.clone()
+                } else {
+                    let mut lo = 0;
+                    while lo < run.arrivals.len()
+                        && batch_consistent(&engine, &mut scratch, &run, &cut_of(&run, lo + 1))
+                    {
+                        lo += 1;
+                    }
+                    let mut at = cut_of(&run, lo);
+                    let mut proven = lo > 0;
+                    for i in 0..at.len() {
+                        while at[i] < lens[i] && {
+                            at[i] += 1;
+                            let ok = batch_consistent(&engine, &mut scratch, &run, &at);
+                            at[i] -= 1;
+                            ok
+                        } {
+                            at[i] += 1;
+                            proven = true;
+                        }
+                    }
+                    if proven {
+                        at
+                    } else {
+                        Vec::new()
+                    }
+                };
+                assert_eq!(got, want, "round {round}, {mode:?}: {:?}", run.letters);
+            }
+        }
+        assert!(
+            fails > 40 && bounded > 100,
+            "{fails} Fails, {bounded} consistent cuts"
+        );
+    }
+
     #[test]
     fn arrivals_in_any_order_give_the_same_record() {
         let engine = mqtt();
