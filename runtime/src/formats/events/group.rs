@@ -260,9 +260,6 @@ fn cut_event(run: String, file: &str, line: u32, max: u64) -> RawEvent {
     }
 }
 
-/// Most events a new run has room for before its first event ([`Streamed::new_slot`]).
-const MAX_ROOM: usize = 1024;
-
 /// Unsorted input grouped while it is read: the runs in the order of their first event, an
 /// event without a run in place. Only the runs are held (their letters and keys), never the
 /// events as read.
@@ -339,10 +336,7 @@ impl<'g, 'a> Streamed<'g, 'a> {
     fn new_slot(&mut self, ev: &FastEvent<'_>) -> usize {
         let at = format!("{}:{}", ev.file, ev.line);
         let id = String::from_utf8_lossy(ev.run).into_owned();
-        // Room for as many events as the runs so far have on average (within a bound: an
-        // average is no promise).
-        let room = (self.held / self.slots.len().max(1)).min(MAX_ROOM);
-        self.slots.push(Ok(Run::with_capacity(id, at, room)));
+        self.slots.push(Ok(self.grouper.new_run(id, &at)));
         self.files_of.push(Vec::new());
         self.index.insert(ev.run, (self.slots.len() - 1) as u32);
         self.slots.len() - 1
