@@ -149,6 +149,26 @@ impl Engine {
         Ok((v, p))
     }
 
+    /// Whether `traces` (one local trace per location, each of its location's letters) is a
+    /// multi-prefix of an accepted multitrace: AC's first search in prefix mode, the question
+    /// the diagnosis asks of each cut. `None` when the model has no automata or `budget` ran
+    /// out.
+    pub fn is_multi_prefix(
+        &self,
+        scratch: &mut Scratch,
+        traces: &[Vec<LetterId>],
+        budget: &Budget,
+    ) -> Option<bool> {
+        let (a, t) = (self.model.automata()?, self.tables.as_ref()?);
+        let alphabet = &self.model.alphabet;
+        if traces.len() != alphabet.locations() {
+            return None;
+        }
+        ac::is_multi_prefix_in(scratch.automata.ac(), a, t, alphabet, traces, budget)
+            .0
+            .ok()
+    }
+
     /// The verdict of procedure `p` on `traces`, without a diagnosis.
     fn run_letters(
         &self,
