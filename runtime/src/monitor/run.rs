@@ -419,21 +419,8 @@ impl<'e> Monitor<'e> {
         let j0 = unchecked[0] as usize;
         again.traces[j0].push(letters[0]);
         if let (Some(k), Some(p)) = (self.kernel(), &again.product) {
-            let v = match p.is_multi_prefix(&k, &again.traces, self.opts.max_vertices) {
-                Ok(true) => {
-                    again.unsure = false;
-                    None
-                }
-                Ok(false) => {
-                    let known = again.known_but(j0);
-                    Some(self.batch(scratch, &again.traces, Mode::Prefix, known))
-                }
-                Err(_) => {
-                    again.unsure = true;
-                    None
-                }
-            };
-            if let Some(v) = v {
+            let found = p.is_multi_prefix(&k, &again.traces, self.opts.max_vertices);
+            if let Some(v) = self.answered(scratch, &mut again, found, j0) {
                 self.decide(run, first, v.kind);
                 return Some((first, v));
             }
@@ -462,6 +449,36 @@ impl<'e> Monitor<'e> {
         run.checked = None;
     }
 
+    /// What `push` decides on `found`, the multi-prefix answer for the run's events, the last
+    /// of location `j`: nothing while they are one, a Fail (the batch record of the prefix)
+    /// when they are not.
+    fn answered(
+        &self,
+        scratch: &mut Scratch,
+        run: &mut LiveRun,
+        found: Result<bool, TooWide>,
+        j: usize,
+    ) -> Option<Verdict> {
+        match found {
+            Ok(true) => {
+                run.unsure = false;
+                None
+            }
+            Ok(false) => {
+                let known = run.known_but(j);
+                Some(self.batch(scratch, &run.traces, Mode::Prefix, known))
+            }
+            // The search ran out of the budget, the product did not: nothing is certain, the
+            // run stays open. (Deciding it Inconclusive here would make the record depend on
+            // which events a stream checks one by one: a search at the end of a batch of
+            // events may not run out.)
+            Err(_) => {
+                run.unsure = true;
+                None
+            }
+        }
+    }
+
     /// Feeds one event (a letter of the model: its location is the letter's). Returns the
     /// verdict when this event decides the run: a Fail (the batch check's record of the
     /// prefix, with its diagnosis) or Inconclusive (a budget ran out); `None` while the run is
@@ -483,28 +500,14 @@ impl<'e> Monitor<'e> {
                 let max = self.opts.max_vertices;
                 match p.push(&k, &run.traces, j, letter, max) {
                     Err(w) => Some(self.too_wide(w, run.events, run.unsure)),
-                    Ok(live) => match if live {
-                        Ok(true)
-                    } else {
-                        p.is_multi_prefix(&k, &run.traces, max)
-                    } {
-                        Ok(true) => {
-                            run.unsure = false;
-                            None
-                        }
-                        Ok(false) => {
-                            let known = run.known_but(j);
-                            Some(self.batch(scratch, &run.traces, Mode::Prefix, known))
-                        }
-                        // The search ran out of the budget, the product did not: nothing is
-                        // certain, the run stays open. (Deciding it Inconclusive here would
-                        // make the record depend on which events a stream checks one by one:
-                        // a search at the end of a batch of events may not run out.)
-                        Err(_) => {
-                            run.unsure = true;
-                            None
-                        }
-                    },
+                    Ok(live) => {
+                        let found = if live {
+                            Ok(true)
+                        } else {
+                            p.is_multi_prefix(&k, &run.traces, max)
+                        };
+                        self.answered(scratch, run, found, j)
+                    }
                 }
             }
             _ => {
