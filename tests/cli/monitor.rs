@@ -662,3 +662,47 @@ fn otel_map_is_applied_as_check_applies_it() {
         "the map changed no verdict: {monitored:?}"
     );
 }
+
+/// A checkpoint of another format (format 1 had no number; a later one has another) is
+/// refused with exit status 2 and a message naming the formats and what to do; the
+/// checkpoint is left as it was and no record is written.
+#[test]
+fn a_checkpoint_of_another_format_is_refused() {
+    let dir = scratch("old-checkpoint");
+    let events = dir.join("live.jsonl");
+    std::fs::write(
+        &events,
+        "{\"run\":\"a\",\"action\":\"clt1!begin\",\"order\":0}\n",
+    )
+    .unwrap();
+    for (old, says) in [
+        (
+            &b"format one bytes"[..],
+            "without a format number: format 1",
+        ),
+        (&b"MTCHKPT\0\x07\0\0\0rest"[..], "a checkpoint of format 7"),
+    ] {
+        let state = dir.join("state");
+        std::fs::create_dir_all(&state).unwrap();
+        std::fs::write(state.join("checkpoint"), old).unwrap();
+        let out = dir.join("out.jsonl");
+        let o = bin()
+            .current_dir(root())
+            .args(["monitor", MODEL])
+            .arg(&events)
+            .arg("--no-follow")
+            .arg("--state")
+            .arg(&state)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains(says), "{e}");
+        assert!(e.contains("reads checkpoint format 2 only"), "{e}");
+        assert!(e.contains("remove the file to start afresh"), "{e}");
+        assert_eq!(std::fs::read(state.join("checkpoint")).unwrap(), old);
+        assert!(!out.exists() || std::fs::read(&out).unwrap().is_empty());
+    }
+}
