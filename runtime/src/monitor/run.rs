@@ -60,14 +60,15 @@ pub struct LiveRun {
     standing: Standing,
     events: u64,
     /// Locations of the events fed by [`Monitor::push_unchecked`] since the last multi-prefix
-    /// check ([`Monitor::settle`]), oldest first, from the first dark one ([`DARK`]): the
-    /// events before it are only counted (`quiet`), since a replay starts there; a run whose
-    /// events keep meeting the live states (most runs) allocates no list.
+    /// check ([`Monitor::settle`]), oldest first, from the first *dark* one (the first after
+    /// which `R(n)` did not meet the live states): the events before it are multi-prefixes
+    /// (the check after each would have said so without a search), so they are only counted
+    /// (`quiet`) and a replay starts at the list's first event; a run whose events keep
+    /// meeting the live states (most runs) allocates no list.
     unchecked: Vec<u32>,
     /// Events fed unchecked before the first dark one.
     quiet: u32,
-    /// The product after the first dark unchecked event ([`DARK`]), once a later event is
-    /// fed.
+    /// The product after the first dark unchecked event, once a later event is fed.
     #[serde(default)]
     checked: Option<Box<Product>>,
     /// A multi-prefix search ran out of the vertex budget since the run's events were last
@@ -76,12 +77,6 @@ pub struct LiveRun {
     #[serde(default)]
     pub(super) unsure: bool,
 }
-
-/// The flag of the first unchecked event after which `R(n)` did not meet the live states
-/// (in `LiveRun::unchecked`, beside its location: a run's state stays as small): the events
-/// before it are multi-prefixes (the check after each would have said so without a search),
-/// so a replay starts there.
-const DARK: u32 = 1 << 31;
 
 /// Why a run's state bytes cannot be read.
 #[derive(Debug)]
@@ -289,7 +284,7 @@ impl<'e> Monitor<'e> {
         let (Some(k), Some(p)) = (self.kernel(), &mut run.product) else {
             return self.push(scratch, run, letter).map(|v| (run.events, v));
         };
-        if run.unchecked.last().is_some_and(|&x| x & DARK != 0) {
+        if run.unchecked.len() == 1 {
             // The product after the first dark event, where a replay starts: a run whose
             // last unchecked event is its first dark one needs no copy.
             match &mut run.checked {
@@ -305,9 +300,7 @@ impl<'e> Monitor<'e> {
                 // `R(n)` meets the live states: a multi-prefix, whatever came before.
                 run.unsure &= !live;
                 // The list starts at the first dark event.
-                if !live && run.unchecked.is_empty() {
-                    run.unchecked.push(j as u32 | DARK);
-                } else if run.unchecked.is_empty() {
+                if live && run.unchecked.is_empty() {
                     run.quiet += 1;
                 } else {
                     run.unchecked.push(j as u32);
@@ -342,9 +335,7 @@ impl<'e> Monitor<'e> {
         // No dark event: `R(n)` met the live states after each; else the search says whether
         // the run is still a multi-prefix.
         if run.unchecked.is_empty() {
-            if run.quiet > 0 {
-                run.unsure = false;
-            }
+            // (Each of them cleared `unsure` when it was fed.)
             run.settled();
             return None;
         }
@@ -365,12 +356,11 @@ impl<'e> Monitor<'e> {
     fn replay(&self, scratch: &mut Scratch, run: &mut LiveRun) -> Option<(u64, Verdict)> {
         // The list starts at the first dark event (a replay is asked for only then).
         let n = run.unchecked.len();
-        debug_assert!(n > 0 && run.unchecked[0] & DARK != 0);
+        debug_assert!(n > 0);
         if n == 0 {
             run.settled();
             return None;
         }
-        let quiet = run.quiet;
         let first = run.events - n as u64 + 1;
         let after_first = if n == 1 {
             run.checked = None;
@@ -378,11 +368,8 @@ impl<'e> Monitor<'e> {
         } else {
             run.checked.take().map(|b| *b)
         };
-        let mut unchecked = std::mem::take(&mut run.unchecked);
+        let unchecked = std::mem::take(&mut run.unchecked);
         run.quiet = 0;
-        for j in &mut unchecked {
-            *j &= !DARK;
-        }
         let mut lens: Vec<usize> = run.traces.iter().map(Vec::len).collect();
         for &j in &unchecked {
             lens[j as usize] -= 1;
@@ -411,9 +398,9 @@ impl<'e> Monitor<'e> {
             unchecked: Vec::new(),
             quiet: 0,
             checked: None,
-            // An event before the first dark one ends with `R(n)` meeting the live states;
-            // without one, the run is as the last check left it.
-            unsure: run.unsure && quiet == 0,
+            // As the events before the first dark one left it (one of them, meeting the live
+            // states, cleared it).
+            unsure: run.unsure,
         };
         // The first unchecked event, checked as `push` checks it.
         let j0 = unchecked[0] as usize;
