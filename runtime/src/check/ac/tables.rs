@@ -59,6 +59,12 @@ pub(super) const TABLE_MAX_WORDS: usize = 1 << 22;
 pub(super) const OTHERS_MAX_WORK: usize = 1 << 28;
 
 impl AcTables {
+    /// Unique per construction (clones share it): what caches of answers on these tables
+    /// are keyed by.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+
     /// Computes the tables of an automaton over `alphabet`.
     pub fn new(nfa: &Nfa, alphabet: &Alphabet) -> Self {
         let n = nfa.states();

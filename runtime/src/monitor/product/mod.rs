@@ -32,6 +32,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod closure;
+mod memo;
 mod search;
 mod words;
 

@@ -12,7 +12,7 @@ use crate::nfa::LetterId;
 
 impl Product {
     /// Whether `R(n)` (the states reached by the whole multitrace read so far) meets `goal`.
-    fn end_meets(&self, goal: &[u64]) -> bool {
+    pub(super) fn end_meets(&self, goal: &[u64]) -> bool {
         let (k, w) = (self.k as usize, self.w as usize);
         // `n` is on every face: look in the shortest list, from its newest vertex.
         let key = key_of(&self.lens);
@@ -51,7 +51,9 @@ impl Product {
         if self.end_meets(kernel.tables.live()) {
             return Ok(true);
         }
-        WORK.with(|work| self.search(&mut work.borrow_mut(), kernel, traces, max_vertices))
+        self.search_memo(kernel, traces, max_vertices, || {
+            WORK.with(|work| self.search(&mut work.borrow_mut(), kernel, traces, max_vertices))
+        })
     }
 
     /// The search over the faces with silent moves. The stored sets are exact for plain
@@ -61,7 +63,7 @@ impl Product {
     /// seeds, each with the states it gains. The fixpoint is the one a search seeded with
     /// every stored set reaches (the least sets containing the stored ones, closed under
     /// silent moves and steps), at a fraction of the work: most vertices gain nothing.
-    fn search(
+    pub(super) fn search(
         &self,
         wk: &mut Work,
         kernel: &Kernel<'_>,
