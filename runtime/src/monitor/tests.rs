@@ -551,3 +551,47 @@ fn deferred_decisions_do_not_depend_on_the_rounds_when_a_search_runs_out() {
     }
     assert!(inconclusive > 20, "{inconclusive} of {compared}");
 }
+
+/// A push that runs out of the vertex budget leaves the product as it was but for the
+/// length it undoes ([`product::Product::undo_too_wide`]): the monitor then asks the
+/// product before the event instead of replaying the round.
+#[test]
+fn a_push_that_runs_out_is_undone_exactly() {
+    let engine = mqtt();
+    let model = engine.model();
+    let (a, alphabet) = (model.automata().unwrap(), &model.alphabet);
+    let tables = engine.tables().unwrap();
+    let closure = product::closure_rows(tables, &a.nfa, alphabet);
+    let kernel = product::Kernel {
+        tables,
+        nfa: &a.nfa,
+        alphabet,
+        closure: &closure,
+    };
+    let k = alphabet.locations();
+    let mut rng = Rng::new(23);
+    let mut undone = 0;
+    for _ in 0..200 {
+        let steps = rng.between(5, 60);
+        let events = random_events(&engine, &mut rng, steps);
+        let slow = rng.below(k);
+        let (early, late): (Vec<LetterId>, Vec<LetterId>) = events
+            .iter()
+            .partition(|&&e| alphabet.location(e).index() != slow);
+        let budget = rng.between(2, 12);
+        let mut p = product::Product::new(&kernel);
+        let mut traces = vec![Vec::new(); k];
+        for &e in early.iter().chain(&late) {
+            let j = alphabet.location(e).index();
+            traces[j].push(e);
+            let before = p.clone();
+            if p.push(&kernel, &traces, j, e, budget).is_err() {
+                p.undo_too_wide(j);
+                assert_eq!(p, before, "{traces:?}");
+                undone += 1;
+                break;
+            }
+        }
+    }
+    assert!(undone > 50, "{undone}");
+}

@@ -467,7 +467,8 @@ impl Product {
     /// local traces seen so far): `Ok(true)` when `R(n)` meets the live states then (the
     /// multitrace is a multi-prefix, no search needed: [`Product::is_multi_prefix`] would
     /// say so at once), `Ok(false)` when only a search can tell. `Err` when more than
-    /// `max_vertices` would be stored: the product is then unusable.
+    /// `max_vertices` would be stored: the product is then unusable until
+    /// [`Product::undo_too_wide`] gives back the one before the push.
     pub fn push(
         &mut self,
         kernel: &Kernel<'_>,
@@ -505,6 +506,7 @@ impl Product {
                 *lo = (*lo).min(p);
             }
         }
+        // The only change to `self` before the budget may run out ([`Product::undo_too_wide`]).
         self.lens[j] = nj + 1;
         wk.lo[j] = nj + 1;
         wk.index.begin(&wk.lo, &self.lens);
@@ -582,6 +584,13 @@ impl Product {
             self.compact(&mut wk.at_map);
         }
         Ok(live)
+    }
+
+    /// Gives back the product as it was before a push of location `j` that ran out of the
+    /// vertex budget (`Err` from [`Product::push`]): such a push changes nothing but the
+    /// length of `j`'s trace before it runs out.
+    pub fn undo_too_wide(&mut self, j: usize) {
+        self.lens[j] -= 1;
     }
 
     /// Drops the vertices no longer on any face from the store (in order), and renumbers the
