@@ -391,89 +391,85 @@ fn a_weak_pass_at_the_end_is_explained_as_the_batch_explains_it() {
 #[test]
 fn the_product_stores_exactly_the_upper_faces() {
     use crate::check::ac;
-    let engine = mqtt();
-    let mut scratch = ac::AcScratch::default();
-    let model = engine.model();
-    let (a, alphabet) = (model.automata().unwrap(), &model.alphabet);
-    let tables = engine.tables().unwrap();
-    let closure = product::closure_rows(tables, &a.nfa, alphabet);
-    let kernel = product::Kernel {
-        tables,
-        nfa: &a.nfa,
-        alphabet,
-        closure: &closure,
-    };
-    let k = alphabet.locations();
-    let w = tables.words();
-    let mut rng = Rng::new(5);
-    let (mut wide, mut searched) = (0, 0);
-    for _ in 0..120 {
-        let steps = rng.between(0, 80);
-        let events = random_events(&engine, &mut rng, steps);
-        // Read again with one location held back: most of its events come last.
-        let slow = rng.below(k);
-        let (mut early, mut late): (Vec<LetterId>, Vec<LetterId>) = (Vec::new(), Vec::new());
-        for &e in &events {
-            if alphabet.location(e).index() == slow && rng.below(8) != 0 {
-                late.push(e);
-            } else {
-                early.push(e);
-            }
-        }
-        let mut p = product::Product::new(&kernel);
-        let mut traces = vec![Vec::new(); k];
-        for &e in early.iter().chain(&late) {
-            let j = alphabet.location(e).index();
-            traces[j].push(e);
-            p.push(&kernel, &traces, j, e, usize::MAX).unwrap();
-            // The whole grid, by positions in lexicographic order.
-            let lens: Vec<usize> = traces.iter().map(Vec::len).collect();
-            let mut grid: std::collections::BTreeMap<Vec<u32>, Vec<u64>> = Default::default();
-            let mut v = vec![0u32; k];
-            loop {
-                let mut set = vec![0u64; w];
-                if v.iter().all(|&x| x == 0) {
-                    set.copy_from_slice(tables.initial_states());
+    on_mqtt_kernel(|engine, kernel| {
+        let mut scratch = ac::AcScratch::default();
+        let (a, alphabet, tables) = (
+            engine.model().automata().unwrap(),
+            kernel.alphabet,
+            kernel.tables,
+        );
+        let k = alphabet.locations();
+        let w = tables.words();
+        let mut rng = Rng::new(5);
+        let (mut wide, mut searched) = (0, 0);
+        for _ in 0..120 {
+            let steps = rng.between(0, 80);
+            let events = random_events(engine, &mut rng, steps);
+            // Read again with one location held back: most of its events come last.
+            let slow = rng.below(k);
+            let (mut early, mut late): (Vec<LetterId>, Vec<LetterId>) = (Vec::new(), Vec::new());
+            for &e in &events {
+                if alphabet.location(e).index() == slow && rng.below(8) != 0 {
+                    late.push(e);
+                } else {
+                    early.push(e);
                 }
-                for (i, trace) in traces.iter().enumerate() {
-                    if v[i] > 0 {
-                        let mut u = v.clone();
-                        u[i] -= 1;
-                        if let Some(from) = grid.get(&u) {
-                            tables.step_into(&a.nfa, from, trace[u[i] as usize], &mut set);
+            }
+            let mut p = product::Product::new(kernel);
+            let mut traces = vec![Vec::new(); k];
+            for &e in early.iter().chain(&late) {
+                let j = alphabet.location(e).index();
+                traces[j].push(e);
+                p.push(kernel, &traces, j, e, usize::MAX).unwrap();
+                // The whole grid, by positions in lexicographic order.
+                let lens: Vec<usize> = traces.iter().map(Vec::len).collect();
+                let mut grid: std::collections::BTreeMap<Vec<u32>, Vec<u64>> = Default::default();
+                let mut v = vec![0u32; k];
+                loop {
+                    let mut set = vec![0u64; w];
+                    if v.iter().all(|&x| x == 0) {
+                        set.copy_from_slice(tables.initial_states());
+                    }
+                    for (i, trace) in traces.iter().enumerate() {
+                        if v[i] > 0 {
+                            let mut u = v.clone();
+                            u[i] -= 1;
+                            if let Some(from) = grid.get(&u) {
+                                tables.step_into(&a.nfa, from, trace[u[i] as usize], &mut set);
+                            }
                         }
                     }
+                    grid.insert(v.clone(), set);
+                    // The next position, as an odometer (a predecessor comes before).
+                    let Some(i) = (0..k).rev().find(|&i| (v[i] as usize) < lens[i]) else {
+                        break;
+                    };
+                    v[i] += 1;
+                    for x in &mut v[i + 1..] {
+                        *x = 0;
+                    }
                 }
-                grid.insert(v.clone(), set);
-                // The next position, as an odometer (a predecessor comes before).
-                let Some(i) = (0..k).rev().find(|&i| (v[i] as usize) < lens[i]) else {
-                    break;
-                };
-                v[i] += 1;
-                for x in &mut v[i + 1..] {
-                    *x = 0;
-                }
+                let want: Vec<(Vec<u32>, Vec<u64>)> = grid
+                    .into_iter()
+                    .filter(|(v, s)| {
+                        (0..k).any(|i| v[i] as usize == lens[i]) && s.iter().any(|&x| x != 0)
+                    })
+                    .collect();
+                let mut got = p.stored();
+                got.sort();
+                assert_eq!(got, want, "{traces:?}");
+                wide = wide.max(want.len());
+                let budget = crate::budget::Budget::default();
+                let (batch, _) =
+                    ac::is_multi_prefix_in(&mut scratch, a, tables, alphabet, &traces, &budget);
+                let is = p.is_multi_prefix(kernel, &traces, usize::MAX).unwrap();
+                assert_eq!(Ok(is), batch, "{traces:?}");
+                searched += 1;
             }
-            let want: Vec<(Vec<u32>, Vec<u64>)> = grid
-                .into_iter()
-                .filter(|(v, s)| {
-                    (0..k).any(|i| v[i] as usize == lens[i]) && s.iter().any(|&x| x != 0)
-                })
-                .collect();
-            let mut got = p.stored();
-            got.sort();
-            assert_eq!(got, want, "{traces:?}");
-            wide = wide.max(want.len());
-            let budget = crate::budget::Budget::default();
-            let (batch, _) =
-                ac::is_multi_prefix_in(&mut scratch, a, tables, alphabet, &traces, &budget);
-            let is = p.is_multi_prefix(&kernel, &traces, usize::MAX).unwrap();
-            assert_eq!(Ok(is), batch, "{traces:?}");
-            searched += 1;
         }
-    }
-    assert!(wide >= 12, "{wide}");
-    assert!(searched > 500, "{searched}");
+        assert!(wide >= 12, "{wide}");
+        assert!(searched > 500, "{searched}");
+    });
 }
 
 /// Deferred checks ([`Monitor::push_unchecked`], settled at random points) decide every run
@@ -557,6 +553,40 @@ fn deferred_decisions_do_not_depend_on_the_rounds_when_a_search_runs_out() {
 /// product before the event instead of replaying the round.
 #[test]
 fn a_push_that_runs_out_is_undone_exactly() {
+    on_mqtt_kernel(|engine, kernel| {
+        let alphabet = kernel.alphabet;
+        let k = alphabet.locations();
+        let mut rng = Rng::new(23);
+        let mut undone = 0;
+        for _ in 0..200 {
+            let steps = rng.between(5, 60);
+            let events = random_events(engine, &mut rng, steps);
+            let slow = rng.below(k);
+            let (early, late): (Vec<LetterId>, Vec<LetterId>) = events
+                .iter()
+                .partition(|&&e| alphabet.location(e).index() != slow);
+            let budget = rng.between(2, 12);
+            let mut p = product::Product::new(kernel);
+            let mut traces = vec![Vec::new(); k];
+            for &e in early.iter().chain(&late) {
+                let j = alphabet.location(e).index();
+                traces[j].push(e);
+                let before = p.clone();
+                if p.push(kernel, &traces, j, e, budget).is_err() {
+                    p.undo_too_wide(j);
+                    assert_eq!(p, before, "{traces:?}");
+                    undone += 1;
+                    break;
+                }
+            }
+        }
+        assert!(undone > 50, "{undone}");
+    });
+}
+
+/// Calls `f` with the MQTT model's engine and its product kernel (for tests of the product
+/// itself).
+pub(crate) fn on_mqtt_kernel<R>(f: impl FnOnce(&Engine, &product::Kernel<'_>) -> R) -> R {
     let engine = mqtt();
     let model = engine.model();
     let (a, alphabet) = (model.automata().unwrap(), &model.alphabet);
@@ -568,30 +598,5 @@ fn a_push_that_runs_out_is_undone_exactly() {
         alphabet,
         closure: &closure,
     };
-    let k = alphabet.locations();
-    let mut rng = Rng::new(23);
-    let mut undone = 0;
-    for _ in 0..200 {
-        let steps = rng.between(5, 60);
-        let events = random_events(&engine, &mut rng, steps);
-        let slow = rng.below(k);
-        let (early, late): (Vec<LetterId>, Vec<LetterId>) = events
-            .iter()
-            .partition(|&&e| alphabet.location(e).index() != slow);
-        let budget = rng.between(2, 12);
-        let mut p = product::Product::new(&kernel);
-        let mut traces = vec![Vec::new(); k];
-        for &e in early.iter().chain(&late) {
-            let j = alphabet.location(e).index();
-            traces[j].push(e);
-            let before = p.clone();
-            if p.push(&kernel, &traces, j, e, budget).is_err() {
-                p.undo_too_wide(j);
-                assert_eq!(p, before, "{traces:?}");
-                undone += 1;
-                break;
-            }
-        }
-    }
-    assert!(undone > 50, "{undone}");
+    f(&engine, &kernel)
 }

@@ -143,9 +143,9 @@ impl Product {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{closure_rows, Kernel, Product, WORK};
+    use super::super::{Product, WORK};
     use super::MEMO;
-    use crate::monitor::tests::{mqtt, random_events};
+    use crate::monitor::tests::{on_mqtt_kernel, random_events};
     use crate::nfa::LetterId;
     use crate::rng::Rng;
 
@@ -154,69 +154,63 @@ mod tests {
     /// budgets), and a run read again takes its answers from it.
     #[test]
     fn answers_from_the_memo_are_the_searchs() {
-        let engine = mqtt();
-        let model = engine.model();
-        let (a, alphabet) = (model.automata().unwrap(), &model.alphabet);
-        let tables = engine.tables().unwrap();
-        let closure = closure_rows(tables, &a.nfa, alphabet);
-        let kernel = Kernel {
-            tables,
-            nfa: &a.nfa,
-            alphabet,
-            closure: &closure,
-        };
-        let k = alphabet.locations();
-        let mut rng = Rng::new(11);
-        let hits = || MEMO.with(|m| m.borrow().hits);
-        let before = hits();
-        let (mut asked, mut wide, mut not) = (0, 0, 0);
-        for run in 0..300 {
-            let budget = [usize::MAX, 3, 6, 12][run % 4];
-            let steps = rng.between(0, 60);
-            let events = random_events(&engine, &mut rng, steps);
-            let slow = rng.below(k);
-            let mut p = Product::new(&kernel);
-            let mut traces = vec![Vec::new(); k];
-            let (mut early, mut late): (Vec<LetterId>, Vec<LetterId>) = (Vec::new(), Vec::new());
-            for &e in &events {
-                if alphabet.location(e).index() == slow && rng.below(3) != 0 {
-                    late.push(e);
-                } else {
-                    early.push(e);
+        on_mqtt_kernel(|engine, kernel| {
+            let (alphabet, tables) = (kernel.alphabet, kernel.tables);
+            let k = alphabet.locations();
+            let mut rng = Rng::new(11);
+            let hits = || MEMO.with(|m| m.borrow().hits);
+            let before = hits();
+            let (mut asked, mut wide, mut not) = (0, 0, 0);
+            for run in 0..300 {
+                let budget = [usize::MAX, 3, 6, 12][run % 4];
+                let steps = rng.between(0, 60);
+                let events = random_events(engine, &mut rng, steps);
+                let slow = rng.below(k);
+                let mut p = Product::new(kernel);
+                let mut traces = vec![Vec::new(); k];
+                let (mut early, mut late): (Vec<LetterId>, Vec<LetterId>) =
+                    (Vec::new(), Vec::new());
+                for &e in &events {
+                    if alphabet.location(e).index() == slow && rng.below(3) != 0 {
+                        late.push(e);
+                    } else {
+                        early.push(e);
+                    }
+                }
+                // Twice: the second time every configuration was met before.
+                for &e in early
+                    .iter()
+                    .chain(&late)
+                    .chain(&[LetterId(u32::MAX)])
+                    .chain(&early)
+                    .chain(&late)
+                {
+                    if e == LetterId(u32::MAX) {
+                        p = Product::new(kernel);
+                        traces = vec![Vec::new(); k];
+                        continue;
+                    }
+                    let j = alphabet.location(e).index();
+                    traces[j].push(e);
+                    p.push(kernel, &traces, j, e, usize::MAX).unwrap();
+                    if p.end_meets(tables.live()) {
+                        continue;
+                    }
+                    let want =
+                        WORK.with(|wk| p.search(&mut wk.borrow_mut(), kernel, &traces, budget));
+                    let got = p.is_multi_prefix(kernel, &traces, budget);
+                    assert_eq!(got, want, "{traces:?} budget {budget}");
+                    asked += 1;
+                    wide += usize::from(want.is_err());
+                    not += usize::from(want == Ok(false));
                 }
             }
-            // Twice: the second time every configuration was met before.
-            for &e in early
-                .iter()
-                .chain(&late)
-                .chain(&[LetterId(u32::MAX)])
-                .chain(&early)
-                .chain(&late)
-            {
-                if e == LetterId(u32::MAX) {
-                    p = Product::new(&kernel);
-                    traces = vec![Vec::new(); k];
-                    continue;
-                }
-                let j = alphabet.location(e).index();
-                traces[j].push(e);
-                p.push(&kernel, &traces, j, e, usize::MAX).unwrap();
-                if p.end_meets(tables.live()) {
-                    continue;
-                }
-                let want = WORK.with(|wk| p.search(&mut wk.borrow_mut(), &kernel, &traces, budget));
-                let got = p.is_multi_prefix(&kernel, &traces, budget);
-                assert_eq!(got, want, "{traces:?} budget {budget}");
-                asked += 1;
-                wide += usize::from(want.is_err());
-                not += usize::from(want == Ok(false));
-            }
-        }
-        let hits = hits() - before;
-        assert!(asked > 1000, "{asked}");
-        // At least the second reading of each run (not all: a configuration too wide or with
-        // too long a key is not kept).
-        assert!(2 * hits > asked, "{hits} of {asked}");
-        assert!(wide > 20 && not > 20, "{wide} {not}");
+            let hits = hits() - before;
+            assert!(asked > 1000, "{asked}");
+            // At least the second reading of each run (not all: a configuration too wide or with
+            // too long a key is not kept).
+            assert!(2 * hits > asked, "{hits} of {asked}");
+            assert!(wide > 20 && not > 20, "{wide} {not}");
+        });
     }
 }
