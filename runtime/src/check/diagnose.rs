@@ -81,6 +81,15 @@ trait Oracle {
     ) -> (Result<bool, &'static str>, u64);
 }
 
+/// Answers to the questions about the whole multitrace extended by one letter, from a caller
+/// that holds more than the letters: the live monitor's product is at the end of the run, so
+/// one step and a search over its faces answer what AC's search would find from scratch.
+pub trait EndQueries {
+    /// Whether the whole multitrace with letter `a` appended to location `i`'s trace is a
+    /// multi-prefix; `None` when it cannot tell (then the search answers).
+    fn extends(&mut self, i: usize, a: LetterId) -> Option<bool>;
+}
+
 /// The oracle of a compiled model: AC's first search on the cut letters.
 pub(crate) struct AutomataOracle<'a> {
     pub(crate) automata: &'a Automata,
@@ -95,6 +104,8 @@ pub(crate) struct AutomataOracle<'a> {
     pub(crate) sure: Option<(Vec<usize>, Vec<LetterId>)>,
     /// The buffers of the search behind [`Oracle::surely`].
     pub(crate) dfs: SureSearch,
+    /// Answers about the whole multitrace extended by a letter, when the caller has them.
+    pub(crate) end: Option<&'a mut dyn EndQueries>,
 }
 
 impl AutomataOracle<'_> {
@@ -234,6 +245,14 @@ impl Oracle for AutomataOracle<'_> {
         {
             // Downward closure: a cut below a consistent one is consistent.
             return (Ok(true), 0);
+        }
+        if let (Some(end), Some((i, Sym::Letter(a)))) = (&mut self.end, extra) {
+            if v.iter().zip(self.traces).all(|(&n, t)| n == t.len()) {
+                if let Some(b) = end.extends(i, a) {
+                    // Exact (no budget spent here: the caller's own budget bounded it).
+                    return (Ok(b), 0);
+                }
+            }
         }
         self.cut.resize(self.traces.len(), Vec::new());
         for (i, c) in self.cut.iter_mut().enumerate() {
@@ -605,15 +624,16 @@ fn local_by_queries<O: Oracle + ?Sized>(q: &mut Queries<'_, O>, lens: &[usize]) 
 /// The diagnosis of a failed multitrace of a compiled model, given as letters; `whole` as for
 /// [`diagnose_term`].
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn diagnose_letters(
-    automata: &Automata,
-    tables: &AcTables,
-    alphabet: &Alphabet,
-    traces: &[Vec<LetterId>],
-    scratch: &mut AcScratch,
+pub(crate) fn diagnose_letters<'a>(
+    automata: &'a Automata,
+    tables: &'a AcTables,
+    alphabet: &'a Alphabet,
+    traces: &'a [Vec<LetterId>],
+    scratch: &'a mut AcScratch,
     whole: Option<bool>,
     budget: &Budget,
-    known: &[usize],
+    known: &'a [usize],
+    end: Option<&'a mut dyn EndQueries>,
 ) -> Diagnosis {
     if traces.len() == 1 && automata.projections.len() == 1 {
         return single_location(automata, alphabet, &traces[0]);
@@ -628,6 +648,7 @@ pub(crate) fn diagnose_letters(
         known,
         sure: None,
         dfs: SureSearch::default(),
+        end,
     };
     diagnose_with(&mut oracle, whole, budget, false)
 }

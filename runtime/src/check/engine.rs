@@ -111,6 +111,23 @@ impl Engine {
         opts: &CheckOptions,
         known: &[usize],
     ) -> Result<(Verdict, Procedure), CheckError> {
+        self.check_letters_ending(scratch, traces, opts, known, None)
+    }
+
+    /// [`Engine::check_letters_known`], with `end` answering the diagnosis's questions about
+    /// the whole multitrace extended by one letter (what each location could still do, asked
+    /// of a WeakPass and of a complete-mode Fail whose letters are all consistent): the same
+    /// answers as the search's, so the same record (only the diagnosis's own vertex count,
+    /// which no record shows, is smaller; a small diagnosis budget may then finish where the
+    /// search alone would run out).
+    pub fn check_letters_ending(
+        &self,
+        scratch: &mut Scratch,
+        traces: &[Vec<LetterId>],
+        opts: &CheckOptions,
+        known: &[usize],
+        end: Option<&mut dyn diagnose::EndQueries>,
+    ) -> Result<(Verdict, Procedure), CheckError> {
         let alphabet = &self.model.alphabet;
         if traces.len() != alphabet.locations() {
             return Err(CheckError::TraceCount {
@@ -139,10 +156,10 @@ impl Engine {
             (VerdictKind::Fail, Some(budget)) => {
                 let budget = time_left(&budget, opts, started);
                 let whole = diagnose::known_whole(opts.mode);
-                self.diagnose_letters(scratch, traces, opts, whole, &budget, &mut v, known)?;
+                self.diagnose_letters(scratch, traces, opts, whole, &budget, &mut v, known, end)?;
             }
             (VerdictKind::WeakPass, Some(budget)) => {
-                self.explain_weak_pass(scratch, traces, opts, &budget, &mut v, known)?;
+                self.explain_weak_pass(scratch, traces, opts, &budget, &mut v, known, end)?;
             }
             _ => {}
         }
@@ -229,10 +246,10 @@ impl Engine {
         match (v.kind, opts.diagnosis) {
             (VerdictKind::Fail, Some(budget)) => {
                 let whole = diagnose::known_whole(opts.mode);
-                self.diagnose_letters(scratch, traces, opts, whole, &budget, v, &[])
+                self.diagnose_letters(scratch, traces, opts, whole, &budget, v, &[], None)
             }
             (VerdictKind::WeakPass, Some(budget)) => {
-                self.explain_weak_pass(scratch, traces, opts, &budget, v, &[])
+                self.explain_weak_pass(scratch, traces, opts, &budget, v, &[], None)
             }
             _ => Ok(()),
         }
@@ -256,10 +273,10 @@ impl Engine {
             (VerdictKind::Fail, Some(budget)) => {
                 let budget = time_left(&budget, opts, started);
                 let whole = diagnose::known_whole(opts.mode);
-                self.diagnose_letters(scratch, traces, opts, whole, &budget, v, known)
+                self.diagnose_letters(scratch, traces, opts, whole, &budget, v, known, None)
             }
             (VerdictKind::WeakPass, Some(budget)) => {
-                self.explain_weak_pass(scratch, traces, opts, &budget, v, known)
+                self.explain_weak_pass(scratch, traces, opts, &budget, v, known, None)
             }
             _ => Ok(()),
         }
@@ -267,6 +284,7 @@ impl Engine {
 
     /// What each location of a WeakPass could still do: the diagnosis of the same multitrace
     /// in complete mode, where it fails with every action consumed.
+    #[allow(clippy::too_many_arguments)]
     fn explain_weak_pass(
         &self,
         scratch: &mut Scratch,
@@ -275,6 +293,7 @@ impl Engine {
         budget: &Budget,
         v: &mut Verdict,
         known: &[usize],
+        end: Option<&mut dyn diagnose::EndQueries>,
     ) -> Result<(), CheckError> {
         let complete = CheckOptions {
             mode: crate::verdict::Mode::Complete,
@@ -290,6 +309,7 @@ impl Engine {
             budget,
             &mut whole,
             known,
+            end,
         )?;
         v.diagnosis = whole.diagnosis;
         Ok(())
@@ -310,6 +330,7 @@ impl Engine {
         budget: &Budget,
         v: &mut Verdict,
         known: &[usize],
+        end: Option<&mut dyn diagnose::EndQueries>,
     ) -> Result<(), CheckError> {
         let alphabet = &self.model.alphabet;
         let mut d = if let (Some(a), Some(t)) = (self.model.automata(), self.tables.as_ref()) {
@@ -323,6 +344,8 @@ impl Engine {
                 whole,
                 budget,
                 known,
+                // (A shorter lifetime for the object: not a coercion inside an `Option`.)
+                end.map(|e| e as &mut dyn diagnose::EndQueries),
             )
         } else {
             let mt = self.letters_to_multitrace(traces)?;

@@ -1,6 +1,7 @@
 //! One live run: its local traces so far, its incremental product, and what is decided.
 
 use super::product::{closure_rows, Kernel, Product, TooWide};
+use crate::check::diagnose::EndQueries;
 use crate::check::{CheckError, CheckOptions, Choice, Engine, Procedure, Scratch};
 use crate::nfa::{LetterId, LocationId};
 use crate::verdict::{Mode, Reason, Verdict, VerdictKind};
@@ -184,6 +185,34 @@ impl LiveRun {
         bincode::serde::decode_from_slice(bytes, bincode::config::standard())
             .map(|(r, _)| r)
             .map_err(|e| StateError(e.to_string()))
+    }
+}
+
+/// The diagnosis's questions about a whole run extended by one letter (what each location
+/// could still do, asked when an open run's record is written), answered by the run's
+/// product: one step and a search over its faces, where AC would search the run from
+/// scratch for each letter. Exact: a budget that runs out leaves the question to AC.
+pub(super) struct EndProduct<'a> {
+    pub(super) kernel: Kernel<'a>,
+    pub(super) product: &'a Product,
+    /// The run's traces, a letter appended for each question and taken off after.
+    pub(super) traces: Vec<Vec<LetterId>>,
+    pub(super) max_vertices: usize,
+}
+
+impl EndQueries for EndProduct<'_> {
+    fn extends(&mut self, i: usize, a: LetterId) -> Option<bool> {
+        let mut p = self.product.clone();
+        self.traces[i].push(a);
+        let found = match p.push(&self.kernel, &self.traces, i, a, self.max_vertices) {
+            Ok(true) => Some(true),
+            Ok(false) => p
+                .is_multi_prefix(&self.kernel, &self.traces, self.max_vertices)
+                .ok(),
+            Err(_) => None,
+        };
+        self.traces[i].pop();
+        found
     }
 }
 
@@ -465,7 +494,7 @@ impl<'e> Monitor<'e> {
             }
             Ok(false) => {
                 let known = run.known_but(j);
-                Some(self.batch(scratch, &run.traces, Mode::Prefix, known))
+                Some(self.batch(scratch, &run.traces, Mode::Prefix, known, None))
             }
             // The search ran out of the budget, the product did not: nothing is certain, the
             // run stays open. (Deciding it Inconclusive here would make the record depend on
@@ -510,7 +539,7 @@ impl<'e> Monitor<'e> {
                 }
             }
             _ => {
-                let v = self.batch(scratch, &run.traces, Mode::Prefix, Known::AllBut(j));
+                let v = self.batch(scratch, &run.traces, Mode::Prefix, Known::AllBut(j), None);
                 matches!(v.kind, VerdictKind::Fail | VerdictKind::Inconclusive).then_some(v)
             }
         };
@@ -555,7 +584,7 @@ impl<'e> Monitor<'e> {
             Known::Nothing
         };
         let (Some(k), Some(p)) = (self.kernel(), &run.product) else {
-            return self.batch(scratch, &run.traces, mode, known);
+            return self.batch(scratch, &run.traces, mode, known, None);
         };
         let accepted = p.is_accepted(&k);
         let kind = match mode {
@@ -582,7 +611,14 @@ impl<'e> Monitor<'e> {
             } else {
                 known
             };
-            return self.batch(scratch, &run.traces, mode, known);
+            // What each location could still do after the whole run: asked of the product.
+            let mut end = EndProduct {
+                kernel: k,
+                product: p,
+                traces: run.traces.clone(),
+                max_vertices: self.opts.max_vertices,
+            };
+            return self.batch(scratch, &run.traces, mode, known, Some(&mut end));
         }
         let mut v = Verdict::new(kind);
         v.vertices = p.vertices() as u64;
@@ -597,6 +633,7 @@ impl<'e> Monitor<'e> {
         traces: &[Vec<LetterId>],
         mode: Mode,
         known: Known,
+        end: Option<&mut dyn EndQueries>,
     ) -> Verdict {
         let opts = CheckOptions {
             mode,
@@ -616,7 +653,7 @@ impl<'e> Monitor<'e> {
         }
         match self
             .engine
-            .check_letters_known(scratch, traces, &opts, &cut)
+            .check_letters_ending(scratch, traces, &opts, &cut, end)
         {
             Ok((v, _)) => v,
             // Not expected (the traces are the model's letters by location, and the procedure

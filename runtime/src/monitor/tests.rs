@@ -600,3 +600,69 @@ pub(crate) fn on_mqtt_kernel<R>(f: impl FnOnce(&Engine, &product::Kernel<'_>) ->
     };
     f(&engine, &kernel)
 }
+
+/// The questions about a whole run extended by one letter, answered by its product
+/// ([`super::run::EndProduct`], for the diagnosis of the run's record), get AC's answers,
+/// on random runs with a location held back and budgets small enough to run out (then the
+/// product says nothing and AC answers).
+#[test]
+fn the_product_answers_the_end_questions_as_ac_does() {
+    use crate::check::ac;
+    use crate::check::diagnose::EndQueries;
+    on_mqtt_kernel(|engine, kernel| {
+        let mut scratch = ac::AcScratch::default();
+        let (a, alphabet) = (engine.model().automata().unwrap(), kernel.alphabet);
+        let k = alphabet.locations();
+        let mut rng = Rng::new(31);
+        let (mut answered, mut left, mut no) = (0, 0, 0);
+        for _ in 0..150 {
+            let steps = rng.between(0, 50);
+            let events = random_events(engine, &mut rng, steps);
+            let slow = rng.below(k);
+            let (early, late): (Vec<LetterId>, Vec<LetterId>) = events
+                .iter()
+                .partition(|&&e| alphabet.location(e).index() != slow || rng.below(2) == 0);
+            let mut p = product::Product::new(kernel);
+            let mut traces = vec![Vec::new(); k];
+            for &e in early.iter().chain(&late) {
+                let j = alphabet.location(e).index();
+                traces[j].push(e);
+                p.push(kernel, &traces, j, e, usize::MAX).unwrap();
+            }
+            let budget = [usize::MAX, 4, 16][rng.below(3)];
+            let mut end = super::run::EndProduct {
+                kernel: *kernel,
+                product: &p,
+                traces: traces.clone(),
+                max_vertices: budget,
+            };
+            for i in 0..k {
+                for &letter in alphabet.letters_of(crate::nfa::LocationId(i as u32)) {
+                    let got = end.extends(i, letter);
+                    assert_eq!(end.traces, traces, "the traces are given back");
+                    let mut more = traces.clone();
+                    more[i].push(letter);
+                    let (want, _) = ac::is_multi_prefix_in(
+                        &mut scratch,
+                        a,
+                        kernel.tables,
+                        alphabet,
+                        &more,
+                        &crate::budget::Budget::default(),
+                    );
+                    match got {
+                        Some(b) => {
+                            assert_eq!(Ok(b), want, "{more:?}");
+                            answered += 1;
+                            no += usize::from(!b);
+                        }
+                        None => left += 1,
+                    }
+                }
+            }
+        }
+        // Most letters are not allowed after a run; some are.
+        let yes = answered - no;
+        assert!(yes > 10 && no > 500 && left > 50, "{yes} {no} {left}");
+    });
+}
