@@ -153,7 +153,7 @@ mod tests {
     /// with a location held back, so that searches are needed and some run out of small
     /// budgets), and a run read again takes its answers from it.
     #[test]
-    fn answers_from_the_memo_are_the_searchs() {
+    fn the_memo_answers_as_the_search_does() {
         on_mqtt_kernel(|engine, kernel| {
             let (alphabet, tables) = (kernel.alphabet, kernel.tables);
             let k = alphabet.locations();
