@@ -404,20 +404,11 @@ fn the_product_stores_exactly_the_upper_faces() {
         let (mut wide, mut searched) = (0, 0);
         for _ in 0..120 {
             let steps = rng.between(0, 80);
-            let events = random_events(engine, &mut rng, steps);
-            // Read again with one location held back: most of its events come last.
-            let slow = rng.below(k);
-            let (mut early, mut late): (Vec<LetterId>, Vec<LetterId>) = (Vec::new(), Vec::new());
-            for &e in &events {
-                if alphabet.location(e).index() == slow && rng.below(8) != 0 {
-                    late.push(e);
-                } else {
-                    early.push(e);
-                }
-            }
+            // One location held back: most of its events come last.
+            let events = held_back(engine, &mut rng, steps, 8);
             let mut p = product::Product::new(kernel);
             let mut traces = vec![Vec::new(); k];
-            for &e in early.iter().chain(&late) {
+            for &e in &events {
                 let j = alphabet.location(e).index();
                 traces[j].push(e);
                 p.push(kernel, &traces, j, e, usize::MAX).unwrap();
@@ -560,15 +551,11 @@ fn a_push_that_runs_out_is_undone_exactly() {
         let mut undone = 0;
         for _ in 0..200 {
             let steps = rng.between(5, 60);
-            let events = random_events(engine, &mut rng, steps);
-            let slow = rng.below(k);
-            let (early, late): (Vec<LetterId>, Vec<LetterId>) = events
-                .iter()
-                .partition(|&&e| alphabet.location(e).index() != slow);
+            let events = held_back(engine, &mut rng, steps, 0);
             let budget = rng.between(2, 12);
             let mut p = product::Product::new(kernel);
             let mut traces = vec![Vec::new(); k];
-            for &e in early.iter().chain(&late) {
+            for &e in &events {
                 let j = alphabet.location(e).index();
                 traces[j].push(e);
                 let before = p.clone();
@@ -582,6 +569,29 @@ fn a_push_that_runs_out_is_undone_exactly() {
         }
         assert!(undone > 50, "{undone}");
     });
+}
+
+/// Random MQTT events with one location held back: each of its events but about one in
+/// `keep` (none when `keep` is 0) comes after all the others.
+pub(crate) fn held_back(
+    engine: &Engine,
+    rng: &mut Rng,
+    steps: usize,
+    keep: usize,
+) -> Vec<LetterId> {
+    let events = random_events(engine, rng, steps);
+    let alphabet = &engine.model().alphabet;
+    let slow = rng.below(alphabet.locations());
+    let (mut early, mut late) = (Vec::new(), Vec::new());
+    for e in events {
+        if alphabet.location(e).index() == slow && (keep == 0 || rng.below(keep) != 0) {
+            late.push(e);
+        } else {
+            early.push(e);
+        }
+    }
+    early.extend(late);
+    early
 }
 
 /// Calls `f` with the MQTT model's engine and its product kernel (for tests of the product
@@ -617,14 +627,10 @@ fn the_product_answers_the_end_questions_as_ac_does() {
         let (mut answered, mut left, mut no) = (0, 0, 0);
         for _ in 0..150 {
             let steps = rng.between(0, 50);
-            let events = random_events(engine, &mut rng, steps);
-            let slow = rng.below(k);
-            let (early, late): (Vec<LetterId>, Vec<LetterId>) = events
-                .iter()
-                .partition(|&&e| alphabet.location(e).index() != slow || rng.below(2) == 0);
+            let events = held_back(engine, &mut rng, steps, 2);
             let mut p = product::Product::new(kernel);
             let mut traces = vec![Vec::new(); k];
-            for &e in early.iter().chain(&late) {
+            for &e in &events {
                 let j = alphabet.location(e).index();
                 traces[j].push(e);
                 p.push(kernel, &traces, j, e, usize::MAX).unwrap();

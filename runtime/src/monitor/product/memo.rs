@@ -145,7 +145,7 @@ impl Product {
 mod tests {
     use super::super::{Product, WORK};
     use super::MEMO;
-    use crate::monitor::tests::{on_mqtt_kernel, random_events};
+    use crate::monitor::tests::{held_back, on_mqtt_kernel};
     use crate::nfa::LetterId;
     use crate::rng::Rng;
 
@@ -164,27 +164,11 @@ mod tests {
             for run in 0..300 {
                 let budget = [usize::MAX, 3, 6, 12][run % 4];
                 let steps = rng.between(0, 60);
-                let events = random_events(engine, &mut rng, steps);
-                let slow = rng.below(k);
+                let events = held_back(engine, &mut rng, steps, 3);
                 let mut p = Product::new(kernel);
                 let mut traces = vec![Vec::new(); k];
-                let (mut early, mut late): (Vec<LetterId>, Vec<LetterId>) =
-                    (Vec::new(), Vec::new());
-                for &e in &events {
-                    if alphabet.location(e).index() == slow && rng.below(3) != 0 {
-                        late.push(e);
-                    } else {
-                        early.push(e);
-                    }
-                }
                 // Twice: the second time every configuration was met before.
-                for &e in early
-                    .iter()
-                    .chain(&late)
-                    .chain(&[LetterId(u32::MAX)])
-                    .chain(&early)
-                    .chain(&late)
-                {
+                for &e in events.iter().chain(&[LetterId(u32::MAX)]).chain(&events) {
                     if e == LetterId(u32::MAX) {
                         p = Product::new(kernel);
                         traces = vec![Vec::new(); k];
