@@ -4,6 +4,10 @@
 //! Exit status: 0 when every multitrace is Pass or WeakPass, 1 when any is Fail, 2 on usage or
 //! input errors, 3 when none failed but some are Inconclusive.
 
+/// The allocator (see the README's dependencies: measured on the monitor).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod batch;
 mod distributed;
 mod gen_cmd;
