@@ -49,6 +49,30 @@ impl ProjDfa {
         (t != NO_STATE).then(|| (t, self.area[i]))
     }
 
+    /// The target of `s` on local letter `x` when it is live (the local verifier still
+    /// reads the trace as a prefix of a projection of an accepted word).
+    #[inline]
+    pub fn live_step(&self, s: u32, x: u32) -> Option<u32> {
+        self.step(s, x)
+            .map(|(t, _)| t)
+            .filter(|&t| self.live[t as usize])
+    }
+
+    /// Reads local letters from the initial state while they lead to live states: the
+    /// state reached and how many letters were read (the longest prefix the local verifier
+    /// accepts as a prefix).
+    pub fn read_live(&self, letters: impl IntoIterator<Item = u32>) -> (u32, usize) {
+        let (mut s, mut n) = (0u32, 0usize);
+        for x in letters {
+            match self.live_step(s, x) {
+                Some(t) => s = t,
+                None => break,
+            }
+            n += 1;
+        }
+        (s, n)
+    }
+
     /// Number of transitions.
     pub fn transition_count(&self) -> usize {
         self.next.iter().filter(|&&t| t != NO_STATE).count()

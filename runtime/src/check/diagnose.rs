@@ -214,22 +214,19 @@ impl Oracle for AutomataOracle<'_> {
     /// verifier), so the others cannot extend a multi-prefix.
     fn possible(&mut self, v: &[usize], i: usize) -> Vec<Sym> {
         let dfa = &self.automata.projections[i];
-        let live = |s: u32, l: LetterId| {
-            dfa.step(s, self.alphabet.local_index(l))
-                .filter(|&(t, _)| dfa.live[t as usize])
-                .map(|(t, _)| t)
-        };
-        let mut s = 0u32;
-        for &l in &self.traces[i][..v[i]] {
-            match live(s, l) {
-                Some(t) => s = t,
-                None => return Vec::new(),
-            }
+        let alphabet = self.alphabet;
+        let (s, read) = dfa.read_live(
+            self.traces[i][..v[i]]
+                .iter()
+                .map(|&l| alphabet.local_index(l)),
+        );
+        if read < v[i] {
+            return Vec::new();
         }
-        self.alphabet
+        alphabet
             .letters_of(LocationId(i as u32))
             .iter()
-            .filter(|&&l| live(s, l).is_some())
+            .filter(|&&l| dfa.live_step(s, alphabet.local_index(l)).is_some())
             .map(|&l| Sym::Letter(l))
             .collect()
     }
@@ -659,20 +656,10 @@ pub(crate) fn diagnose_letters<'a>(
 /// The same answer as the queries give, without a search per action.
 fn single_location(automata: &Automata, alphabet: &Alphabet, trace: &[LetterId]) -> Diagnosis {
     let dfa = &automata.projections[0];
-    let mut s = 0u32;
-    let mut v = trace.len();
-    for (p, &l) in trace.iter().enumerate() {
-        match dfa.step(s, alphabet.local_index(l)) {
-            Some((t, _)) if dfa.live[t as usize] => s = t,
-            _ => {
-                v = p;
-                break;
-            }
-        }
-    }
+    let (s, v) = dfa.read_live(trace.iter().map(|&l| alphabet.local_index(l)));
     let letters = alphabet.letters_of(LocationId(0));
     let allowed: Vec<Sym> = (0..dfa.letters)
-        .filter(|&x| dfa.step(s, x).is_some_and(|(t, _)| dfa.live[t as usize]))
+        .filter(|&x| dfa.live_step(s, x).is_some())
         .map(|x| Sym::Letter(letters[x as usize]))
         .collect();
     let ended = allowed.is_empty();

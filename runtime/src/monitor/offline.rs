@@ -134,17 +134,8 @@ fn local_bounds(engine: &Engine, run: &OfflineRun) -> Option<Vec<usize>> {
             .iter()
             .zip(&automata.projections)
             .map(|(trace, dfa)| {
-                let mut s = 0u32;
-                trace
-                    .iter()
-                    .take_while(|&&l| match dfa.step(s, alphabet.local_index(l)) {
-                        Some((t, _)) if dfa.live[t as usize] => {
-                            s = t;
-                            true
-                        }
-                        _ => false,
-                    })
-                    .count()
+                dfa.read_live(trace.iter().map(|&l| alphabet.local_index(l)))
+                    .1
             })
             .collect(),
     )

@@ -338,22 +338,22 @@ impl<'e> Monitor<'e> {
             }
             Err(w) => {
                 run.events += 1;
-                if run.unchecked.is_empty() {
-                    // Every event before this one is a multi-prefix (checked, or `R(n)` met
-                    // the live states after it): `push`'s decision, without a replay.
+                // Every event before this one is a multi-prefix when none is unchecked
+                // (checked, or `R(n)` met the live states after it). Else the product before
+                // this event is intact (a push that runs out changes only its length): when it
+                // is a multi-prefix, so is every prefix before it (downward closure), and it is
+                // the replay's last check. Either way `push`'s decision, without a replay (on
+                // AutomatArk NFA12 the replays of the runs whose product runs out were a third
+                // of the monitor's time).
+                let known = run.unchecked.is_empty() || {
+                    p.undo_too_wide(j);
+                    let ok = p.is_multi_prefix(&k, &run.traces, self.opts.max_vertices) == Ok(true);
+                    // That check clears `unsure`, as the replay's would.
+                    run.unsure &= !ok;
+                    ok
+                };
+                if known {
                     let v = self.too_wide(w, run.events, run.unsure);
-                    self.decide(run, run.events, v.kind);
-                    return Some((run.events, v));
-                }
-                // The product before this event is intact (a push that runs out changes only
-                // its length). When it is a multi-prefix, so is every prefix before it
-                // (downward closure), and it is the replay's last check: `push`'s decision
-                // without the replay (on AutomatArk NFA12 the replays of the runs whose
-                // product runs out were a third of the monitor's time).
-                p.undo_too_wide(j);
-                if p.is_multi_prefix(&k, &run.traces, self.opts.max_vertices) == Ok(true) {
-                    run.unsure = false;
-                    let v = self.too_wide(w, run.events, false);
                     self.decide(run, run.events, v.kind);
                     return Some((run.events, v));
                 }
