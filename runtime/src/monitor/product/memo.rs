@@ -64,7 +64,7 @@ thread_local! {
 impl Memo {
     /// Makes the key of `p`'s configuration in `self.key`; `false` when `p` is not
     /// memoized (too wide, or too long a key).
-    fn key_of(&mut self, p: &Product, traces: &[Vec<LetterId>]) -> bool {
+    fn make_key(&mut self, p: &Product, traces: &[Vec<LetterId>]) -> bool {
         let (k, w) = (p.k as usize, p.w as usize);
         if p.vertices() > MAX_VERTICES {
             return false;
@@ -121,7 +121,7 @@ impl Product {
                 memo.bytes = 0;
                 memo.owner = owner;
             }
-            if !memo.key_of(self, traces) {
+            if !memo.make_key(self, traces) {
                 return search();
             }
             if let Some(&r) = memo.map.get(&memo.key[..]) {
