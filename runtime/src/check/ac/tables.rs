@@ -232,6 +232,17 @@ impl AcTables {
         &self.accepting
     }
 
+    /// The successor rows of letter `a` (`δ(s, a)` at `[s * words..]`, [`AcTables::words`]
+    /// words per state) when the tables keep them: for front ends that step small sets one at
+    /// a time and inline the OR of rows (the live monitor's product).
+    #[inline]
+    pub fn rows(&self, a: LetterId) -> Option<&[u64]> {
+        let len = self.states * self.words;
+        self.succ
+            .as_deref()
+            .map(|succ| &succ[a.index() * len..(a.index() + 1) * len])
+    }
+
     /// Whether state `s` can reach an accepting state.
     pub(crate) fn is_live(&self, s: usize) -> bool {
         crate::bits::get(&self.live, s)

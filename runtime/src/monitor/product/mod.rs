@@ -34,6 +34,7 @@
 mod closure;
 mod memo;
 mod search;
+mod step;
 mod words;
 
 pub use closure::closure_rows;
@@ -176,13 +177,36 @@ impl Index {
         c
     }
 
+    /// The cell of `p` when the grid is in use (else 0): the cell of `p`'s successor on axis
+    /// `i` is then this one plus `stride[i]` ([`Work::extend`] computes it once per vertex).
+    #[inline(always)]
+    fn cell_of(&self, p: &[u32]) -> usize {
+        if self.dense {
+            self.cell(p)
+        } else {
+            0
+        }
+    }
+
+    /// The vertex in grid cell `c` (the grid is in use).
+    #[inline(always)]
+    fn get_cell(&self, c: usize) -> Option<usize> {
+        let c = self.cells[c];
+        ((c >> 32) as u32 == self.stamp).then_some(c as u32 as usize)
+    }
+
     /// The vertex of `faces` at `at` (whose key is `key`).
     #[inline(always)]
     fn get(&self, faces: &Faces, k: usize, at: &[u32], key: u64) -> Option<usize> {
         if self.dense {
-            let c = self.cells[self.cell(at)];
-            return ((c >> 32) as u32 == self.stamp).then_some(c as u32 as usize);
+            return self.get_cell(self.cell(at));
         }
+        self.get_hashed(faces, k, at, key)
+    }
+
+    /// [`Index::get`] when the index hashes.
+    #[inline(always)]
+    fn get_hashed(&self, faces: &Faces, k: usize, at: &[u32], key: u64) -> Option<usize> {
         match self.hash.get(&key) {
             Some(&i) if same(&faces.pos[i as usize * k..(i as usize + 1) * k], at) => {
                 Some(i as usize)
@@ -196,11 +220,16 @@ impl Index {
     #[inline(always)]
     fn insert(&mut self, at: &[u32], key: u64, v: usize) {
         if self.dense {
-            let c = self.cell(at);
-            self.cells[c] = (u64::from(self.stamp) << 32) | v as u64;
+            self.insert_cell(self.cell(at), v);
         } else {
             self.hash.entry(key).or_insert(v as u32);
         }
+    }
+
+    /// Indexes vertex `v` in grid cell `c` (the grid is in use).
+    #[inline(always)]
+    fn insert_cell(&mut self, c: usize, v: usize) {
+        self.cells[c] = (u64::from(self.stamp) << 32) | v as u64;
     }
 }
 
@@ -245,9 +274,10 @@ impl Work {
         append(&mut self.deltas, &self.delta);
     }
 
-    /// Extends vertex `u` (its new states in `d`) by the next letter location `i` logged
-    /// (none when its trace is read up to `lens[i]`): the successor vertex gets the states
-    /// reached, and is queued when any of them is new there.
+    /// Extends vertex `u` (its new states in `d`, its grid cell `ucell`:
+    /// [`Index::cell_of`]) by the next letter location `i` logged (none when its trace is
+    /// read up to `lens[i]`): the successor vertex gets the states reached, and is queued
+    /// when any of them is new there.
     fn extend(
         &mut self,
         kernel: &Kernel<'_>,
@@ -255,6 +285,7 @@ impl Work {
         lens: &[u32],
         u: usize,
         i: usize,
+        ucell: usize,
     ) {
         let (k, w) = (lens.len(), self.d.len());
         let ui = self.faces.pos[u * k + i];
@@ -262,24 +293,30 @@ impl Work {
             return;
         }
         zero(&mut self.t);
-        kernel
-            .tables
-            .step_into(kernel.nfa, &self.d, traces[i][ui as usize], &mut self.t);
+        kernel.step(&self.d, traces[i][ui as usize], &mut self.t);
         if is_empty(&self.t) {
             return;
         }
         copy(&mut self.at, &self.faces.pos[u * k..(u + 1) * k]);
         self.at[i] += 1;
-        let key = key_of(&self.at);
         let f = &mut self.faces;
-        match self.index.get(f, k, &self.at, key) {
+        // In the grid, the successor's cell is `u`'s plus the axis' stride (no key, no
+        // product of positions by strides).
+        let cell = ucell + self.index.stride[i];
+        let found = if self.index.dense {
+            self.index.get_cell(cell)
+        } else {
+            self.index.get_hashed(f, k, &self.at, key_of(&self.at))
+        };
+        match found {
             Some(v) => {
                 // Queued when any state is new there (with those states).
                 let mut any = 0;
-                for x in 0..w {
-                    let d = self.t[x] & !f.sets[v * w + x];
-                    f.sets[v * w + x] |= d;
-                    self.delta[x] = d;
+                let set = &mut f.sets[v * w..(v + 1) * w];
+                for ((s, &t), delta) in set.iter_mut().zip(&self.t).zip(&mut self.delta) {
+                    let d = t & !*s;
+                    *s |= d;
+                    *delta = d;
                     any |= d;
                 }
                 if any != 0 {
@@ -288,7 +325,12 @@ impl Work {
             }
             None => {
                 let v = f.len();
-                self.index.insert(&self.at, key, v);
+                let key = key_of(&self.at);
+                if self.index.dense {
+                    self.index.insert_cell(cell, v);
+                } else {
+                    self.index.insert(&self.at, key, v);
+                }
                 append(&mut f.pos, &self.at);
                 f.keys.push(key);
                 append(&mut f.sets, &self.t);
@@ -513,9 +555,7 @@ impl Product {
         for &v in &self.on[j] {
             let v = v as usize;
             zero(&mut wk.t);
-            kernel
-                .tables
-                .step_into(kernel.nfa, &old.sets[v * w..(v + 1) * w], a, &mut wk.t);
+            kernel.step(&old.sets[v * w..(v + 1) * w], a, &mut wk.t);
             if is_empty(&wk.t) {
                 continue;
             }
@@ -533,9 +573,10 @@ impl Product {
         }
         // Close the new face by the letters the other locations logged.
         while let Some(u) = wk.pop_work(w) {
+            let ucell = wk.index.cell_of(&wk.faces.pos[u * k..(u + 1) * k]);
             for i in 0..k {
                 if i != j {
-                    wk.extend(kernel, traces, &self.lens, u, i);
+                    wk.extend(kernel, traces, &self.lens, u, i, ucell);
                 }
             }
             if wk.faces.len() + self.vertices() > max_vertices {

@@ -154,8 +154,9 @@ impl Product {
             if wk.silent.iter().all(|&s| s) && wk.d.iter().zip(live).any(|(a, b)| a & b != 0) {
                 return Ok(true);
             }
+            let ucell = wk.index.cell_of(&wk.faces.pos[u * k..(u + 1) * k]);
             for i in 0..k {
-                wk.extend(kernel, traces, &self.lens, u, i);
+                wk.extend(kernel, traces, &self.lens, u, i, ucell);
             }
             if wk.faces.len() > max_vertices {
                 return Err(self.too_wide(0));
