@@ -34,10 +34,8 @@ pub(super) fn copy<T: Copy>(dst: &mut [T], src: &[T]) {
 #[inline(always)]
 pub(super) fn append<T: Copy>(v: &mut Vec<T>, src: &[T]) {
     if src.len() <= 4 {
-        v.reserve(src.len());
-        for &x in src {
-            v.push(x);
-        }
+        // A slice's iterator has a trusted length: one reservation, then plain writes.
+        v.extend(src.iter().copied());
     } else {
         v.extend_from_slice(src);
     }
