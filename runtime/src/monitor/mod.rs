@@ -30,6 +30,7 @@ pub mod decision;
 pub mod follow;
 pub mod offline;
 pub mod product;
+mod replay;
 mod run;
 pub mod session;
 mod session_live;

@@ -55,23 +55,23 @@ pub enum Standing {
 /// The state of one live run (compact, serializable: [`LiveRun::to_bytes`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LiveRun {
-    traces: Vec<Vec<LetterId>>,
+    pub(super) traces: Vec<Vec<LetterId>>,
     /// `None` for runs re-checked from their traces (term exploration).
-    product: Option<Product>,
-    standing: Standing,
-    events: u64,
+    pub(super) product: Option<Product>,
+    pub(super) standing: Standing,
+    pub(super) events: u64,
     /// Locations of the events fed by [`Monitor::push_unchecked`] since the last multi-prefix
     /// check ([`Monitor::settle`]), oldest first, from the first *dark* one (the first after
     /// which `R(n)` did not meet the live states): the events before it are multi-prefixes
     /// (the check after each would have said so without a search), so they are only counted
     /// (`quiet`) and a replay starts at the list's first event; a run whose events keep
     /// meeting the live states (most runs) allocates no list.
-    unchecked: Vec<u32>,
+    pub(super) unchecked: Vec<u32>,
     /// Events fed unchecked before the first dark one.
-    quiet: u32,
+    pub(super) quiet: u32,
     /// The product after the first dark unchecked event, once a later event is fed.
     #[serde(default)]
-    checked: Option<Box<Product>>,
+    pub(super) checked: Option<Box<Product>>,
     /// A multi-prefix search ran out of the vertex budget since the run's events were last
     /// found a multi-prefix: the run stays open (nothing is certain), but a Fail found later
     /// may have been certain at an earlier event, so its diagnosis assumes nothing of them.
@@ -145,7 +145,7 @@ impl LiveRun {
     /// Its events fed unchecked are checked (or need no check). The list keeps its buffer:
     /// freeing it saved 2 MB at 100,000 live runs, for 0.6 % more instructions on the MQTT
     /// set, whose runs often have dark events.
-    fn settled(&mut self) {
+    pub(super) fn settled(&mut self) {
         self.unchecked.clear();
         self.quiet = 0;
         self.checked = None;
@@ -218,8 +218,8 @@ impl EndQueries for EndProduct<'_> {
 
 /// The incremental engine over a loaded model: it starts live runs and feeds them events.
 pub struct Monitor<'e> {
-    engine: &'e Engine,
-    opts: MonitorOptions,
+    pub(super) engine: &'e Engine,
+    pub(super) opts: MonitorOptions,
     procedure: Procedure,
     /// Per-location closure rows of the automaton (see [`Kernel::closure`]).
     closure: Vec<u64>,
@@ -263,7 +263,7 @@ impl<'e> Monitor<'e> {
         self.kernel().is_some()
     }
 
-    fn kernel(&self) -> Option<Kernel<'_>> {
+    pub(super) fn kernel(&self) -> Option<Kernel<'_>> {
         if self.procedure == Procedure::Term {
             return None;
         }
@@ -359,7 +359,7 @@ impl<'e> Monitor<'e> {
                 }
                 // Replayed with a check after each event, this one included.
                 run.unchecked.push(j as u32);
-                self.replay(scratch, run)
+                self.replay(scratch, run, false)
             }
         }
     }
@@ -385,90 +385,11 @@ impl<'e> Monitor<'e> {
             run.unsure = false;
             return None;
         }
-        self.replay(scratch, run)
-    }
-
-    /// Finds the first unchecked event that decides the run, with [`Monitor::push`]'s
-    /// decision. The events before the first dark one are multi-prefixes (`R(n)` met the
-    /// live states after each, so `push`'s check needed no search and passed); the first dark
-    /// event is checked by itself (its product is the one kept after it, or the current one
-    /// when it is the last), then the others replayed one at a time on the kept product. The
-    /// run is decided then.
-    fn replay(&self, scratch: &mut Scratch, run: &mut LiveRun) -> Option<(u64, Verdict)> {
-        // The list starts at the first dark event (a replay is asked for only then).
-        let n = run.unchecked.len();
-        debug_assert!(n > 0);
-        if n == 0 {
-            run.settled();
-            return None;
-        }
-        let first = run.events - n as u64 + 1;
-        let after_first = if n == 1 {
-            run.checked = None;
-            run.product.take()
-        } else {
-            run.checked.take().map(|b| *b)
-        };
-        let unchecked = std::mem::take(&mut run.unchecked);
-        run.quiet = 0;
-        let mut lens: Vec<usize> = run.traces.iter().map(Vec::len).collect();
-        for &j in &unchecked {
-            lens[j as usize] -= 1;
-        }
-        let letters: Vec<LetterId> = {
-            let mut at = lens.clone();
-            unchecked
-                .iter()
-                .map(|&j| {
-                    let a = run.traces[j as usize][at[j as usize]];
-                    at[j as usize] += 1;
-                    a
-                })
-                .collect()
-        };
-        let mut again = LiveRun {
-            traces: run
-                .traces
-                .iter()
-                .zip(&lens)
-                .map(|(t, &l)| t[..l].to_vec())
-                .collect(),
-            product: after_first,
-            standing: Standing::Open,
-            events: first,
-            unchecked: Vec::new(),
-            quiet: 0,
-            checked: None,
-            // As the events before the first dark one left it (one of them, meeting the live
-            // states, cleared it).
-            unsure: run.unsure,
-        };
-        // The first unchecked event, checked as `push` checks it.
-        let j0 = unchecked[0] as usize;
-        again.traces[j0].push(letters[0]);
-        if let (Some(k), Some(p)) = (self.kernel(), &again.product) {
-            let found = p.is_multi_prefix(&k, &again.traces, self.opts.max_vertices);
-            if let Some(v) = self.answered(scratch, &mut again, found, j0) {
-                self.decide(run, first, v.kind);
-                return Some((first, v));
-            }
-        }
-        for a in letters.into_iter().skip(1) {
-            if let Some(v) = self.push(scratch, &mut again, a) {
-                let at = again.events;
-                self.decide(run, at, v.kind);
-                return Some((at, v));
-            }
-        }
-        // No decision: the round's searches ran out of the budget (the run stays open, unsure)
-        // and the product's did not; the replay has the run's state exactly.
-        again.events = run.events;
-        *run = again;
-        None
+        self.replay(scratch, run, true)
     }
 
     /// Marks the run decided at event `at` and frees what a decided run no longer needs.
-    fn decide(&self, run: &mut LiveRun, at: u64, kind: VerdictKind) {
+    pub(super) fn decide(&self, run: &mut LiveRun, at: u64, kind: VerdictKind) {
         run.standing = Standing::Decided(at, kind);
         run.product = None;
         run.traces = Vec::new();
@@ -480,7 +401,7 @@ impl<'e> Monitor<'e> {
     /// What `push` decides on `found`, the multi-prefix answer for the run's events, the last
     /// of location `j`: nothing while they are one, a Fail (the batch record of the prefix)
     /// when they are not.
-    fn answered(
+    pub(super) fn answered(
         &self,
         scratch: &mut Scratch,
         run: &mut LiveRun,

@@ -1,0 +1,233 @@
+//! The replay of a round's events fed unchecked, when the run's check at the end of the
+//! round ([`Monitor::settle`]) finds it no longer a multi-prefix (or a push runs out of the
+//! budget): the event that decides the run is found, with the decision [`Monitor::push`]
+//! gives there, event by event as if each had been checked.
+//!
+//! A multitrace that is not a multi-prefix stays so whatever follows, so the events that
+//! keep the run one are a prefix of the round: when no push nor search among them can run
+//! out of the budget ([`Product::face_cells`] bounds them), that prefix is found by bisection,
+//! a search per halving instead of one per event (on the MQTT set, the replays were 12 % of
+//! the monitor's time). Each answer is then the one the event-by-event replay gets, and so is
+//! the decision and its record.
+
+use super::product::{Kernel, Product};
+use super::run::{LiveRun, Monitor, Standing};
+use crate::check::Scratch;
+use crate::nfa::LetterId;
+use crate::verdict::Verdict;
+
+impl Monitor<'_> {
+    /// Finds the first unchecked event that decides the run, with [`Monitor::push`]'s
+    /// decision. The events before the first dark one are multi-prefixes (`R(n)` met the
+    /// live states after each, so `push`'s check needed no search and passed); the first dark
+    /// event is checked by itself (its product is the one kept after it, or the current one
+    /// when it is the last), then the others replayed one at a time on the kept product. The
+    /// run is decided then.
+    ///
+    /// `settled`: a search found all the run's events not a multi-prefix (else a push ran
+    /// out of the budget); the events that keep it one are then skipped by bisection when no
+    /// check among them can run out ([`Monitor::still_prefixes`]).
+    pub(super) fn replay(
+        &self,
+        scratch: &mut Scratch,
+        run: &mut LiveRun,
+        settled: bool,
+    ) -> Option<(u64, Verdict)> {
+        // The list starts at the first dark event (a replay is asked for only then).
+        let n = run.unchecked.len();
+        debug_assert!(n > 0);
+        if n == 0 {
+            run.settled();
+            return None;
+        }
+        let first = run.events - n as u64 + 1;
+        let after_first = if n == 1 {
+            run.checked = None;
+            run.product.take()
+        } else {
+            run.checked.take().map(|b| *b)
+        };
+        let unchecked = std::mem::take(&mut run.unchecked);
+        run.quiet = 0;
+        let mut lens: Vec<usize> = run.traces.iter().map(Vec::len).collect();
+        for &j in &unchecked {
+            lens[j as usize] -= 1;
+        }
+        let letters: Vec<LetterId> = {
+            let mut at = lens.clone();
+            unchecked
+                .iter()
+                .map(|&j| {
+                    let a = run.traces[j as usize][at[j as usize]];
+                    at[j as usize] += 1;
+                    a
+                })
+                .collect()
+        };
+        let mut again = LiveRun {
+            traces: run
+                .traces
+                .iter()
+                .zip(&lens)
+                .map(|(t, &l)| t[..l].to_vec())
+                .collect(),
+            product: after_first,
+            standing: Standing::Open,
+            events: first,
+            unchecked: Vec::new(),
+            quiet: 0,
+            checked: None,
+            // As the events before the first dark one left it (one of them, meeting the live
+            // states, cleared it).
+            unsure: run.unsure,
+        };
+        // The first unchecked event, checked as `push` checks it.
+        let j0 = unchecked[0] as usize;
+        again.traces[j0].push(letters[0]);
+        if let (Some(k), Some(p)) = (self.kernel(), &again.product) {
+            let found = p.is_multi_prefix(&k, &again.traces, self.opts.max_vertices);
+            if let Some(v) = self.answered(scratch, &mut again, found, j0) {
+                self.decide(run, first, v.kind);
+                return Some((first, v));
+            }
+        }
+        let mut rest = &letters[1..];
+        if settled && !again.unsure {
+            if let (Some(k), Some(p)) = (self.kernel(), &mut again.product) {
+                let ends: Vec<usize> = run.traces.iter().map(Vec::len).collect();
+                let good = self.still_prefixes(&k, p, &run.traces, &ends, rest);
+                // As the replay would leave them: each a multi-prefix (`unsure` stays clear).
+                for &a in &rest[..good] {
+                    let j = self.engine.model().alphabet.location(a).index();
+                    again.traces[j].push(a);
+                }
+                again.events += good as u64;
+                rest = &rest[good..];
+            }
+        }
+        for &a in rest {
+            if let Some(v) = self.push(scratch, &mut again, a) {
+                let at = again.events;
+                self.decide(run, at, v.kind);
+                return Some((at, v));
+            }
+        }
+        // No decision: the round's searches ran out of the budget (the run stays open, unsure)
+        // and the product's did not; the replay has the run's state exactly.
+        again.events = run.events;
+        *run = again;
+        None
+    }
+
+    /// How many of `rest`'s events keep the run a multi-prefix, `p` (the run's product before
+    /// them, itself one) moved past them. The caller knows that all of them do not (a search
+    /// said so of the whole run, `traces`, of lengths `ends`). Bisection when every push and
+    /// search up to `ends` stays within the budget ([`Product::face_cells`]); else 0, and the
+    /// caller replays every event.
+    fn still_prefixes(
+        &self,
+        k: &Kernel<'_>,
+        p: &mut Product,
+        traces: &[Vec<LetterId>],
+        ends: &[usize],
+        rest: &[LetterId],
+    ) -> usize {
+        let max = self.opts.max_vertices;
+        if p.face_cells(ends).saturating_mul(2) > max {
+            return 0;
+        }
+        let alphabet = &self.engine.model().alphabet;
+        // `lo` events keep it a multi-prefix (`p` is past them), `hi` do not.
+        let (mut lo, mut hi) = (0, rest.len());
+        let mut probe = p.clone();
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            probe.clone_from(p);
+            // The product reads each location's trace up to its own length only: the whole
+            // run's traces serve every probe.
+            let pushed = rest[lo..mid].iter().all(|&a| {
+                let j = alphabet.location(a).index();
+                probe.push(k, traces, j, a, max).is_ok()
+            });
+            match pushed.then(|| probe.is_multi_prefix(k, traces, max)) {
+                Some(Ok(true)) => {
+                    std::mem::swap(p, &mut probe);
+                    lo = mid;
+                }
+                Some(Ok(false)) => hi = mid,
+                // Not expected within the bound; the replay goes on event by event from `lo`.
+                _ => break,
+            }
+        }
+        lo
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{held_back, mqtt};
+    use super::super::{Monitor, MonitorOptions};
+    use crate::monitor::product::Product;
+    use crate::rng::Rng;
+
+    /// On random MQTT runs (mutated, some with a location held back) cut at a random event
+    /// into a multi-prefix and the rest: when the whole run is not a multi-prefix, the
+    /// bisection counts exactly the rest's events before the first that breaks it (found
+    /// by checking after every event), and leaves the product as pushing them does; under a
+    /// budget too small for its bound it counts none.
+    #[test]
+    fn the_bisection_stops_where_the_run_breaks() {
+        let engine = mqtt();
+        let alphabet = &engine.model().alphabet;
+        let mut rng = Rng::new(19);
+        let (mut bisected, mut long, mut refused) = (0, 0, 0);
+        for case in 0..400 {
+            let budget = if case % 5 == 0 { 8 } else { 4096 };
+            let opts = MonitorOptions {
+                max_vertices: budget,
+                ..MonitorOptions::default()
+            };
+            let m = Monitor::new(&engine, opts).unwrap();
+            let k = m.kernel().unwrap();
+            let steps = rng.between(2, 70);
+            let events = held_back(&engine, &mut rng, steps, [0, 3, 1000][case % 3]);
+            let mut traces = vec![Vec::new(); alphabet.locations()];
+            for &a in &events {
+                traces[alphabet.location(a).index()].push(a);
+            }
+            let ends: Vec<usize> = traces.iter().map(Vec::len).collect();
+            // The product after each event, checked after each: `good[t]`.
+            let mut p = Product::new(&k);
+            let mut products = vec![p.clone()];
+            let mut good = vec![true];
+            for &a in &events {
+                let j = alphabet.location(a).index();
+                p.push(&k, &traces, j, a, usize::MAX).unwrap();
+                good.push(p.is_multi_prefix(&k, &traces, usize::MAX) == Ok(true));
+                products.push(p.clone());
+            }
+            if good[events.len()] {
+                continue;
+            }
+            let first_bad = good.iter().position(|&g| !g).unwrap();
+            // A cut where the run is still a multi-prefix.
+            let cut = rng.below(first_bad);
+            let mut q = products[cut].clone();
+            let within = 2 * q.face_cells(&ends) <= budget;
+            let n = m.still_prefixes(&k, &mut q, &traces, &ends, &events[cut..]);
+            if within {
+                assert_eq!(cut + n, first_bad - 1, "{events:?} cut at {cut}");
+                assert_eq!(q, products[cut + n]);
+                bisected += 1;
+                long += usize::from(events.len() - cut > 8);
+            } else {
+                assert_eq!(n, 0);
+                refused += 1;
+            }
+        }
+        assert!(
+            bisected > 100 && long > 30 && refused > 10,
+            "{bisected} {long} {refused}"
+        );
+    }
+}
