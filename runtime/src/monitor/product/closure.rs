@@ -181,10 +181,38 @@ impl<'a> Closure<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::nfa::{LetterId, StateId, Transition};
     use crate::rng::Rng;
+
+    /// Letters `a0..a5`, two per location, three locations (the product's tests' models).
+    pub(in crate::monitor::product) fn three_locations() -> Alphabet {
+        Alphabet::new(
+            (0..6).map(|i| format!("a{i}")).collect(),
+            (0..6).map(|i| LocationId(i / 2)).collect(),
+            (0..3).map(|k| format!("l{k}")).collect(),
+        )
+        .unwrap()
+    }
+
+    /// A random automaton over [`three_locations`]'s letters: `transitions` random ones,
+    /// random accepting states, state 0 initial.
+    pub(in crate::monitor::product) fn random_nfa(
+        rng: &mut Rng,
+        states: usize,
+        transitions: usize,
+    ) -> Nfa {
+        let transitions: Vec<Transition> = (0..transitions)
+            .map(|_| Transition {
+                from: StateId(rng.below(states) as u32),
+                letter: LetterId(rng.below(6) as u32),
+                to: StateId(rng.below(states) as u32),
+            })
+            .collect();
+        let accepting = (0..states).map(|_| rng.below(2) == 0).collect();
+        Nfa::new(states as u32, vec![StateId(0)], accepting, transitions, 6).unwrap()
+    }
 
     /// The closure by walking the automaton's transitions (the oracle).
     fn walked(nfa: &Nfa, alphabet: &Alphabet, silent: &[bool], set: &[u64]) -> Vec<u64> {
@@ -207,25 +235,13 @@ mod tests {
     /// when the walk adds nothing; a model past the bound keeps the per-location rows only.
     #[test]
     fn subset_rows_and_location_rows_close_as_the_walk_does() {
-        let alphabet = Alphabet::new(
-            (0..6).map(|i| format!("a{i}")).collect(),
-            (0..6).map(|i| LocationId(i / 2)).collect(),
-            (0..3).map(|k| format!("l{k}")).collect(),
-        )
-        .unwrap();
+        let alphabet = three_locations();
         let mut rng = Rng::new(23);
         let (mut closed, mut open) = (0, 0);
         for _ in 0..60 {
-            let states = 1 + rng.below(150) as u32;
-            let transitions: Vec<Transition> = (0..rng.below(4 * states as usize + 1))
-                .map(|_| Transition {
-                    from: StateId(rng.below(states as usize) as u32),
-                    letter: LetterId(rng.below(6) as u32),
-                    to: StateId(rng.below(states as usize) as u32),
-                })
-                .collect();
-            let accepting = (0..states).map(|_| rng.below(2) == 0).collect();
-            let nfa = Nfa::new(states, vec![StateId(0)], accepting, transitions, 6).unwrap();
+            let states = 1 + rng.below(150);
+            let transitions = rng.below(4 * states + 1);
+            let nfa = random_nfa(&mut rng, states, transitions);
             let tables = AcTables::new(&nfa, &alphabet);
             let (n, w) = (nfa.states(), tables.words());
             let rows = closure_rows(&tables, &nfa, &alphabet);

@@ -47,10 +47,11 @@ impl Kernel<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::closure::tests::{random_nfa, three_locations};
     use super::super::Kernel;
     use crate::bits;
     use crate::check::ac::AcTables;
-    use crate::nfa::{Alphabet, LetterId, LocationId, Nfa, StateId, Transition};
+    use crate::nfa::LetterId;
     use crate::rng::Rng;
 
     /// On random automata of 1 to 250 states (one to four words: the inlined one- and
@@ -58,25 +59,13 @@ mod tests {
     /// `out` exactly the states a walk of the transitions reaches.
     #[test]
     fn the_step_is_the_walk_of_the_transitions() {
-        let alphabet = Alphabet::new(
-            (0..6).map(|i| format!("a{i}")).collect(),
-            (0..6).map(|i| LocationId(i / 2)).collect(),
-            (0..3).map(|k| format!("l{k}")).collect(),
-        )
-        .unwrap();
+        let alphabet = three_locations();
         let mut rng = Rng::new(41);
         let mut by_words = [0usize; 5];
         for case in 0..80 {
             let states = [1, 40, 64, 65, 100, 128, 129, 250][case % 8];
-            let transitions: Vec<Transition> = (0..rng.below(6 * states + 1))
-                .map(|_| Transition {
-                    from: StateId(rng.below(states) as u32),
-                    letter: LetterId(rng.below(6) as u32),
-                    to: StateId(rng.below(states) as u32),
-                })
-                .collect();
-            let accepting = (0..states).map(|_| rng.below(2) == 0).collect();
-            let nfa = Nfa::new(states as u32, vec![StateId(0)], accepting, transitions, 6).unwrap();
+            let transitions = rng.below(6 * states + 1);
+            let nfa = random_nfa(&mut rng, states, transitions);
             let tables = AcTables::new(&nfa, &alphabet);
             let w = tables.words();
             by_words[w] += 1;
