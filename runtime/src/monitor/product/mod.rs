@@ -269,6 +269,7 @@ impl Work {
         self.silent.resize(k, false);
     }
 
+    #[inline(always)]
     fn push_work(&mut self, v: usize) {
         self.stack.push(v as u32);
         append(&mut self.deltas, &self.delta);
@@ -278,6 +279,7 @@ impl Work {
     /// [`Index::cell_of`]) by the next letter location `i` logged (none when its trace is
     /// read up to `lens[i]`): the successor vertex gets the states reached, and is queued
     /// when any of them is new there.
+    #[inline(always)]
     fn extend(
         &mut self,
         kernel: &Kernel<'_>,
@@ -341,6 +343,7 @@ impl Work {
     }
 
     /// Pops a pending vertex into `d`.
+    #[inline(always)]
     fn pop_work(&mut self, w: usize) -> Option<usize> {
         let v = self.stack.pop()? as usize;
         let at = self.deltas.len() - w;
@@ -664,23 +667,29 @@ impl Product {
     fn compact(&mut self, map: &mut Vec<u32>) {
         let (k, w) = (self.k as usize, self.w as usize);
         let f = &mut self.faces;
+        let n = f.len();
         map.clear();
         let mut keep = 0;
-        for v in 0..f.len() {
-            map.push(keep as u32);
+        let mut v = 0;
+        // Kept vertices come in runs (a push leaves its new face in one piece), each moved
+        // by one copy.
+        while v < n {
             if f.keys[v] == GONE {
+                map.push(keep as u32);
+                v += 1;
                 continue;
             }
-            if keep != v {
-                for x in 0..k {
-                    f.pos[keep * k + x] = f.pos[v * k + x];
-                }
-                for x in 0..w {
-                    f.sets[keep * w + x] = f.sets[v * w + x];
-                }
-                f.keys[keep] = f.keys[v];
+            let start = v;
+            while v < n && f.keys[v] != GONE {
+                v += 1;
             }
-            keep += 1;
+            map.extend(keep as u32..(keep + v - start) as u32);
+            if keep != start {
+                f.pos.copy_within(start * k..v * k, keep * k);
+                f.sets.copy_within(start * w..v * w, keep * w);
+                f.keys.copy_within(start..v, keep);
+            }
+            keep += v - start;
         }
         f.pos.truncate(keep * k);
         f.sets.truncate(keep * w);
