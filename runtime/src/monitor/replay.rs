@@ -24,8 +24,9 @@ impl Monitor<'_> {
     /// when it is the last), then the others replayed one at a time on the kept product. The
     /// run is decided then.
     ///
-    /// `settled`: a search found all the run's events not a multi-prefix (else a push ran
-    /// out of the budget); the events that keep it one are then skipped by bisection when no
+    /// `settled`: called at the end of a round whose check did not find the run a
+    /// multi-prefix (a search said it is not one, or ran out), not after a push that ran out
+    /// of the budget; the events that keep it one are then skipped by bisection when no
     /// check among them can run out ([`Monitor::still_prefixes`]).
     pub(super) fn replay(
         &self,
@@ -120,10 +121,11 @@ impl Monitor<'_> {
     }
 
     /// How many of `rest`'s events keep the run a multi-prefix, `p` (the run's product before
-    /// them, itself one) moved past them. The caller knows that all of them do not (a search
-    /// said so of the whole run, `traces`, of lengths `ends`). Bisection when every push and
-    /// search up to `ends` stays within the budget ([`Product::face_cells`]); else 0, and the
-    /// caller replays every event.
+    /// them, itself one) moved past them, by bisection when every push and search up to the
+    /// run's end (`traces`, of lengths `ends`) stays within the budget
+    /// ([`Product::face_cells`]); else 0, and the caller replays every event. Within the
+    /// budget, the round's check on the whole run (a search that cannot have run out) said
+    /// it is not a multi-prefix: not all of `rest` keeps it one.
     fn still_prefixes(
         &self,
         k: &Kernel<'_>,
