@@ -167,7 +167,7 @@ impl Monitor<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{held_back, mqtt};
+    use super::super::tests::{feed_each, held_back, mqtt};
     use super::super::{Monitor, MonitorOptions};
     use crate::monitor::product::Product;
     use crate::rng::Rng;
@@ -193,21 +193,14 @@ mod tests {
             let k = m.kernel().unwrap();
             let steps = rng.between(2, 70);
             let events = held_back(&engine, &mut rng, steps, [0, 3, 1000][case % 3]);
-            let mut traces = vec![Vec::new(); alphabet.locations()];
-            for &a in &events {
-                traces[alphabet.location(a).index()].push(a);
-            }
-            let ends: Vec<usize> = traces.iter().map(Vec::len).collect();
             // The product after each event, checked after each: `good[t]`.
-            let mut p = Product::new(&k);
-            let mut products = vec![p.clone()];
+            let mut products = vec![Product::new(&k)];
             let mut good = vec![true];
-            for &a in &events {
-                let j = alphabet.location(a).index();
-                p.push(&k, &traces, j, a, usize::MAX).unwrap();
-                good.push(p.is_multi_prefix(&k, &traces, usize::MAX) == Ok(true));
+            let (_, traces) = feed_each(&k, &events, |p, traces| {
+                good.push(p.is_multi_prefix(&k, traces, usize::MAX) == Ok(true));
                 products.push(p.clone());
-            }
+            });
+            let ends: Vec<usize> = traces.iter().map(Vec::len).collect();
             if good[events.len()] {
                 continue;
             }

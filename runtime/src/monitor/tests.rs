@@ -406,12 +406,7 @@ fn the_product_stores_exactly_the_upper_faces() {
             let steps = rng.between(0, 80);
             // One location held back: most of its events come last.
             let events = held_back(engine, &mut rng, steps, 8);
-            let mut p = product::Product::new(kernel);
-            let mut traces = vec![Vec::new(); k];
-            for &e in &events {
-                let j = alphabet.location(e).index();
-                traces[j].push(e);
-                p.push(kernel, &traces, j, e, usize::MAX).unwrap();
+            feed_each(kernel, &events, |p, traces| {
                 // The whole grid, by positions in lexicographic order.
                 let lens: Vec<usize> = traces.iter().map(Vec::len).collect();
                 let mut grid: std::collections::BTreeMap<Vec<u32>, Vec<u64>> = Default::default();
@@ -453,10 +448,10 @@ fn the_product_stores_exactly_the_upper_faces() {
                 let budget = crate::budget::Budget::default();
                 let (batch, _) =
                     ac::is_multi_prefix_in(&mut scratch, a, tables, alphabet, &traces, &budget);
-                let is = p.is_multi_prefix(kernel, &traces, usize::MAX).unwrap();
+                let is = p.is_multi_prefix(kernel, traces, usize::MAX).unwrap();
                 assert_eq!(Ok(is), batch, "{traces:?}");
                 searched += 1;
-            }
+            });
         }
         assert!(wide >= 12, "{wide}");
         assert!(searched > 500, "{searched}");
@@ -594,6 +589,24 @@ pub(crate) fn held_back(
     early
 }
 
+/// Feeds `events` to a new product one at a time (no vertex budget), calling `each` with the
+/// product and the local traces after every event; gives them back after the last.
+pub(crate) fn feed_each(
+    kernel: &product::Kernel<'_>,
+    events: &[LetterId],
+    mut each: impl FnMut(&product::Product, &[Vec<LetterId>]),
+) -> (product::Product, Vec<Vec<LetterId>>) {
+    let mut p = product::Product::new(kernel);
+    let mut traces = vec![Vec::new(); kernel.alphabet.locations()];
+    for &e in events {
+        let j = kernel.alphabet.location(e).index();
+        traces[j].push(e);
+        p.push(kernel, &traces, j, e, usize::MAX).unwrap();
+        each(&p, &traces);
+    }
+    (p, traces)
+}
+
 /// Calls `f` with the MQTT model's engine and its product kernel (for tests of the product
 /// itself).
 pub(crate) fn on_mqtt_kernel<R>(f: impl FnOnce(&Engine, &product::Kernel<'_>) -> R) -> R {
@@ -628,13 +641,7 @@ fn the_product_answers_the_end_questions_as_ac_does() {
         for _ in 0..150 {
             let steps = rng.between(0, 50);
             let events = held_back(engine, &mut rng, steps, 2);
-            let mut p = product::Product::new(kernel);
-            let mut traces = vec![Vec::new(); k];
-            for &e in &events {
-                let j = alphabet.location(e).index();
-                traces[j].push(e);
-                p.push(kernel, &traces, j, e, usize::MAX).unwrap();
-            }
+            let (p, traces) = feed_each(kernel, &events, |_, _| {});
             let budget = [usize::MAX, 4, 16][rng.below(3)];
             let mut end = super::run::EndProduct {
                 kernel: *kernel,
