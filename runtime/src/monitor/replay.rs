@@ -180,7 +180,6 @@ mod tests {
     #[test]
     fn the_bisection_stops_where_the_run_breaks() {
         let engine = mqtt();
-        let alphabet = &engine.model().alphabet;
         let mut rng = Rng::new(19);
         let (mut bisected, mut long, mut refused) = (0, 0, 0);
         for case in 0..400 {

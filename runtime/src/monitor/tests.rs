@@ -447,7 +447,7 @@ fn the_product_stores_exactly_the_upper_faces() {
                 wide = wide.max(want.len());
                 let budget = crate::budget::Budget::default();
                 let (batch, _) =
-                    ac::is_multi_prefix_in(&mut scratch, a, tables, alphabet, &traces, &budget);
+                    ac::is_multi_prefix_in(&mut scratch, a, tables, alphabet, traces, &budget);
                 let is = p.is_multi_prefix(kernel, traces, usize::MAX).unwrap();
                 assert_eq!(Ok(is), batch, "{traces:?}");
                 searched += 1;

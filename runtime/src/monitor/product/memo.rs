@@ -155,8 +155,7 @@ mod tests {
     #[test]
     fn the_memo_answers_as_the_search_does() {
         on_mqtt_kernel(|engine, kernel| {
-            let (alphabet, tables) = (kernel.alphabet, kernel.tables);
-            let k = alphabet.locations();
+            let tables = kernel.tables;
             let mut rng = Rng::new(11);
             let hits = || MEMO.with(|m| m.borrow().hits);
             let before = hits();
