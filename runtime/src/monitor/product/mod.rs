@@ -66,6 +66,19 @@ fn same(a: &[u32], b: &[u32]) -> bool {
 /// compaction; [`key_of`] never gives it, so lookups never find such a vertex.
 const GONE: u64 = u64::MAX;
 
+/// A length fixed at compile time (`N`), or the runtime one when `N` is 0: the product's
+/// hot loops are compiled once per common shape (positions of `K` locations, sets of `W`
+/// words) and once for any shape.
+#[inline(always)]
+fn words_of<const N: usize>(runtime: usize) -> usize {
+    if N == 0 {
+        runtime
+    } else {
+        debug_assert_eq!(N, runtime, "a product's shape is not the one compiled for");
+        N
+    }
+}
+
 fn key_of(p: &[u32]) -> u64 {
     let h = p.iter().fold(0u64, |h, &x| {
         (h ^ u64::from(x)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
@@ -270,9 +283,10 @@ impl Work {
     }
 
     #[inline(always)]
-    fn push_work(&mut self, v: usize) {
+    fn push_work<const W: usize>(&mut self, v: usize) {
+        let w = words_of::<W>(self.delta.len());
         self.stack.push(v as u32);
-        append(&mut self.deltas, &self.delta);
+        append(&mut self.deltas, &self.delta[..w]);
     }
 
     /// Extends vertex `u` (its new states in `d`, its grid cell `ucell`:
@@ -280,7 +294,7 @@ impl Work {
     /// read up to `lens[i]`): the successor vertex gets the states reached, and is queued
     /// when any of them is new there.
     #[inline(always)]
-    fn extend(
+    fn extend<const K: usize, const W: usize>(
         &mut self,
         kernel: &Kernel<'_>,
         traces: &[Vec<LetterId>],
@@ -289,17 +303,18 @@ impl Work {
         i: usize,
         ucell: usize,
     ) {
-        let (k, w) = (lens.len(), self.d.len());
+        let (k, w) = (words_of::<K>(lens.len()), words_of::<W>(self.d.len()));
         let ui = self.faces.pos[u * k + i];
         if ui >= lens[i] {
             return;
         }
-        zero(&mut self.t);
-        kernel.step(&self.d, traces[i][ui as usize], &mut self.t);
-        if is_empty(&self.t) {
+        let t = &mut self.t[..w];
+        zero(t);
+        kernel.step(&self.d[..w], traces[i][ui as usize], t);
+        if is_empty(t) {
             return;
         }
-        copy(&mut self.at, &self.faces.pos[u * k..(u + 1) * k]);
+        copy(&mut self.at[..k], &self.faces.pos[u * k..(u + 1) * k]);
         self.at[i] += 1;
         let f = &mut self.faces;
         // In the grid, the successor's cell is `u`'s plus the axis' stride (no key, no
@@ -315,39 +330,41 @@ impl Work {
                 // Queued when any state is new there (with those states).
                 let mut any = 0;
                 let set = &mut f.sets[v * w..(v + 1) * w];
-                for ((s, &t), delta) in set.iter_mut().zip(&self.t).zip(&mut self.delta) {
+                for ((s, &t), delta) in set.iter_mut().zip(&self.t[..w]).zip(&mut self.delta[..w]) {
                     let d = t & !*s;
                     *s |= d;
                     *delta = d;
                     any |= d;
                 }
                 if any != 0 {
-                    self.push_work(v);
+                    self.push_work::<W>(v);
                 }
             }
             None => {
                 let v = f.len();
-                let key = key_of(&self.at);
+                let at = &self.at[..k];
+                let key = key_of(at);
                 if self.index.dense {
                     self.index.insert_cell(cell, v);
                 } else {
-                    self.index.insert(&self.at, key, v);
+                    self.index.insert(at, key, v);
                 }
-                append(&mut f.pos, &self.at);
+                append(&mut f.pos, at);
                 f.keys.push(key);
-                append(&mut f.sets, &self.t);
-                copy(&mut self.delta, &self.t);
-                self.push_work(v);
+                append(&mut f.sets, &self.t[..w]);
+                copy(&mut self.delta[..w], &self.t[..w]);
+                self.push_work::<W>(v);
             }
         }
     }
 
     /// Pops a pending vertex into `d`.
     #[inline(always)]
-    fn pop_work(&mut self, w: usize) -> Option<usize> {
+    fn pop_work<const W: usize>(&mut self, w: usize) -> Option<usize> {
+        let w = words_of::<W>(w);
         let v = self.stack.pop()? as usize;
         let at = self.deltas.len() - w;
-        copy(&mut self.d, &self.deltas[at..]);
+        copy(&mut self.d[..w], &self.deltas[at..at + w]);
         self.deltas.truncate(at);
         Some(v)
     }
@@ -547,10 +564,21 @@ impl Product {
         a: LetterId,
         max_vertices: usize,
     ) -> Result<bool, TooWide> {
-        WORK.with(|work| self.push_in(&mut work.borrow_mut(), kernel, traces, j, a, max_vertices))
+        WORK.with(|work| {
+            let wk = &mut work.borrow_mut();
+            // The common shapes get their own copy of the loop, whose position and set
+            // lengths are constants (no loop over a runtime length, no bounds check).
+            match (self.k, self.w) {
+                (3, 1) => self.push_in::<3, 1>(wk, kernel, traces, j, a, max_vertices),
+                (3, 2) => self.push_in::<3, 2>(wk, kernel, traces, j, a, max_vertices),
+                (_, 1) => self.push_in::<0, 1>(wk, kernel, traces, j, a, max_vertices),
+                (_, 2) => self.push_in::<0, 2>(wk, kernel, traces, j, a, max_vertices),
+                _ => self.push_in::<0, 0>(wk, kernel, traces, j, a, max_vertices),
+            }
+        })
     }
 
-    fn push_in(
+    fn push_in<const K: usize, const W: usize>(
         &mut self,
         wk: &mut Work,
         kernel: &Kernel<'_>,
@@ -559,7 +587,10 @@ impl Product {
         a: LetterId,
         max_vertices: usize,
     ) -> Result<bool, TooWide> {
-        let (k, w) = (self.k as usize, self.w as usize);
+        let (k, w) = (
+            words_of::<K>(self.k as usize),
+            words_of::<W>(self.w as usize),
+        );
         wk.reset(k, w);
         let nj = self.lens[j];
         let old = &self.faces;
@@ -582,29 +613,31 @@ impl Product {
         wk.index.begin(&wk.lo, &self.lens);
         for &v in &self.on[j] {
             let v = v as usize;
-            zero(&mut wk.t);
-            kernel.step(&old.sets[v * w..(v + 1) * w], a, &mut wk.t);
-            if is_empty(&wk.t) {
+            let t = &mut wk.t[..w];
+            zero(t);
+            kernel.step(&old.sets[v * w..(v + 1) * w], a, t);
+            if is_empty(t) {
                 continue;
             }
-            copy(&mut wk.at, &old.pos[v * k..(v + 1) * k]);
-            wk.at[j] += 1;
+            let at = &mut wk.at[..k];
+            copy(at, &old.pos[v * k..(v + 1) * k]);
+            at[j] += 1;
             // The old face's vertices are distinct, and so are their successors by `a`: each
             // is new (no lookup), with all its states new.
-            let key = key_of(&wk.at);
-            wk.index.insert(&wk.at, key, wk.faces.len());
-            append(&mut wk.faces.pos, &wk.at);
+            let key = key_of(at);
+            wk.index.insert(at, key, wk.faces.len());
+            append(&mut wk.faces.pos, at);
             wk.faces.keys.push(key);
-            append(&mut wk.faces.sets, &wk.t);
-            copy(&mut wk.delta, &wk.t);
-            wk.push_work(wk.faces.len() - 1);
+            append(&mut wk.faces.sets, &wk.t[..w]);
+            copy(&mut wk.delta[..w], &wk.t[..w]);
+            wk.push_work::<W>(wk.faces.len() - 1);
         }
         // Close the new face by the letters the other locations logged.
-        while let Some(u) = wk.pop_work(w) {
+        while let Some(u) = wk.pop_work::<W>(w) {
             let ucell = wk.index.cell_of(&wk.faces.pos[u * k..(u + 1) * k]);
             for i in 0..k {
                 if i != j {
-                    wk.extend(kernel, traces, &self.lens, u, i, ucell);
+                    wk.extend::<K, W>(kernel, traces, &self.lens, u, i, ucell);
                 }
             }
             if wk.faces.len() + self.vertices() > max_vertices {

@@ -7,7 +7,7 @@
 
 use super::closure::Closure;
 use super::words::{append, copy};
-use super::{key_of, same, Kernel, Product, TooWide, Work, GONE, WORK};
+use super::{key_of, same, words_of, Kernel, Product, TooWide, Work, GONE, WORK};
 use crate::nfa::LetterId;
 
 impl Product {
@@ -70,8 +70,28 @@ impl Product {
         traces: &[Vec<LetterId>],
         max_vertices: usize,
     ) -> Result<bool, TooWide> {
+        // One copy of the search per common shape, as for the push ([`Product::push`]).
+        match (self.k, self.w) {
+            (3, 1) => self.search_in::<3, 1>(wk, kernel, traces, max_vertices),
+            (3, 2) => self.search_in::<3, 2>(wk, kernel, traces, max_vertices),
+            (_, 1) => self.search_in::<0, 1>(wk, kernel, traces, max_vertices),
+            (_, 2) => self.search_in::<0, 2>(wk, kernel, traces, max_vertices),
+            _ => self.search_in::<0, 0>(wk, kernel, traces, max_vertices),
+        }
+    }
+
+    fn search_in<const K: usize, const W: usize>(
+        &self,
+        wk: &mut Work,
+        kernel: &Kernel<'_>,
+        traces: &[Vec<LetterId>],
+        max_vertices: usize,
+    ) -> Result<bool, TooWide> {
         let live = kernel.tables.live();
-        let (k, w) = (self.k as usize, self.w as usize);
+        let (k, w) = (
+            words_of::<K>(self.k as usize),
+            words_of::<W>(self.w as usize),
+        );
         let closure = Closure::new(kernel.closure, k, kernel.nfa.states(), w);
         wk.reset(k, w);
         // The gains first, read on the store: most searches find none, and copy nothing.
@@ -95,8 +115,8 @@ impl Product {
                 // Gains nothing: the plain paths already did all there is from here.
                 continue;
             }
-            copy(&mut wk.d, set);
-            closure.close(&wk.silent, &mut wk.d, &mut wk.t);
+            copy(&mut wk.d[..w], set);
+            closure.close(&wk.silent, &mut wk.d[..w], &mut wk.t[..w]);
             let mut any = 0;
             for x in 0..w {
                 wk.delta[x] = wk.d[x] & !set[x];
@@ -104,7 +124,7 @@ impl Product {
             }
             if any != 0 {
                 // Popped with the gain as its new states: its set is closed then.
-                wk.push_work(at - 1);
+                wk.push_work::<W>(at - 1);
             }
         }
         if wk.stack.is_empty() {
@@ -138,7 +158,7 @@ impl Product {
                 wk.faces.sets[v * w + x] |= wk.deltas[n * w + x];
             }
         }
-        while let Some(u) = wk.pop_work(w) {
+        while let Some(u) = wk.pop_work::<W>(w) {
             for i in 0..k {
                 wk.silent[i] = wk.faces.pos[u * k + i] == self.lens[i];
             }
@@ -146,17 +166,17 @@ impl Product {
             for x in 0..w {
                 wk.known[x] = wk.faces.sets[u * w + x] & !wk.d[x];
             }
-            closure.close(&wk.silent, &mut wk.d, &mut wk.t);
+            closure.close(&wk.silent, &mut wk.d[..w], &mut wk.t[..w]);
             for x in 0..w {
                 wk.d[x] &= !wk.known[x];
                 wk.faces.sets[u * w + x] |= wk.d[x];
             }
-            if wk.silent.iter().all(|&s| s) && wk.d.iter().zip(live).any(|(a, b)| a & b != 0) {
+            if wk.silent.iter().all(|&s| s) && wk.d[..w].iter().zip(live).any(|(a, b)| a & b != 0) {
                 return Ok(true);
             }
             let ucell = wk.index.cell_of(&wk.faces.pos[u * k..(u + 1) * k]);
             for i in 0..k {
-                wk.extend(kernel, traces, &self.lens, u, i, ucell);
+                wk.extend::<K, W>(kernel, traces, &self.lens, u, i, ucell);
             }
             if wk.faces.len() > max_vertices {
                 return Err(self.too_wide(0));
