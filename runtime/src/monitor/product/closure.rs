@@ -59,7 +59,7 @@ pub fn closure_rows(tables: &AcTables, nfa: &Nfa, alphabet: &Alphabet) -> Vec<u6
         let per = rows.len();
         rows.resize(per + words, 0);
         let (locs, joint) = rows.split_at_mut(per);
-        let locs = Closure {
+        let locs = Closure::<0> {
             rows: locs,
             k,
             n,
@@ -80,9 +80,10 @@ pub fn closure_rows(tables: &AcTables, nfa: &Nfa, alphabet: &Alphabet) -> Vec<u6
     rows
 }
 
-/// A model's closure rows, read.
+/// A model's closure rows, read; sets of `W` words (0: of the runtime `w`), as the product's
+/// loops compiled per shape ([`super::words_of`]).
 #[derive(Clone, Copy)]
-pub(super) struct Closure<'a> {
+pub(super) struct Closure<'a, const W: usize> {
     rows: &'a [u64],
     /// Locations, states, words per set.
     k: usize,
@@ -90,7 +91,7 @@ pub(super) struct Closure<'a> {
     w: usize,
 }
 
-impl<'a> Closure<'a> {
+impl<'a, const W: usize> Closure<'a, W> {
     /// The rows [`closure_rows`] built for a model of `k` locations, `n` states and `w` words
     /// per set.
     pub(super) fn new(rows: &'a [u64], k: usize, n: usize, w: usize) -> Self {
@@ -114,8 +115,10 @@ impl<'a> Closure<'a> {
 
     /// Whether `set` is closed under the letters of the locations marked in `silent`: every
     /// state's row is inside it (one pass, no fixpoint).
+    #[inline]
     pub(super) fn is_closed(&self, silent: &[bool], set: &[u64]) -> bool {
-        let w = self.w;
+        let w = super::words_of::<W>(self.w);
+        let set = &set[..w];
         let inside = |row: &[u64]| row.iter().zip(set).all(|(r, s)| r & !s == 0);
         match self.joint(silent) {
             Some(rows) => bits::iter(set).all(|st| inside(&rows[st * w..(st + 1) * w])),
@@ -125,6 +128,7 @@ impl<'a> Closure<'a> {
 
     /// Closes `set` under the letters of the locations marked in `silent` (`t`: scratch of
     /// `w` words).
+    #[inline]
     pub(super) fn close(&self, silent: &[bool], set: &mut [u64], t: &mut [u64]) {
         if !silent.iter().any(|&s| s) {
             return;
@@ -132,7 +136,8 @@ impl<'a> Closure<'a> {
         let Some(rows) = self.joint(silent) else {
             return self.close_by_locations(silent, set, t);
         };
-        let w = self.w;
+        let w = super::words_of::<W>(self.w);
+        let (set, t) = (&mut set[..w], &mut t[..w]);
         super::words::zero(t);
         for st in bits::iter(set) {
             for (t, r) in t.iter_mut().zip(&rows[st * w..(st + 1) * w]) {
@@ -152,7 +157,7 @@ impl<'a> Closure<'a> {
     where
         'a: 'b,
     {
-        let (n, w, rows) = (self.n, self.w, self.rows);
+        let (n, w, rows) = (self.n, super::words_of::<W>(self.w), self.rows);
         silent
             .iter()
             .enumerate()
@@ -250,8 +255,8 @@ pub(super) mod tests {
                 3 * n * w + 8 * n * w,
                 "a small model keeps the subsets"
             );
-            let with_subsets = Closure::new(&rows, 3, n, w);
-            let by_locations = Closure::new(&rows[..3 * n * w], 3, n, w);
+            let with_subsets = Closure::<0>::new(&rows, 3, n, w);
+            let by_locations = Closure::<0>::new(&rows[..3 * n * w], 3, n, w);
             assert!(with_subsets.joint(&[true; 3]).is_some());
             assert!(by_locations.joint(&[true; 3]).is_none());
             for _ in 0..40 {

@@ -92,7 +92,7 @@ impl Product {
             words_of::<K>(self.k as usize),
             words_of::<W>(self.w as usize),
         );
-        let closure = Closure::new(kernel.closure, k, kernel.nfa.states(), w);
+        let closure = Closure::<W>::new(kernel.closure, k, kernel.nfa.states(), w);
         wk.reset(k, w);
         // The gains first, read on the store: most searches find none, and copy nothing.
         let f = &self.faces;
