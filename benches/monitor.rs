@@ -10,7 +10,7 @@
 //!
 //! - `monitor/NAME/parse_full`: [`jsonl_event_full`] on every line (the `serde_json::Value`
 //!   reader, the monitor's parser before the fast path);
-//! - `monitor/NAME/parse`: [`scan_flat`] and the letter lookup on every line (the fast path);
+//! - `monitor/NAME/parse`: [`scan_flat_with`] and the letter lookup on every line (the fast path);
 //! - `monitor/NAME/session`: the monitor's loop without input and output, checking after
 //!   every event: parse, then [`Session::push`] on every event and [`Session::close_all`] at
 //!   the end, every record built ([`Decision::record`]);
@@ -26,7 +26,7 @@ use multitrace_analysis::generate::{generate, GenOptions, Kind};
 use multitrace_compiler::compile::{CompileOptions, LocationChoice};
 use multitrace_compiler::source::load_model;
 use multitrace_runtime::check::Engine;
-use multitrace_runtime::events::{jsonl_event_full, scan_flat, EventOptions};
+use multitrace_runtime::events::{jsonl_event_full, scan_flat_with, EventOptions, FlatFields};
 use multitrace_runtime::formats::NameIndex;
 use multitrace_runtime::monitor::session::{Closed, Decision, LiveEvent, Session, SessionOptions};
 use multitrace_runtime::monitor::{Monitor, MonitorOptions};
@@ -142,6 +142,8 @@ fn bench(c: &mut Criterion) {
         );
         let names = NameIndex::new(&engine.model().alphabet);
         let ev_opts = EventOptions::default();
+        // The field names prepared once, as the monitor does.
+        let fields = FlatFields::new("run", "action", "order");
         let monitor = Monitor::new(&engine, MonitorOptions::default()).expect("a monitor");
         let mut group = c.benchmark_group(format!("monitor/{name}"));
         group
@@ -161,7 +163,7 @@ fn bench(c: &mut Criterion) {
         group.bench_function("parse", |b| {
             b.iter(|| {
                 for line in &lines {
-                    let s = scan_flat(line, "run", "action", "order").expect("a flat event");
+                    let s = scan_flat_with(line, &fields).expect("a flat event");
                     std::hint::black_box((s.run, names.letter(s.action), s.order));
                 }
             })
@@ -173,7 +175,7 @@ fn bench(c: &mut Criterion) {
                 let mut session = Session::new(SessionOptions::default());
                 let mut records = 0usize;
                 for (n, line) in lines.iter().enumerate() {
-                    let s = scan_flat(line, "run", "action", "order").expect("a flat event");
+                    let s = scan_flat_with(line, &fields).expect("a flat event");
                     let letter = names.letter(s.action).expect("a letter");
                     let at = n.to_string();
                     session.push(
@@ -207,7 +209,7 @@ fn bench(c: &mut Criterion) {
                 let mut session = Session::new(SessionOptions::default());
                 let mut records = 0usize;
                 for (n, line) in lines.iter().enumerate() {
-                    let s = scan_flat(line, "run", "action", "order").expect("a flat event");
+                    let s = scan_flat_with(line, &fields).expect("a flat event");
                     let letter = names.letter(s.action).expect("a letter");
                     let at = n.to_string();
                     session.push_deferred(

@@ -8,8 +8,8 @@ use clap::Args;
 use multitrace_runtime::check::settings::Settings;
 use multitrace_runtime::check::{Choice, Engine, Procedure};
 use multitrace_runtime::events::{
-    csv_columns, csv_event, jsonl_event, scan_flat, split_csv, EventFormat, EventOptions,
-    EventReadError,
+    csv_columns, csv_event, jsonl_event, scan_flat_with, split_csv, EventFormat, EventOptions,
+    EventReadError, FlatFields,
 };
 use multitrace_runtime::monitor::follow::Follower;
 use multitrace_runtime::monitor::session::{
@@ -319,6 +319,8 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     let mut bad = false;
     // --otel: the events of one line, and the lines' Error records (no run to give them to).
     let mut raw: Vec<otel::Raw> = Vec::new();
+    // The field names, prepared once for the scan of every line.
+    let fields = FlatFields::new(&args.run_field, &args.action_field, &args.order_field);
     let mut line_errors = Vec::new();
     let forced = args.events_format.as_deref().map(|f| match f {
         "csv" => EventFormat::Csv,
@@ -441,13 +443,8 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                 .is_some_and(|f| end_flag(&line.text, f));
             // The fast path: a flat event read in place (the full parser words what it cannot
             // read, and reads the unusual).
-            let fast = scan_flat(
-                &line.text,
-                &args.run_field,
-                &args.action_field,
-                &args.order_field,
-            )
-            .and_then(|s| letters.letter(s.action).map(|l| (s, l)));
+            let fast = scan_flat_with(&line.text, &fields)
+                .and_then(|s| letters.letter(s.action).map(|l| (s, l)));
             if let Some((s, letter)) = fast {
                 // Checked by the `settle` after this round's lines: one check per run and
                 // round (the same decisions, at the same events).

@@ -56,4 +56,4 @@ pub use event::{
 pub use group::{check_runs, read_offline_runs, read_runs, run_events, Grouper, RunOut};
 pub use key::{parse_timestamp, OrderKey, OrderKeyError};
 pub use read::{csv_columns, csv_event, jsonl_event, jsonl_event_full, split_csv, EventReader};
-pub use scan::{scan_bytes, scan_flat, Scanned};
+pub use scan::{scan_bytes, scan_flat, scan_flat_with, FlatFields, Scanned};

@@ -325,6 +325,8 @@ pub struct EventReader {
     /// Lines read ahead to check the field names (JSON Lines), handed out first.
     ahead: VecDeque<Raw>,
     probed: bool,
+    /// The field names, prepared for the fast path's scan.
+    fields: super::scan::FlatFields,
 }
 
 /// Events looked at to tell a field name absent from the input (a wrong `--run-field`...)
@@ -393,6 +395,11 @@ impl EventReader {
             done: false,
             ahead: VecDeque::new(),
             probed: false,
+            fields: super::scan::FlatFields::new(
+                &opts.run_field,
+                &opts.action_field,
+                &opts.order_field,
+            ),
         }
     }
 
@@ -572,13 +579,7 @@ impl EventReader {
             let scanned = if csv {
                 self.columns.and_then(|cols| csv_fast(line, &cols))
             } else {
-                super::scan::scan_raw(
-                    line,
-                    &self.opts.run_field,
-                    &self.opts.action_field,
-                    &self.opts.order_field,
-                )
-                .map(|s| (s.run, s.action, s.order))
+                super::scan::scan_raw_with(line, &self.fields).map(|s| (s.run, s.action, s.order))
             };
             // Where the fields are in the block (their bytes are borrowed again below).
             let base = bytes.as_ptr() as usize - range.start;

@@ -198,7 +198,17 @@ pub fn scan_flat<'a>(
     action_f: &str,
     order_f: &str,
 ) -> Option<Scanned<'a>> {
-    let r = scan_raw(text.as_bytes(), run_f, action_f, order_f)?;
+    in_text(text, scan_raw(text.as_bytes(), run_f, action_f, order_f)?)
+}
+
+/// [`scan_flat`] with the field names prepared once (what a reader of many lines uses).
+pub fn scan_flat_with<'a>(text: &'a str, fields: &FlatFields) -> Option<Scanned<'a>> {
+    in_text(text, scan_raw_with(text.as_bytes(), fields)?)
+}
+
+/// The fields of `r`, scanned from `text`, as text.
+#[inline(always)]
+fn in_text<'a>(text: &'a str, r: Raw<'a>) -> Option<Scanned<'a>> {
     // The fields of text are text: sliced at their places (quotes are ASCII, so these are
     // character boundaries), not checked again.
     let at = |b: &[u8]| {
@@ -236,6 +246,248 @@ pub(super) fn scan_raw<'a>(
     order_f: &str,
 ) -> Option<Raw<'a>> {
     let (run_f, action_f, order_f) = (run_f.as_bytes(), action_f.as_bytes(), order_f.as_bytes());
+    let mut buf = [0u8; 3 * MAX_NAME + 14];
+    match Heads::on_stack(&mut buf, run_f, action_f, order_f) {
+        Some(heads) => canonical(line, &heads),
+        None => None,
+    }
+    .or_else(|| general(line, run_f, action_f, order_f))
+}
+
+/// [`scan_raw`] with the field names prepared once ([`FlatFields`]).
+#[inline]
+pub(super) fn scan_raw_with<'a>(line: &'a [u8], f: &FlatFields) -> Option<Raw<'a>> {
+    match &f.heads {
+        Some(h) => canonical(line, &h.view()),
+        None => None,
+    }
+    .or_else(|| {
+        general(
+            line,
+            f.run.as_bytes(),
+            f.action.as_bytes(),
+            f.order.as_bytes(),
+        )
+    })
+}
+
+/// The field names the canonical path takes from [`scan_raw`]'s names hold at most three
+/// times this many bytes together (longer ones: only with [`FlatFields`]).
+const MAX_NAME: usize = 32;
+
+/// The three field names of events, prepared once for the scan: what the canonical path
+/// matches before each value (`{"RUN":"`, `","ACTION":"`, `","ORDER":`).
+#[derive(Clone, Debug)]
+pub struct FlatFields {
+    run: String,
+    action: String,
+    order: String,
+    /// `None` when the canonical path cannot take these names ([`Heads::on_stack`]).
+    heads: Option<OwnedHeads>,
+}
+
+#[derive(Clone, Debug)]
+struct OwnedHeads {
+    bytes: Box<[u8]>,
+    /// Where the second and third heads start in `bytes`.
+    at: [usize; 2],
+}
+
+impl OwnedHeads {
+    fn view(&self) -> Heads<'_> {
+        let (a, rest) = self.bytes.split_at(self.at[0]);
+        let (b, c) = rest.split_at(self.at[1] - self.at[0]);
+        Heads {
+            run: a,
+            action: b,
+            order: c,
+        }
+    }
+}
+
+impl FlatFields {
+    /// The names of the run, action and order fields.
+    pub fn new(run: &str, action: &str, order: &str) -> FlatFields {
+        let (r, a, o) = (run.as_bytes(), action.as_bytes(), order.as_bytes());
+        let heads = Heads::usable(r, a, o).then(|| {
+            let mut bytes = vec![0u8; Heads::len(r, a, o)];
+            let [x, y, _] = Heads::write(&mut bytes, r, a, o);
+            OwnedHeads {
+                bytes: bytes.into(),
+                at: [x, y],
+            }
+        });
+        FlatFields {
+            run: run.to_string(),
+            action: action.to_string(),
+            order: order.to_string(),
+            heads,
+        }
+    }
+}
+
+/// What the canonical path matches before each value.
+struct Heads<'a> {
+    run: &'a [u8],
+    action: &'a [u8],
+    order: &'a [u8],
+}
+
+impl<'a> Heads<'a> {
+    /// Whether the canonical path can take these names: none needs an escape (no quote,
+    /// backslash or control character: their bytes in a line are then their bytes as JSON
+    /// strings), and they are three different names.
+    fn usable(r: &[u8], a: &[u8], o: &[u8]) -> bool {
+        let plain = |f: &[u8]| f.iter().all(|&c| c != b'"' && c != b'\\' && c >= 0x20);
+        !same(r, a) && !same(r, o) && !same(a, o) && plain(r) && plain(a) && plain(o)
+    }
+
+    /// Writes the three heads into `buf`, one after the other (`{"` RUN `":"`, `,"` ACTION
+    /// `":"`, `,"` ORDER `":`; a string's closing quote is read with the string), and gives
+    /// the ends of the first two and of the last.
+    fn write(buf: &mut [u8], r: &[u8], a: &[u8], o: &[u8]) -> [usize; 3] {
+        let mut i = 0;
+        let mut put = |x: &[u8]| {
+            buf[i..i + x.len()].copy_from_slice(x);
+            i += x.len();
+            i
+        };
+        put(b"{\"");
+        put(r);
+        let run = put(b"\":\"");
+        put(b",\"");
+        put(a);
+        let action = put(b"\":\"");
+        put(b",\"");
+        put(o);
+        [run, action, put(b"\":")]
+    }
+
+    /// Bytes [`Heads::write`] needs.
+    fn len(r: &[u8], a: &[u8], o: &[u8]) -> usize {
+        r.len() + a.len() + o.len() + 14
+    }
+
+    /// The heads written into `buf` (when the names are usable and short enough).
+    fn on_stack(buf: &'a mut [u8], r: &[u8], a: &[u8], o: &[u8]) -> Option<Heads<'a>> {
+        if Heads::len(r, a, o) > buf.len() || !Heads::usable(r, a, o) {
+            return None;
+        }
+        let [x, y, z] = Heads::write(buf, r, a, o);
+        Some(Heads {
+            run: &buf[..x],
+            action: &buf[x..y],
+            order: &buf[y..z],
+        })
+    }
+}
+
+/// Whether `b` holds `lit` at `i`; moves past it. Short literals (those of most field names)
+/// are compared as two overlapping words.
+#[inline(always)]
+fn lit(b: &[u8], i: &mut usize, lit: &[u8]) -> bool {
+    let Some(x) = b.get(*i..*i + lit.len()) else {
+        return false;
+    };
+    let n = lit.len();
+    let equal = if (8..=16).contains(&n) {
+        let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("8"));
+        word(x, 0) == word(lit, 0) && word(x, n - 8) == word(lit, n - 8)
+    } else {
+        x == lit
+    };
+    *i += n;
+    equal
+}
+
+/// The place of the first byte of `b` that ends a string without escapes (a quote), or that
+/// the canonical path leaves to the general scan (a backslash, a control character): eight
+/// bytes at a time.
+#[inline(always)]
+fn special(b: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    while i + 8 <= b.len() {
+        let x = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        // Bytes equal to a quote or a backslash (zero after the xor), or below 0x20. Each
+        // test flags its lowest matching byte exactly (a borrow only runs upwards, from a
+        // flagged byte), so the lowest flag of the three is the first such byte.
+        let q = x ^ (ONES * u64::from(b'"'));
+        let s = x ^ (ONES * u64::from(b'\\'));
+        let m = ((q.wrapping_sub(ONES) & !q)
+            | (s.wrapping_sub(ONES) & !s)
+            | (x.wrapping_sub(ONES * 0x20) & !x))
+            & HIGH;
+        if m != 0 {
+            return Some(i + (m.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    b[i..]
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+        .map(|p| i + p)
+}
+
+/// The events as `gen` and most loggers write them, `{"RUN":"r","ACTION":"a","ORDER":1}`
+/// exactly (no blank, these fields in this order, the run id a string, the order key an
+/// integer), read by matching the line piece by piece. `None` for any other line, which
+/// [`general`] then reads; when it answers, its answer is the general scan's (the same checks
+/// of the same values).
+#[inline]
+fn canonical<'a>(line: &'a [u8], heads: &Heads<'_>) -> Option<Raw<'a>> {
+    let string = |i: &mut usize| -> Option<&'a [u8]> {
+        let body = line.get(*i..)?;
+        let n = special(body)?;
+        if body[n] != b'"' {
+            return None;
+        }
+        *i += n + 1;
+        Some(&body[..n])
+    };
+    let mut i = 0;
+    if !lit(line, &mut i, heads.run) {
+        return None;
+    }
+    let run = string(&mut i)?;
+    if !lit(line, &mut i, heads.action) {
+        return None;
+    }
+    let action = string(&mut i)?;
+    if !lit(line, &mut i, heads.order) {
+        return None;
+    }
+    // The integer, as [`Cur::number`] reads it: `-`, then digits without a leading zero.
+    let start = i;
+    if line.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    let first = i;
+    while line.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    let digits = &line[first..i];
+    let order = &line[start..i];
+    // Then the object ends, and so does the line (anything else: the general scan).
+    if digits.is_empty() || (digits[0] == b'0' && digits.len() > 1) || order == b"-0" {
+        return None;
+    }
+    if i + 1 != line.len() || line[i] != b'}' {
+        return None;
+    }
+    if !run.is_ascii() && text(run).is_none() {
+        return None;
+    }
+    Some(Raw {
+        run,
+        action,
+        order: OrderKey::Int(int_value(order)?),
+    })
+}
+
+/// The general scan of any flat object (see the module docs).
+fn general<'a>(line: &'a [u8], run_f: &[u8], action_f: &[u8], order_f: &[u8]) -> Option<Raw<'a>> {
     let mut c = Cur { b: line, i: 0 };
     c.ws();
     c.eat(b'{')?;
@@ -361,7 +613,114 @@ mod tests {
         }
     }
 
+    /// The canonical path with these names, as [`FlatFields`] prepares them.
+    fn canonical<'a>(line: &'a [u8], r: &[u8], a: &[u8], o: &[u8]) -> Option<Raw<'a>> {
+        let text = |b: &[u8]| String::from_utf8(b.to_vec()).expect("names are text");
+        let f = FlatFields::new(&text(r), &text(a), &text(o));
+        let fast = super::canonical(line, &f.heads.as_ref()?.view());
+        // Prepared on the stack, the same heads (when the names are short enough).
+        let mut buf = [0u8; 3 * MAX_NAME + 14];
+        if let Some(h) = Heads::on_stack(&mut buf, r, a, o) {
+            assert_eq!(super::canonical(line, &h), fast);
+        }
+        fast
+    }
+
+    /// The lines `gen` writes take the canonical path; lines of another shape do not.
+    #[test]
+    fn the_usual_lines_take_the_canonical_path() {
+        let (r, a, o) = (&b"run"[..], &b"action"[..], &b"order"[..]);
+        for line in [
+            &br#"{"run":"r745","action":"clt1!begin","order":0}"#[..],
+            br#"{"run":"","action":"","order":-12}"#,
+            b"{\"run\":\"\xc3\xa9\",\"action\":\"a\",\"order\":18446744073709551615}",
+        ] {
+            let fast = canonical(line, r, a, o);
+            assert!(fast.is_some(), "{}", String::from_utf8_lossy(line));
+            assert_eq!(fast, general(line, r, a, o));
+        }
+        for line in [
+            &br#"{"run": "r","action":"a","order":0}"#[..],
+            br#"{"action":"a","run":"r","order":0}"#,
+            br#"{"run":"r","action":"a","order":"0"}"#,
+            br#"{"run":7,"action":"a","order":0}"#,
+            br#"{"run":"r","action":"a","order":0} "#,
+        ] {
+            assert_eq!(canonical(line, r, a, o), None);
+            assert!(general(line, r, a, o).is_some());
+        }
+        // Names that need escapes, or the same name twice: never the canonical path.
+        assert!(FlatFields::new("r", "r", "order").heads.is_none());
+        assert!(FlatFields::new("a\"b", "action", "order").heads.is_none());
+        assert!(FlatFields::new("a\\b", "action", "order").heads.is_none());
+        // Long names: prepared ones only.
+        let long = "n".repeat(120);
+        let line = format!(r#"{{"{long}":"x","action":"y","order":1}}"#);
+        let f = FlatFields::new(&long, "action", "order");
+        assert!(super::canonical(line.as_bytes(), &f.heads.as_ref().unwrap().view()).is_some());
+        let mut buf = [0u8; 3 * MAX_NAME + 14];
+        assert!(Heads::on_stack(&mut buf, long.as_bytes(), a, o).is_none());
+        assert_eq!(
+            scan_raw_with(line.as_bytes(), &f),
+            scan_raw(line.as_bytes(), &long, "action", "order")
+        );
+    }
+
     proptest::proptest! {
+        /// Eight bytes at a time, the first quote, backslash or control byte is the one a
+        /// walk byte by byte finds.
+        #[test]
+        fn the_special_byte_is_the_first_one(
+            b in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(vec![b'"', b'\\', 0u8, 0x1f, 0x20, 0x21, 0x7f, 0x80, 0xff, 0x5c, 0x22, 0xa2, 0xdc]),
+                    proptest::num::u8::ANY,
+                    0x20u8..0x7f,
+                ],
+                0..40,
+            ),
+        ) {
+            let want = b.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20);
+            proptest::prop_assert_eq!(special(&b), want);
+        }
+
+        /// Lines of the canonical shape and near it (other names, escapes, control and
+        /// non-UTF-8 bytes, numbers of every form, something after): whenever the canonical
+        /// path answers, the general scan gives the same answer.
+        #[test]
+        fn the_canonical_path_is_the_general_scan(
+            names in proptest::sample::subsequence(vec!["run", "action", "order", "x", "a\"b", "run"], 3),
+            shuffle in proptest::bool::ANY,
+            run in proptest::sample::select(vec![
+                "\"r1\"", "\"\"", "\"r\\\"1\"", "\"a\u{1}b\"", "\"\u{e9}\"", "12", "\"r1",
+            ]),
+            action in proptest::sample::select(vec!["\"a!m\"", "\"\"", "\"x\\y\"", "3", "\"b?m"]),
+            order in proptest::sample::select(vec![
+                "0", "7", "-3", "-0", "01", "1.5", "1e3", "-", "", "99999999999999999999",
+                "18446744073709551615", "-9223372036854775808", "\"4\"",
+            ]),
+            tail in proptest::sample::select(vec!["}", "} ", "}}", ",}", "", "}x"]),
+            bad in proptest::option::of(0usize..60),
+        ) {
+            let mut names = names;
+            if shuffle {
+                names.rotate_left(1);
+            }
+            let mut line = format!(
+                "{{\"{}\":{run},\"{}\":{action},\"{}\":{order}{tail}",
+                names[0], names[1], names[2]
+            )
+            .into_bytes();
+            if let Some(at) = bad.filter(|&at| at < line.len()) {
+                // A byte that is not UTF-8, somewhere.
+                line[at] = 0xff;
+            }
+            let (r, a, o) = ("run".as_bytes(), "action".as_bytes(), "order".as_bytes());
+            if let Some(fast) = canonical(&line, r, a, o) {
+                proptest::prop_assert_eq!(Some(fast), general(&line, r, a, o));
+            }
+        }
+
         /// Lines built from JSON-ish pieces (some malformed): whenever the scan answers, the
         /// full parser reads the same event.
         #[test]
