@@ -382,7 +382,8 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                 loose.extend(line_errors.drain(..).map(|r| (session.arrivals(), r)));
                 continue;
             }
-            let (source, line_no) = split_place(&line.at);
+            // The line's source and number as read (not parsed back from `at`).
+            let (source, line_no) = (line.source(), Some(line.number));
             let is_csv = match forced {
                 Some(f) => f == EventFormat::Csv,
                 // A source's format is found once, not per line (its path's extension cost a

@@ -32,6 +32,17 @@ pub struct Line {
     pub at: String,
     /// Its text without the line break.
     pub text: String,
+    /// Its number in its file (from 1): the `LINE` of `at`.
+    pub number: u32,
+    /// Bytes of the `FILE` of `at`.
+    source_len: u32,
+}
+
+impl Line {
+    /// The `FILE` of `at` (its source: a path, or `<stdin>`).
+    pub fn source(&self) -> &str {
+        &self.at[..self.source_len as usize]
+    }
 }
 
 struct Followed {
@@ -261,8 +272,14 @@ fn cut_lines(
     out: &mut Vec<Result<Line, String>>,
 ) -> usize {
     let mut start = 0;
-    while let Some(i) = memchr::memchr(b'\n', &buf[start..]) {
-        let mut text = &buf[start..start + i];
+    // The complete lines checked as UTF-8 at once when they all are (then each line is text
+    // sliced at line breaks, ASCII, so at character boundaries): one check of a block cost
+    // less than a check per line.
+    let complete = memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1);
+    let all_text = std::str::from_utf8(&buf[..complete]).ok();
+    // One searcher for all the block's line breaks.
+    for end in memchr::memchr_iter(b'\n', &buf[..complete]) {
+        let mut text = &buf[start..end];
         if text.last() == Some(&b'\r') {
             text = &text[..text.len() - 1];
         }
@@ -270,19 +287,26 @@ fn cut_lines(
         let mut l = spare.pop().unwrap_or_else(|| Line {
             at: String::with_capacity(name.len() + 11),
             text: String::new(),
+            number: 0,
+            source_len: 0,
         });
         // `FILE:LINE` built by hand: `format!` costs more than the rest of the line's reading.
         l.at.clear();
         l.at.push_str(name);
         l.at.push(':');
         push_decimal(&mut l.at, *line);
+        l.number = *line;
+        l.source_len = name.len() as u32;
         l.text.clear();
-        match std::str::from_utf8(text) {
-            Ok(t) => l.text.push_str(t),
-            Err(_) => l.text.push_str(&String::from_utf8_lossy(text)),
+        match all_text {
+            Some(all) => l.text.push_str(&all[start..start + text.len()]),
+            None => match std::str::from_utf8(text) {
+                Ok(t) => l.text.push_str(t),
+                Err(_) => l.text.push_str(&String::from_utf8_lossy(text)),
+            },
         }
         out.push(Ok(l));
-        start += i + 1;
+        start = end + 1;
     }
     buf.drain(..start);
     start
@@ -374,5 +398,61 @@ fn read_file(
             x.file = None;
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// Blocks of lines (ASCII, multibyte text, bytes that are not UTF-8, CRLF, a last
+        /// line without its break): each complete line is handed out as the reader reads it
+        /// (its text as UTF-8 with bad bytes replaced, its place, its number), whether the
+        /// block is all text or not, and the incomplete rest stays in the buffer.
+        #[test]
+        fn lines_are_cut_as_read(
+            lines in proptest::collection::vec(
+                proptest::collection::vec(
+                    proptest::sample::select(vec![
+                        &b"{\"run\":\"r1\"}"[..], b"a", b"\xc3\xa9", b"\xff", b"\r", b" ", b"\xe2\x82",
+                    ]),
+                    0..5,
+                ),
+                0..8,
+            ),
+            tail in proptest::sample::select(vec![&b""[..], b"{\"run\"", b"\xc3"]),
+            reused in proptest::bool::ANY,
+        ) {
+            let lines: Vec<Vec<u8>> = lines.into_iter().map(|parts| parts.concat()).collect();
+            let mut buf: Vec<u8> = Vec::new();
+            for l in &lines {
+                buf.extend_from_slice(l);
+                buf.push(b'\n');
+            }
+            let complete = buf.len();
+            buf.extend_from_slice(tail);
+            let mut line = 6;
+            // Spare lines from an earlier round hold other contents.
+            let mut spare = if reused {
+                vec![Line { at: "x:1".into(), text: "old".into(), number: 1, source_len: 1 }; 3]
+            } else {
+                Vec::new()
+            };
+            let mut out = Vec::new();
+            let used = cut_lines(&mut buf, "dir:f.jsonl", &mut line, &mut spare, &mut out);
+            proptest::prop_assert_eq!(used, complete);
+            proptest::prop_assert_eq!(&buf[..], tail);
+            proptest::prop_assert_eq!(out.len(), lines.len());
+            for (n, (got, want)) in out.iter().zip(&lines).enumerate() {
+                let got = got.as_ref().expect("a line");
+                let want = want.strip_suffix(b"\r").unwrap_or(want);
+                proptest::prop_assert_eq!(&got.text, &String::from_utf8_lossy(want));
+                proptest::prop_assert_eq!(got.number, 7 + n as u32);
+                proptest::prop_assert_eq!(&got.at, &format!("dir:f.jsonl:{}", 7 + n));
+                proptest::prop_assert_eq!(got.source(), "dir:f.jsonl");
+            }
+            proptest::prop_assert_eq!(line, 6 + lines.len() as u32);
+        }
     }
 }

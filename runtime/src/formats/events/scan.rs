@@ -159,6 +159,13 @@ fn int_value(text: &[u8]) -> Option<i128> {
     if digits.is_empty() || digits.len() > 20 {
         return None;
     }
+    if digits.len() <= 18 {
+        // Fits an `i64` whatever its digits (most order keys): no wide arithmetic.
+        let v = digits
+            .iter()
+            .fold(0i64, |v, &d| v * 10 + i64::from(d - b'0'));
+        return Some(i128::from(if neg { -v } else { v }));
+    }
     let mut v: i128 = 0;
     for &d in digits {
         v = v * 10 + i128::from(d - b'0');
@@ -682,6 +689,21 @@ mod tests {
         ) {
             let want = b.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20);
             proptest::prop_assert_eq!(special(&b), want);
+        }
+
+        /// Integers of 1 to 22 digits, signed or not: the value `serde_json` reads (an
+        /// `i64`, else a `u64`), by the short path up to 18 digits and the wide one after.
+        #[test]
+        fn integers_read_as_the_parser_reads_them(
+            neg in proptest::bool::ANY,
+            digits in "[0-9]{1,22}",
+        ) {
+            let text = format!("{}{digits}", if neg { "-" } else { "" });
+            let want = text
+                .parse::<i128>()
+                .ok()
+                .filter(|v| i64::try_from(*v).is_ok() || u64::try_from(*v).is_ok());
+            proptest::prop_assert_eq!(int_value(text.as_bytes()), want);
         }
 
         /// Lines of the canonical shape and near it (other names, escapes, control and

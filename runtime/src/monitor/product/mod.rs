@@ -268,18 +268,25 @@ struct Work {
 }
 
 impl Work {
+    /// Empties the buffers for a push or a search on a product of `k` locations and `w`
+    /// words per set. The scratch sets and positions keep their contents (every use writes
+    /// them before it reads them); only their lengths are set, once per shape.
     fn reset(&mut self, k: usize, w: usize) {
         self.faces.clear();
         self.stack.clear();
         self.deltas.clear();
-        for v in [&mut self.t, &mut self.d, &mut self.delta, &mut self.known] {
-            v.clear();
-            v.resize(w, 0);
+        if self.t.len() != w {
+            for v in [&mut self.t, &mut self.d, &mut self.delta, &mut self.known] {
+                v.clear();
+                v.resize(w, 0);
+            }
         }
-        self.at.clear();
-        self.at.resize(k, 0);
-        self.silent.clear();
-        self.silent.resize(k, false);
+        if self.at.len() != k {
+            self.at.clear();
+            self.at.resize(k, 0);
+            self.silent.clear();
+            self.silent.resize(k, false);
+        }
     }
 
     #[inline(always)]
