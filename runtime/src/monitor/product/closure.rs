@@ -81,7 +81,7 @@ pub fn closure_rows(tables: &AcTables, nfa: &Nfa, alphabet: &Alphabet) -> Vec<u6
 }
 
 /// A model's closure rows, read; sets of `W` words (0: of the runtime `w`), as the product's
-/// loops compiled per shape ([`super::words_of`]).
+/// loops compiled per shape ([`super::fixed_len`]).
 #[derive(Clone, Copy)]
 pub(super) struct Closure<'a, const W: usize> {
     rows: &'a [u64],
@@ -117,7 +117,7 @@ impl<'a, const W: usize> Closure<'a, W> {
     /// state's row is inside it (one pass, no fixpoint).
     #[inline]
     pub(super) fn is_closed(&self, silent: &[bool], set: &[u64]) -> bool {
-        let w = super::words_of::<W>(self.w);
+        let w = super::fixed_len::<W>(self.w);
         let set = &set[..w];
         let inside = |row: &[u64]| row.iter().zip(set).all(|(r, s)| r & !s == 0);
         match self.joint(silent) {
@@ -136,7 +136,7 @@ impl<'a, const W: usize> Closure<'a, W> {
         let Some(rows) = self.joint(silent) else {
             return self.close_by_locations(silent, set, t);
         };
-        let w = super::words_of::<W>(self.w);
+        let w = super::fixed_len::<W>(self.w);
         let (set, t) = (&mut set[..w], &mut t[..w]);
         super::words::zero(t);
         for st in bits::iter(set) {
@@ -157,7 +157,7 @@ impl<'a, const W: usize> Closure<'a, W> {
     where
         'a: 'b,
     {
-        let (n, w, rows) = (self.n, super::words_of::<W>(self.w), self.rows);
+        let (n, w, rows) = (self.n, super::fixed_len::<W>(self.w), self.rows);
         silent
             .iter()
             .enumerate()

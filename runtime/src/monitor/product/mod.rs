@@ -70,7 +70,7 @@ const GONE: u64 = u64::MAX;
 /// hot loops are compiled once per common shape (positions of `K` locations, sets of `W`
 /// words) and once for any shape.
 #[inline(always)]
-fn words_of<const N: usize>(runtime: usize) -> usize {
+fn fixed_len<const N: usize>(runtime: usize) -> usize {
     if N == 0 {
         runtime
     } else {
@@ -291,7 +291,7 @@ impl Work {
 
     #[inline(always)]
     fn push_work<const W: usize>(&mut self, v: usize) {
-        let w = words_of::<W>(self.delta.len());
+        let w = fixed_len::<W>(self.delta.len());
         self.stack.push(v as u32);
         append(&mut self.deltas, &self.delta[..w]);
     }
@@ -310,7 +310,7 @@ impl Work {
         i: usize,
         ucell: usize,
     ) {
-        let (k, w) = (words_of::<K>(lens.len()), words_of::<W>(self.d.len()));
+        let (k, w) = (fixed_len::<K>(lens.len()), fixed_len::<W>(self.d.len()));
         let ui = self.faces.pos[u * k + i];
         if ui >= lens[i] {
             return;
@@ -368,7 +368,7 @@ impl Work {
     /// Pops a pending vertex into `d`.
     #[inline(always)]
     fn pop_work<const W: usize>(&mut self, w: usize) -> Option<usize> {
-        let w = words_of::<W>(w);
+        let w = fixed_len::<W>(w);
         let v = self.stack.pop()? as usize;
         let at = self.deltas.len() - w;
         copy(&mut self.d[..w], &self.deltas[at..at + w]);
@@ -595,8 +595,8 @@ impl Product {
         max_vertices: usize,
     ) -> Result<bool, TooWide> {
         let (k, w) = (
-            words_of::<K>(self.k as usize),
-            words_of::<W>(self.w as usize),
+            fixed_len::<K>(self.k as usize),
+            fixed_len::<W>(self.w as usize),
         );
         wk.reset(k, w);
         let nj = self.lens[j];

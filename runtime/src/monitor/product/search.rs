@@ -7,7 +7,7 @@
 
 use super::closure::Closure;
 use super::words::{append, copy};
-use super::{key_of, same, words_of, Kernel, Product, TooWide, Work, GONE, WORK};
+use super::{fixed_len, key_of, same, Kernel, Product, TooWide, Work, GONE, WORK};
 use crate::nfa::LetterId;
 
 impl Product {
@@ -89,8 +89,8 @@ impl Product {
     ) -> Result<bool, TooWide> {
         let live = kernel.tables.live();
         let (k, w) = (
-            words_of::<K>(self.k as usize),
-            words_of::<W>(self.w as usize),
+            fixed_len::<K>(self.k as usize),
+            fixed_len::<W>(self.w as usize),
         );
         let closure = Closure::<W>::new(kernel.closure, k, kernel.nfa.states(), w);
         wk.reset(k, w);
@@ -183,5 +183,216 @@ impl Product {
             }
         }
         Ok(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{closure_rows, Kernel, Product};
+    use crate::check::ac::AcTables;
+    use crate::nfa::{Alphabet, LetterId, LocationId, Nfa, StateId, Transition};
+    use crate::rng::Rng;
+    use std::collections::{BTreeMap, HashSet, VecDeque};
+
+    /// Two letters per location, `k` locations.
+    fn alphabet(k: usize) -> Alphabet {
+        Alphabet::new(
+            (0..2 * k).map(|i| format!("a{i}")).collect(),
+            (0..2 * k).map(|i| LocationId((i / 2) as u32)).collect(),
+            (0..k).map(|i| format!("l{i}")).collect(),
+        )
+        .unwrap()
+    }
+
+    /// Whether the multitrace is a multi-prefix, by a walk of the automaton's transitions
+    /// over (position, state): a location's own next letter, or any letter of a location whose
+    /// trace is read to its end (a silent move); at the end, a state from which some path
+    /// reaches an accepting one.
+    fn walked(nfa: &Nfa, alphabet: &Alphabet, traces: &[Vec<LetterId>]) -> bool {
+        let n: Vec<u32> = traces.iter().map(|t| t.len() as u32).collect();
+        let mut seen = HashSet::new();
+        let mut queue = VecDeque::new();
+        for &q in nfa.initial() {
+            queue.push_back((vec![0u32; n.len()], q.index()));
+        }
+        let mut ends = HashSet::new();
+        while let Some((v, q)) = queue.pop_front() {
+            if !seen.insert((v.clone(), q)) {
+                continue;
+            }
+            if v == n {
+                ends.insert(q);
+            }
+            for t in nfa.transitions().iter().filter(|t| t.from.index() == q) {
+                let i = alphabet.location(t.letter).index();
+                let mut u = v.clone();
+                if v[i] < n[i] {
+                    if traces[i][v[i] as usize] != t.letter {
+                        continue;
+                    }
+                    u[i] += 1;
+                }
+                queue.push_back((u, t.to.index()));
+            }
+        }
+        // Some end state reaches an accepting state.
+        let mut stack: Vec<usize> = ends.iter().copied().collect();
+        let mut reach: HashSet<usize> = ends;
+        while let Some(q) = stack.pop() {
+            if nfa.is_accepting(StateId(q as u32)) {
+                return true;
+            }
+            for t in nfa.transitions().iter().filter(|t| t.from.index() == q) {
+                if reach.insert(t.to.index()) {
+                    stack.push(t.to.index());
+                }
+            }
+        }
+        false
+    }
+
+    /// The states each position of the whole grid is reached with, position by position.
+    fn grid(
+        tables: &AcTables,
+        nfa: &Nfa,
+        traces: &[Vec<LetterId>],
+        w: usize,
+    ) -> BTreeMap<Vec<u32>, Vec<u64>> {
+        let k = traces.len();
+        let lens: Vec<u32> = traces.iter().map(|t| t.len() as u32).collect();
+        let mut grid: BTreeMap<Vec<u32>, Vec<u64>> = BTreeMap::new();
+        let mut v = vec![0u32; k];
+        loop {
+            let mut set = vec![0u64; w];
+            if v.iter().all(|&x| x == 0) {
+                set.copy_from_slice(&tables.initial_states()[..w]);
+            }
+            for i in 0..k {
+                if v[i] > 0 {
+                    let mut u = v.clone();
+                    u[i] -= 1;
+                    tables.step_into(nfa, &grid[&u], traces[i][u[i] as usize], &mut set);
+                }
+            }
+            grid.insert(v.clone(), set);
+            let Some(i) = (0..k).rev().find(|&i| v[i] < lens[i]) else {
+                return grid;
+            };
+            v[i] += 1;
+            for x in &mut v[i + 1..] {
+                *x = 0;
+            }
+        }
+    }
+
+    /// Every shape the push and the search are compiled for (two to four locations, sets of
+    /// one to three words: `(3, 1)`, `(3, 2)`, `(_, 1)`, `(_, 2)` and the general one), on
+    /// random automata and runs that follow a path of the automaton, some with a location
+    /// held back or a letter changed: after every event the product stores exactly the
+    /// grid's positions on an upper face that some state reaches, with their states, and
+    /// its membership answers are those of a walk of the transitions.
+    #[test]
+    fn every_shape_stores_the_grid_and_answers_as_the_walk() {
+        let mut rng = Rng::new(61);
+        let mut shapes = HashSet::new();
+        let (mut yes, mut no) = (0, 0);
+        for case in 0..150 {
+            let k = 2 + case % 3;
+            let alphabet = alphabet(k);
+            let states = [1, 6, 30, 64, 65, 100, 129, 150][rng.below(8)];
+            let letters = 2 * k;
+            let transitions: Vec<Transition> = (0..rng.between(states, 4 * states))
+                .map(|_| Transition {
+                    from: StateId(rng.below(states) as u32),
+                    letter: LetterId(rng.below(letters) as u32),
+                    to: StateId(rng.below(states) as u32),
+                })
+                .collect();
+            let accepting = (0..states).map(|_| rng.below(3) == 0).collect();
+            let nfa = Nfa::new(
+                states as u32,
+                vec![StateId(0)],
+                accepting,
+                transitions,
+                letters,
+            )
+            .unwrap();
+            let tables = AcTables::new(&nfa, &alphabet);
+            let w = tables.words();
+            let closure = closure_rows(&tables, &nfa, &alphabet);
+            let kernel = Kernel {
+                tables: &tables,
+                nfa: &nfa,
+                alphabet: &alphabet,
+                closure: &closure,
+            };
+            shapes.insert((k, w));
+            // A path of the automaton, its letters dealt to their locations.
+            let mut word = Vec::new();
+            let mut q = 0;
+            for _ in 0..rng.between(0, 14) {
+                let out: Vec<&Transition> = nfa
+                    .transitions()
+                    .iter()
+                    .filter(|t| t.from.index() == q)
+                    .collect();
+                if out.is_empty() {
+                    break;
+                }
+                let t = out[rng.below(out.len())];
+                word.push(t.letter);
+                q = t.to.index();
+            }
+            if !word.is_empty() && rng.below(4) == 0 {
+                let at = rng.below(word.len());
+                word[at] = LetterId(rng.below(letters) as u32);
+            }
+            let slow = rng.below(k);
+            let (mut early, mut late): (Vec<LetterId>, Vec<LetterId>) = (Vec::new(), Vec::new());
+            for a in word {
+                if alphabet.location(a).index() == slow && rng.below(2) == 0 {
+                    late.push(a);
+                } else {
+                    early.push(a);
+                }
+            }
+            early.extend(late);
+            let mut p = Product::new(&kernel);
+            let mut traces = vec![Vec::new(); k];
+            for &a in &early {
+                let j = alphabet.location(a).index();
+                traces[j].push(a);
+                p.push(&kernel, &traces, j, a, usize::MAX).unwrap();
+                let lens: Vec<u32> = traces.iter().map(|t| t.len() as u32).collect();
+                let want: Vec<(Vec<u32>, Vec<u64>)> = grid(&tables, &nfa, &traces, w)
+                    .into_iter()
+                    .filter(|(v, s)| (0..k).any(|i| v[i] == lens[i]) && s.iter().any(|&x| x != 0))
+                    .collect();
+                let mut got = p.stored();
+                got.sort();
+                assert_eq!(got, want, "{k} locations, {states} states, {traces:?}");
+                let end = &grid(&tables, &nfa, &traces, w)[&lens];
+                let accepted = end
+                    .iter()
+                    .zip(tables.accepting_states())
+                    .any(|(a, b)| a & b != 0);
+                assert_eq!(p.is_accepted(&kernel), accepted);
+                let is = p.is_multi_prefix(&kernel, &traces, usize::MAX).unwrap();
+                assert_eq!(
+                    is,
+                    walked(&nfa, &alphabet, &traces),
+                    "{k} locations, {traces:?}"
+                );
+                if is {
+                    yes += 1;
+                } else {
+                    no += 1;
+                }
+            }
+        }
+        for shape in [(3, 1), (3, 2), (2, 1), (4, 2), (2, 3)] {
+            assert!(shapes.contains(&shape), "{shape:?} not met: {shapes:?}");
+        }
+        assert!(yes > 100 && no > 30, "{yes} multi-prefixes, {no} not");
     }
 }
