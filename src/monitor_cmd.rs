@@ -254,6 +254,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
         idle_timeout: args.idle_timeout,
         reorder: args.reorder_window,
         max_live_runs: args.max_live_runs,
+        ..SessionOptions::default()
     };
     // Resume from a checkpoint.
     let (mut session, positions, output_len) = match &args.state {

@@ -251,6 +251,7 @@ impl PyMonitor {
             idle_timeout,
             reorder,
             max_live_runs,
+            ..SessionOptions::default()
         };
         let source = options
             .get::<String>("source")?

@@ -250,7 +250,12 @@ fn deferred_checks_decide_as_every_event_does() {
     let mut scratch = engine.scratch();
     let mut rng = Rng::new(11);
     let mut decided = 0;
+    let mut capped = 0;
     for case in 0..60 {
+        // A quarter of the cases: one round, and runs checked whenever their unchecked events
+        // reach a small bound, not at the end of the round.
+        let long = case % 4 == 3;
+        let bound = if long { 1 + rng.below(6) } else { 32 };
         let p = [Procedure::Ac, Procedure::As][case % 2];
         let mut o = opts(p, [Mode::Prefix, Mode::Complete][case % 3 % 2]);
         if case % 5 == 0 {
@@ -275,7 +280,10 @@ fn deferred_checks_decide_as_every_event_does() {
         }
         let (mut now, mut later) = (
             Session::new(SessionOptions::default()),
-            Session::new(SessionOptions::default()),
+            Session::new(SessionOptions {
+                max_unchecked: bound,
+                ..SessionOptions::default()
+            }),
         );
         let (mut a, mut b): (Vec<Decision>, Vec<Decision>) = (Vec::new(), Vec::new());
         let mut round = 0;
@@ -291,7 +299,7 @@ fn deferred_checks_decide_as_every_event_does() {
             };
             now.push(&m, &mut scratch, ev, &mut a);
             later.push_deferred(&m, &mut scratch, ev, &mut b);
-            if rng.below(6) == 0 {
+            if !long && rng.below(6) == 0 {
                 later.settle(&m, &mut scratch, &mut b);
                 // A round's decisions (some at once, some when settled) in arrival order, as
                 // `monitor` writes them.
@@ -323,8 +331,23 @@ fn deferred_checks_decide_as_every_event_does() {
             );
         }
         assert_eq!(a.len(), b.len());
+        if long {
+            // Runs still open after more unchecked events than the bound (checked early).
+            capped += a
+                .iter()
+                .filter(|d| {
+                    let before = stream
+                        .iter()
+                        .enumerate()
+                        .filter(|(n, (r, _))| *r == d.run && (*n as u64) < d.arrival)
+                        .count();
+                    before > bound
+                })
+                .count();
+        }
     }
     assert!(decided > 50, "{decided}");
+    assert!(capped > 10, "{capped}");
 }
 
 /// A run that ends as a WeakPass gets the batch check's record: its complete-mode diagnosis
