@@ -230,16 +230,3 @@ fn head_first_loops_are_not_restricted_by_removal() {
         );
     }
 }
-
-/// Whether the interaction has a loop anywhere.
-fn has_loop(a: &Ast) -> bool {
-    match a {
-        Ast::Empty | Ast::Act(_) => false,
-        Ast::Loop(..) => true,
-        Ast::Strict(x, y)
-        | Ast::Seq(x, y)
-        | Ast::Par(x, y)
-        | Ast::Alt(x, y)
-        | Ast::Coreg(_, x, y) => has_loop(x) || has_loop(y),
-    }
-}
