@@ -73,9 +73,7 @@ impl<'a> Cur<'a> {
         let (&b'"', body) = rest.split_first()? else {
             return None;
         };
-        let n = body
-            .iter()
-            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        let n = special(body)?;
         if body[n] != b'"' {
             return None;
         }
@@ -345,7 +343,7 @@ impl<'a> Heads<'a> {
     /// backslash or control character: their bytes in a line are then their bytes as JSON
     /// strings), and they are three different names.
     fn usable(r: &[u8], a: &[u8], o: &[u8]) -> bool {
-        let plain = |f: &[u8]| f.iter().all(|&c| c != b'"' && c != b'\\' && c >= 0x20);
+        let plain = |f: &[u8]| special(f).is_none();
         !same(r, a) && !same(r, o) && !same(a, o) && plain(r) && plain(a) && plain(o)
     }
 
