@@ -14,7 +14,10 @@
 //!   ([`product`]): never re-checked from the start, its work per event does not grow with the
 //!   run while the locations keep pace, and its size is bounded by
 //!   [`MonitorOptions::max_vertices`] when one location lags (then the run is `Inconclusive`,
-//!   naming the location). Term-only models (and `--procedure term`) re-check the run's traces
+//!   naming the location). Before that, a run is followed by its *guess* (`guess`): the next
+//!   letters of the locations that lag, guessed from a path of the automaton, certify that
+//!   the events are a multi-prefix in constant work per event, and the product is fed only
+//!   when an event breaks the guess (then with every event it skipped, in order). Term-only models (and `--procedure term`) re-check the run's traces
 //!   after each event, within the check's budget: the cost of an event grows with the run.
 //! - [`session`] adds what a stream needs on top: runs keyed by id, their ends (an end action,
 //!   an idle timeout, the end of the input), per-location reorder windows, a cap on live
@@ -28,6 +31,7 @@
 mod checkpoint;
 pub mod decision;
 pub mod follow;
+mod guess;
 pub mod offline;
 pub mod product;
 mod replay;

@@ -81,6 +81,9 @@ impl Monitor<'_> {
             // As the events before the first dark one left it (one of them, meeting the live
             // states, cleared it).
             unsure: run.unsure,
+            // (A replay is of a run whose guess broke before: it has none.)
+            guess: None,
+            behind: Vec::new(),
         };
         // The first unchecked event, checked as `push` checks it.
         let j0 = unchecked[0] as usize;

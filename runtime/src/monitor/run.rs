@@ -1,5 +1,6 @@
 //! One live run: its local traces so far, its incremental product, and what is decided.
 
+use super::guess::Guess;
 use super::product::{closure_rows, Kernel, Product, TooWide};
 use crate::check::diagnose::EndQueries;
 use crate::check::{CheckError, CheckOptions, Choice, Engine, Procedure, Scratch};
@@ -77,6 +78,14 @@ pub struct LiveRun {
     /// may have been certain at an earlier event, so its diagnosis assumes nothing of them.
     #[serde(default)]
     pub(super) unsure: bool,
+    /// While it holds, the run's events are a multi-prefix without the product
+    /// ([`super::guess`]); the product is then that of the events before `behind`'s.
+    #[serde(default)]
+    pub(super) guess: Option<Guess>,
+    /// The locations of the events the product was not fed while the guess held, in the
+    /// order they came (fed to it in that order when the guess breaks).
+    #[serde(default)]
+    pub(super) behind: Vec<u32>,
 }
 
 /// Why a run's state bytes cannot be read.
@@ -127,6 +136,8 @@ impl LiveRun {
             + self.product.as_ref().map_or(0, Product::bytes)
             + self.checked.as_ref().map_or(0, |c| c.bytes())
             + 4 * self.unchecked.capacity()
+            + self.guess.as_ref().map_or(0, Guess::bytes)
+            + 4 * self.behind.capacity()
     }
 
     /// The bytes of the run's state as its record reports it (`state_bytes`): its traces and
@@ -140,6 +151,8 @@ impl LiveRun {
                 .map(|t| std::mem::size_of::<Vec<LetterId>>() + 4 * t.len())
                 .sum::<usize>()
             + self.product.as_ref().map_or(0, Product::state_bytes)
+            + self.guess.as_ref().map_or(0, Guess::state_bytes)
+            + 4 * self.behind.len()
     }
 
     /// Its events fed unchecked are checked (or need no check). The list keeps its buffer:
@@ -172,6 +185,8 @@ impl LiveRun {
         self.unchecked = Vec::new();
         self.quiet = 0;
         self.checked = None;
+        self.guess = None;
+        self.behind = Vec::new();
     }
 
     /// The state as bytes (for checkpoints); [`LiveRun::from_bytes`] reads it back.
@@ -214,6 +229,24 @@ impl EndQueries for EndProduct<'_> {
         self.traces[i].pop();
         found
     }
+}
+
+/// Feeds `p` the events of `behind` (their locations, in the order they came): each is the
+/// next letter of its location's trace past the product's (which reads the traces only up
+/// to its own lengths, so longer traces serve).
+fn catch_up(
+    k: &Kernel<'_>,
+    p: &mut Product,
+    traces: &[Vec<LetterId>],
+    behind: &[u32],
+    max_vertices: usize,
+) -> Result<(), TooWide> {
+    for &l in behind {
+        let l = l as usize;
+        let a = traces[l][p.len_of(l)];
+        p.push(k, traces, l, a, max_vertices)?;
+    }
+    Ok(())
 }
 
 /// The incremental engine over a loaded model: it starts live runs and feeds them events.
@@ -278,16 +311,48 @@ impl<'e> Monitor<'e> {
 
     /// A run with no event yet.
     pub fn start(&self) -> LiveRun {
+        let kernel = self.kernel();
         LiveRun {
             traces: vec![Vec::new(); self.engine.model().alphabet.locations()],
-            product: self.kernel().map(|k| Product::new(&k)),
+            product: kernel.as_ref().map(Product::new),
             standing: Standing::Open,
             events: 0,
             unchecked: Vec::new(),
             quiet: 0,
             checked: None,
             unsure: false,
+            guess: kernel.as_ref().and_then(Guess::start),
+            behind: Vec::new(),
         }
+    }
+
+    /// Feeds event `a` of location `j` (already appended to `traces[j]`) to the run's guess
+    /// when it has one: `Ok(true)` when the guess still holds (the events are a multi-prefix,
+    /// the product is behind by one more event), `Ok(false)` when there is no guess or it
+    /// just broke (the product has been fed the events it was behind by: the caller feeds
+    /// it `a`), `Err` when the product ran out of the vertex budget on them: the run is
+    /// `Inconclusive` at this event (the events before it are a multi-prefix).
+    fn guessed(
+        &self,
+        k: &Kernel<'_>,
+        run: &mut LiveRun,
+        j: usize,
+        a: LetterId,
+    ) -> Result<bool, TooWide> {
+        let Some(g) = &mut run.guess else {
+            return Ok(false);
+        };
+        if g.extend(k, j, a, self.opts.max_vertices) {
+            run.behind.push(j as u32);
+            return Ok(true);
+        }
+        run.guess = None;
+        let behind = std::mem::take(&mut run.behind);
+        let p = run
+            .product
+            .as_mut()
+            .expect("a guess is kept with a product");
+        catch_up(k, p, &run.traces, &behind, self.opts.max_vertices).map(|()| false)
     }
 
     /// Feeds one event like [`Monitor::push`] but leaves the multi-prefix check for later: a
@@ -323,6 +388,21 @@ impl<'e> Monitor<'e> {
         }
         let j = self.engine.model().alphabet.location(letter).index();
         run.traces[j].push(letter);
+        match self.guessed(&k, run, j, letter) {
+            Ok(true) => {
+                run.events += 1;
+                run.quiet += 1;
+                return None;
+            }
+            Ok(false) => {}
+            Err(w) => {
+                run.events += 1;
+                let v = self.too_wide(w, run.events, false);
+                self.decide(run, run.events, v.kind);
+                return Some((run.events, v));
+            }
+        }
+        let p = run.product.as_mut().expect("checked above");
         match p.push(&k, &run.traces, j, letter, self.opts.max_vertices) {
             Ok(live) => {
                 run.events += 1;
@@ -396,6 +476,8 @@ impl<'e> Monitor<'e> {
         run.unchecked = Vec::new();
         run.quiet = 0;
         run.checked = None;
+        run.guess = None;
+        run.behind = Vec::new();
     }
 
     /// What `push` decides on `found`, the multi-prefix answer for the run's events, the last
@@ -444,7 +526,16 @@ impl<'e> Monitor<'e> {
         }
         let j = self.engine.model().alphabet.location(letter).index();
         run.traces[j].push(letter);
+        let guessed = match (self.kernel(), run.product.is_some()) {
+            (Some(k), true) => self.guessed(&k, run, j, letter),
+            _ => Ok(false),
+        };
         let decided = match (self.kernel(), &mut run.product) {
+            _ if guessed == Ok(true) => None,
+            (_, Some(_)) if guessed.is_err() => {
+                let w = guessed.expect_err("matched");
+                Some(self.too_wide(w, run.events, false))
+            }
             (Some(k), Some(p)) => {
                 let max = self.opts.max_vertices;
                 match p.push(&k, &run.traces, j, letter, max) {
@@ -469,6 +560,8 @@ impl<'e> Monitor<'e> {
             // A decided run needs only its event count: free the rest.
             run.product = None;
             run.traces = Vec::new();
+            run.guess = None;
+            run.behind = Vec::new();
         }
         decided
     }
@@ -507,11 +600,38 @@ impl<'e> Monitor<'e> {
         let (Some(k), Some(p)) = (self.kernel(), &run.product) else {
             return self.batch(scratch, &run.traces, mode, known, None);
         };
+        // A run whose guess holds is a multi-prefix; accepted when its guess says so, else
+        // its product, fed the events it is behind by, tells.
+        let caught;
+        let p = match &run.guess {
+            None => p,
+            Some(g) if g.accepted(&k) && !self.opts.check.witness => {
+                let mut v = Verdict::new(VerdictKind::Pass);
+                v.vertices = p.vertices() as u64;
+                return v;
+            }
+            Some(_) => {
+                let mut c = p.clone();
+                if let Err(w) =
+                    catch_up(&k, &mut c, &run.traces, &run.behind, self.opts.max_vertices)
+                {
+                    // (Every event is a multi-prefix, the last one included.)
+                    return self.too_wide(w, run.events + 1, false);
+                }
+                caught = c;
+                &caught
+            }
+        };
         let accepted = p.is_accepted(&k);
+        let prefix = if run.guess.is_some() {
+            Ok(true)
+        } else {
+            p.is_multi_prefix(&k, &run.traces, self.opts.max_vertices)
+        };
         let kind = match mode {
             Mode::Complete if accepted => VerdictKind::Pass,
             Mode::Complete => VerdictKind::Fail,
-            Mode::Prefix => match p.is_multi_prefix(&k, &run.traces, self.opts.max_vertices) {
+            Mode::Prefix => match prefix {
                 Ok(false) => VerdictKind::Fail,
                 Ok(true) if accepted => VerdictKind::Pass,
                 Ok(true) => VerdictKind::WeakPass,

@@ -186,13 +186,14 @@ impl<'a, const W: usize> Closure<'a, W> {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(in crate::monitor) mod tests {
     use super::*;
     use crate::nfa::{LetterId, StateId, Transition};
     use crate::rng::Rng;
+    use std::collections::{HashSet, VecDeque};
 
     /// Letters `a0..a5`, two per location, three locations (the product's tests' models).
-    pub(in crate::monitor::product) fn three_locations() -> Alphabet {
+    pub(in crate::monitor) fn three_locations() -> Alphabet {
         Alphabet::new(
             (0..6).map(|i| format!("a{i}")).collect(),
             (0..6).map(|i| LocationId(i / 2)).collect(),
@@ -203,11 +204,7 @@ pub(super) mod tests {
 
     /// A random automaton over [`three_locations`]'s letters: `transitions` random ones,
     /// random accepting states, state 0 initial.
-    pub(in crate::monitor::product) fn random_nfa(
-        rng: &mut Rng,
-        states: usize,
-        transitions: usize,
-    ) -> Nfa {
+    pub(in crate::monitor) fn random_nfa(rng: &mut Rng, states: usize, transitions: usize) -> Nfa {
         let transitions: Vec<Transition> = (0..transitions)
             .map(|_| Transition {
                 from: StateId(rng.below(states) as u32),
@@ -217,6 +214,64 @@ pub(super) mod tests {
             .collect();
         let accepting = (0..states).map(|_| rng.below(2) == 0).collect();
         Nfa::new(states as u32, vec![StateId(0)], accepting, transitions, 6).unwrap()
+    }
+
+    /// Whether the multitrace is a multi-prefix (`prefix`) or accepted, by a walk of the
+    /// automaton's transitions over (position, state): a location's own next letter, or, in
+    /// prefix mode, any letter of a location whose trace is read to its end (a silent move);
+    /// at the end, a state from which some path reaches an accepting one (prefix mode), or an
+    /// accepting state.
+    pub(in crate::monitor) fn multi_prefix_walked(
+        nfa: &Nfa,
+        alphabet: &Alphabet,
+        traces: &[Vec<LetterId>],
+        prefix: bool,
+    ) -> bool {
+        let n: Vec<u32> = traces.iter().map(|t| t.len() as u32).collect();
+        let mut seen = HashSet::new();
+        let mut queue = VecDeque::new();
+        for &q in nfa.initial() {
+            queue.push_back((vec![0u32; n.len()], q.index()));
+        }
+        let mut ends = HashSet::new();
+        while let Some((v, q)) = queue.pop_front() {
+            if !seen.insert((v.clone(), q)) {
+                continue;
+            }
+            if v == n {
+                ends.insert(q);
+            }
+            for t in nfa.transitions().iter().filter(|t| t.from.index() == q) {
+                let i = alphabet.location(t.letter).index();
+                let mut u = v.clone();
+                if v[i] < n[i] {
+                    if traces[i][v[i] as usize] != t.letter {
+                        continue;
+                    }
+                    u[i] += 1;
+                } else if !prefix {
+                    continue;
+                }
+                queue.push_back((u, t.to.index()));
+            }
+        }
+        if !prefix {
+            return ends.iter().any(|&q| nfa.is_accepting(StateId(q as u32)));
+        }
+        // Some end state reaches an accepting state.
+        let mut stack: Vec<usize> = ends.iter().copied().collect();
+        let mut reach: HashSet<usize> = ends;
+        while let Some(q) = stack.pop() {
+            if nfa.is_accepting(StateId(q as u32)) {
+                return true;
+            }
+            for t in nfa.transitions().iter().filter(|t| t.from.index() == q) {
+                if reach.insert(t.to.index()) {
+                    stack.push(t.to.index());
+                }
+            }
+        }
+        false
     }
 
     /// The closure by walking the automaton's transitions (the oracle).

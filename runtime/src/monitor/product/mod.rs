@@ -38,6 +38,9 @@ mod step;
 mod words;
 
 pub use closure::closure_rows;
+/// Random automata and the walks the product's tests compare it with.
+#[cfg(test)]
+pub(super) use closure::tests as test_models;
 
 use crate::check::ac::AcTables;
 use crate::nfa::{Alphabet, LetterId, Nfa};
@@ -693,6 +696,11 @@ impl Product {
             self.compact(&mut wk.at_map);
         }
         Ok(live)
+    }
+
+    /// The length of location `l`'s trace the product was fed.
+    pub fn len_of(&self, l: usize) -> usize {
+        self.lens[l] as usize
     }
 
     /// Gives back the product as it was before a push of location `j` that ran out of the

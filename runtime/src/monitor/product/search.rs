@@ -188,11 +188,12 @@ impl Product {
 
 #[cfg(test)]
 mod tests {
+    use super::super::closure::tests::multi_prefix_walked;
     use super::super::{closure_rows, Kernel, Product};
     use crate::check::ac::AcTables;
     use crate::nfa::{Alphabet, LetterId, LocationId, Nfa, StateId, Transition};
     use crate::rng::Rng;
-    use std::collections::{BTreeMap, HashSet, VecDeque};
+    use std::collections::{BTreeMap, HashSet};
 
     /// Two letters per location, `k` locations.
     fn alphabet(k: usize) -> Alphabet {
@@ -202,53 +203,6 @@ mod tests {
             (0..k).map(|i| format!("l{i}")).collect(),
         )
         .unwrap()
-    }
-
-    /// Whether the multitrace is a multi-prefix, by a walk of the automaton's transitions
-    /// over (position, state): a location's own next letter, or any letter of a location whose
-    /// trace is read to its end (a silent move); at the end, a state from which some path
-    /// reaches an accepting one.
-    fn walked(nfa: &Nfa, alphabet: &Alphabet, traces: &[Vec<LetterId>]) -> bool {
-        let n: Vec<u32> = traces.iter().map(|t| t.len() as u32).collect();
-        let mut seen = HashSet::new();
-        let mut queue = VecDeque::new();
-        for &q in nfa.initial() {
-            queue.push_back((vec![0u32; n.len()], q.index()));
-        }
-        let mut ends = HashSet::new();
-        while let Some((v, q)) = queue.pop_front() {
-            if !seen.insert((v.clone(), q)) {
-                continue;
-            }
-            if v == n {
-                ends.insert(q);
-            }
-            for t in nfa.transitions().iter().filter(|t| t.from.index() == q) {
-                let i = alphabet.location(t.letter).index();
-                let mut u = v.clone();
-                if v[i] < n[i] {
-                    if traces[i][v[i] as usize] != t.letter {
-                        continue;
-                    }
-                    u[i] += 1;
-                }
-                queue.push_back((u, t.to.index()));
-            }
-        }
-        // Some end state reaches an accepting state.
-        let mut stack: Vec<usize> = ends.iter().copied().collect();
-        let mut reach: HashSet<usize> = ends;
-        while let Some(q) = stack.pop() {
-            if nfa.is_accepting(StateId(q as u32)) {
-                return true;
-            }
-            for t in nfa.transitions().iter().filter(|t| t.from.index() == q) {
-                if reach.insert(t.to.index()) {
-                    stack.push(t.to.index());
-                }
-            }
-        }
-        false
     }
 
     /// The states each position of the whole grid is reached with, position by position.
@@ -380,7 +334,7 @@ mod tests {
                 let is = p.is_multi_prefix(&kernel, &traces, usize::MAX).unwrap();
                 assert_eq!(
                     is,
-                    walked(&nfa, &alphabet, &traces),
+                    multi_prefix_walked(&nfa, &alphabet, &traces, true),
                     "{k} locations, {traces:?}"
                 );
                 if is {

@@ -18,7 +18,7 @@ impl Kernel<'_> {
     /// `out |= δ(from, a)`: AC's step ([`AcTables::step_into`]), inlined for sets of one or
     /// two words.
     #[inline(always)]
-    pub(super) fn step(&self, from: &[u64], a: LetterId, out: &mut [u64]) {
+    pub(crate) fn step(&self, from: &[u64], a: LetterId, out: &mut [u64]) {
         if let Some(rows) = self.tables.rows(a) {
             if let ([f], [o]) = (from, &mut *out) {
                 let mut b = *f;

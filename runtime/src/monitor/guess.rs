@@ -1,0 +1,359 @@
+//! A run's *guess*: a certificate that its events so far are a multi-prefix, kept in constant
+//! work per event while it holds, so that the product ([`super::product`]) is not fed at all.
+//!
+//! A guess for the multitrace `μ` is, per location `j`, a word `s_j` of `j`'s letters (what
+//! `j` is guessed to log next) and a set `E` of live states, with the invariant: every `q` in
+//! `E` ends a path of the automaton from an initial state reading a word `w` whose
+//! projection on each location `j` is `μ_j · s_j`. Then `w` extends to an accepted word (`q`
+//! is live) whose projections extend every `μ_j`: `μ` is a multi-prefix. When every `s_j`
+//! is empty and `E` meets the accepting states, `w` is an accepted interleaving of `μ`
+//! itself: `μ` is accepted.
+//!
+//! An event `a` of location `j` keeps the invariant in one of three ways (else the guess is
+//! *broken* and the run goes on with its product, fed the events it skipped):
+//!
+//! - `s_j` starts with `a`: the same paths, `a` moved from the guess to `μ_j`;
+//! - `s_j` is empty and `δ(E, a)` meets the live states: the paths extended by `a`;
+//! - `s_j` is empty and a breadth-first walk from `E` over the letters of the *other*
+//!   locations reaches a state `q` where `a` leads to live states: the path extended by the
+//!   walk `σ` and `a`; the other locations' guesses grow by their letters of `σ` (they read
+//!   them after their own traces, which `w` has read whole). The walk is bounded by the
+//!   automaton, not by the run.
+//!
+//! A run starts with the empty guess (`E` the live initial states). Runs that follow a
+//! protocol keep their guess: a location that is ahead makes the others' next letters
+//! guessed, and their events, when they come, are those letters (on the MQTT event set,
+//! most runs never break it). A run broken once keeps its product until its end (so the
+//! decisions and records never depend on how a stream's events were batched).
+
+use super::product::Kernel;
+use crate::bits;
+use crate::nfa::{LetterId, StateId};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+
+/// See the module docs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Guess {
+    /// `s_j`: `silent[j][next[j]..]`, oldest first.
+    silent: Vec<Vec<LetterId>>,
+    next: Vec<u32>,
+    /// `E`: live states, each ending a path as the invariant says.
+    end: Vec<u64>,
+}
+
+/// The breadth-first walk's buffers, per thread: a guess's repair allocates nothing once
+/// they have grown.
+#[derive(Default)]
+struct Walk {
+    /// Per state: the state and letter it was reached from (`u32::MAX`: a start).
+    from: Vec<(u32, LetterId)>,
+    seen: Vec<u64>,
+    queue: Vec<u32>,
+    t: Vec<u64>,
+    path: Vec<LetterId>,
+}
+
+thread_local! {
+    static WALK: RefCell<Walk> = RefCell::new(Walk::default());
+}
+
+impl Guess {
+    /// The guess of the empty multitrace: no letter guessed, `E` the live initial states.
+    /// `None` when no initial state is live (the model accepts nothing).
+    pub(super) fn start(kernel: &Kernel<'_>) -> Option<Guess> {
+        let w = kernel.tables.words();
+        let end: Vec<u64> = kernel.tables.initial_states()[..w]
+            .iter()
+            .zip(kernel.tables.live())
+            .map(|(a, b)| a & b)
+            .collect();
+        end.iter().any(|&x| x != 0).then(|| Guess {
+            silent: vec![Vec::new(); kernel.alphabet.locations()],
+            next: vec![0; kernel.alphabet.locations()],
+            end,
+        })
+    }
+
+    /// Whether the multitrace is accepted as it is (no letter guessed, `E` meets the
+    /// accepting states). `false` says nothing.
+    pub(super) fn accepted(&self, kernel: &Kernel<'_>) -> bool {
+        self.silent.iter().all(Vec::is_empty)
+            && self
+                .end
+                .iter()
+                .zip(kernel.tables.accepting_states())
+                .any(|(a, b)| a & b != 0)
+    }
+
+    /// Bytes held (for the memory figures).
+    pub(super) fn bytes(&self) -> usize {
+        std::mem::size_of::<Guess>()
+            + self
+                .silent
+                .iter()
+                .map(|s| std::mem::size_of::<Vec<LetterId>>() + 4 * s.capacity())
+                .sum::<usize>()
+            + 4 * self.next.capacity()
+            + 8 * self.end.capacity()
+    }
+
+    /// Bytes by content (a record's `state_bytes`).
+    pub(super) fn state_bytes(&self) -> usize {
+        std::mem::size_of::<Guess>()
+            + self
+                .silent
+                .iter()
+                .map(|s| std::mem::size_of::<Vec<LetterId>>() + 4 * s.len())
+                .sum::<usize>()
+            + 4 * self.next.len()
+            + 8 * self.end.len()
+    }
+
+    /// Takes event `a` of location `j` (see the module docs): `true` when the guess still
+    /// holds, `false` when it is broken (then it is left as it was). `max_guessed`: most
+    /// letters guessed at once (past it the guess breaks: a location silent for long would
+    /// make them grow without bound; the run's vertex budget serves).
+    pub(super) fn extend(
+        &mut self,
+        kernel: &Kernel<'_>,
+        j: usize,
+        a: LetterId,
+        max_guessed: usize,
+    ) -> bool {
+        let s = &mut self.silent[j];
+        let at = self.next[j] as usize;
+        if at < s.len() {
+            if s[at] != a {
+                return false;
+            }
+            if at + 1 == s.len() {
+                s.clear();
+                self.next[j] = 0;
+            } else {
+                self.next[j] += 1;
+            }
+            return true;
+        }
+        WALK.with(|walk| self.append(kernel, &mut walk.borrow_mut(), j, a, max_guessed))
+    }
+
+    /// `s_j` is empty: `E` steps by `a`, after a walk over the other locations' letters when
+    /// it must.
+    fn append(
+        &mut self,
+        kernel: &Kernel<'_>,
+        wk: &mut Walk,
+        j: usize,
+        a: LetterId,
+        max_guessed: usize,
+    ) -> bool {
+        let w = self.end.len();
+        let live = kernel.tables.live();
+        wk.t.clear();
+        wk.t.resize(w, 0);
+        kernel.step(&self.end, a, &mut wk.t);
+        if and_any(&mut wk.t, live) {
+            self.end.copy_from_slice(&wk.t);
+            return true;
+        }
+        // The walk, breadth first from `E` (the shortest guess), over live states only (a
+        // state on a path to a live state is live).
+        let nfa = kernel.nfa;
+        let states = nfa.states();
+        // `from` is read only for the states the walk reached, each written first.
+        if wk.from.len() < states {
+            wk.from.resize(states, (u32::MAX, LetterId(0)));
+        }
+        wk.seen.clear();
+        wk.seen.resize(w, 0);
+        wk.queue.clear();
+        for s in bits::iter(&self.end) {
+            bits::set(&mut wk.seen, s);
+            wk.from[s] = (u32::MAX, LetterId(0));
+            wk.queue.push(s as u32);
+        }
+        let mut head = 0;
+        let mut found = None;
+        while head < wk.queue.len() {
+            let s = wk.queue[head] as usize;
+            head += 1;
+            let mut hit = false;
+            for i in nfa.out_range(StateId(s as u32)) {
+                let t = nfa.transitions()[i];
+                if t.letter == a && bits::get(live, t.to.index()) {
+                    hit = true;
+                    break;
+                }
+            }
+            if hit {
+                found = Some(s);
+                break;
+            }
+            for i in nfa.out_range(StateId(s as u32)) {
+                let t = nfa.transitions()[i];
+                let to = t.to.index();
+                if kernel.alphabet.location(t.letter).index() != j
+                    && bits::get(live, to)
+                    && !bits::get(&wk.seen, to)
+                {
+                    bits::set(&mut wk.seen, to);
+                    wk.from[to] = (s as u32, t.letter);
+                    wk.queue.push(to as u32);
+                }
+            }
+        }
+        let Some(mut s) = found else { return false };
+        let q = s;
+        wk.path.clear();
+        while wk.from[s].0 != u32::MAX {
+            let (p, l) = wk.from[s];
+            wk.path.push(l);
+            s = p as usize;
+        }
+        let guessed: usize = self
+            .silent
+            .iter()
+            .zip(&self.next)
+            .map(|(s, &n)| s.len() - n as usize)
+            .sum();
+        if guessed + wk.path.len() > max_guessed {
+            return false;
+        }
+        for &l in wk.path.iter().rev() {
+            self.silent[kernel.alphabet.location(l).index()].push(l);
+        }
+        self.end.iter_mut().for_each(|x| *x = 0);
+        for i in nfa.out_range(StateId(q as u32)) {
+            let t = nfa.transitions()[i];
+            if t.letter == a && bits::get(live, t.to.index()) {
+                bits::set(&mut self.end, t.to.index());
+            }
+        }
+        true
+    }
+}
+
+/// `t &= live`, and whether anything is left.
+fn and_any(t: &mut [u64], live: &[u64]) -> bool {
+    let mut any = 0;
+    for (x, l) in t.iter_mut().zip(live) {
+        *x &= l;
+        any |= *x;
+    }
+    any != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::product::test_models::{multi_prefix_walked, random_nfa, three_locations};
+    use super::super::product::Kernel;
+    use super::Guess;
+    use crate::check::ac::AcTables;
+    use crate::nfa::LetterId;
+    use crate::rng::Rng;
+
+    /// On random automata of three locations and runs that follow a path of the automaton
+    /// (some with a letter changed, some with a location held back to the end, fed in random
+    /// orders): after every event the guess takes, the multitrace is a multi-prefix, and
+    /// accepted whenever the guess says so (both by a walk of the transitions); an event that
+    /// breaks the guess leaves it as it was. The three ways of taking an event are all met,
+    /// and so are the cap on the guessed letters and guesses that hold to the end.
+    #[test]
+    fn a_guess_that_holds_is_a_multi_prefix() {
+        let alphabet = three_locations();
+        let mut rng = Rng::new(83);
+        let (mut popped, mut stepped, mut walked, mut capped) = (0, 0, 0, 0);
+        let (mut whole, mut accepted) = (0, 0);
+        for case in 0..400 {
+            let states = rng.between(1, 30);
+            let transitions = rng.below(5 * states + 1);
+            let nfa = random_nfa(&mut rng, states, transitions);
+            let tables = AcTables::new(&nfa, &alphabet);
+            let kernel = Kernel {
+                tables: &tables,
+                nfa: &nfa,
+                alphabet: &alphabet,
+                closure: &[],
+            };
+            let Some(mut g) = Guess::start(&kernel) else {
+                continue;
+            };
+            // A path of the automaton, projected.
+            let mut traces = vec![Vec::new(); 3];
+            let mut s = 0;
+            for _ in 0..rng.between(0, 25) {
+                let out: Vec<_> = nfa.out(crate::nfa::StateId(s)).map(|(_, t)| t).collect();
+                if out.is_empty() {
+                    break;
+                }
+                let t = out[rng.below(out.len())];
+                traces[alphabet.location(t.letter).index()].push(t.letter);
+                s = t.to.0;
+            }
+            if case % 4 == 0 {
+                // A letter changed for another of its location (letters `2l` and `2l + 1`).
+                let l = rng.below(3);
+                if !traces[l].is_empty() {
+                    let i = rng.below(traces[l].len());
+                    traces[l][i] = LetterId((2 * l + rng.below(2)) as u32);
+                }
+            }
+            let held = (case % 3 == 0).then(|| rng.below(3));
+            let max_guessed = if case % 5 == 0 { 2 } else { 64 };
+            // Events in a random order keeping each location's, `held` last.
+            let mut pos = [0usize; 3];
+            let mut fed = vec![Vec::new(); 3];
+            let mut broke = false;
+            loop {
+                let left: Vec<usize> = (0..3)
+                    .filter(|&l| pos[l] < traces[l].len())
+                    .filter(|&l| {
+                        Some(l) != held || (0..3).all(|i| i == l || pos[i] == traces[i].len())
+                    })
+                    .collect();
+                if left.is_empty() {
+                    break;
+                }
+                let j = left[rng.below(left.len())];
+                let a = traces[j][pos[j]];
+                pos[j] += 1;
+                fed[j].push(a);
+                let before = g.clone();
+                let guessed_before: usize = g.silent.iter().map(Vec::len).sum();
+                let first = g.next[j] as usize;
+                let pops = first < g.silent[j].len();
+                if !g.extend(&kernel, j, a, max_guessed) {
+                    assert_eq!(g, before, "a broken guess is left as it was");
+                    capped += usize::from(!pops && max_guessed == 2);
+                    broke = true;
+                    break;
+                }
+                if pops {
+                    popped += 1;
+                } else if g.silent.iter().map(Vec::len).sum::<usize>() > guessed_before {
+                    walked += 1;
+                } else {
+                    stepped += 1;
+                }
+                assert!(
+                    multi_prefix_walked(&nfa, &alphabet, &fed, true),
+                    "{fed:?} is not a multi-prefix, yet the guess holds"
+                );
+                if g.accepted(&kernel) {
+                    accepted += 1;
+                    assert!(
+                        multi_prefix_walked(&nfa, &alphabet, &fed, false),
+                        "{fed:?} is not accepted, yet the guess says so"
+                    );
+                }
+            }
+            whole += usize::from(!broke);
+        }
+        assert!(
+            popped > 50 && stepped > 200 && walked > 50 && capped > 5,
+            "{popped} {stepped} {walked} {capped}"
+        );
+        assert!(whole > 50 && accepted > 50, "{whole} {accepted}");
+    }
+}
