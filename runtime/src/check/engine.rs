@@ -111,7 +111,7 @@ impl Engine {
         opts: &CheckOptions,
         known: &[usize],
     ) -> Result<(Verdict, Procedure), CheckError> {
-        self.check_letters_ending(scratch, traces, opts, known, None)
+        self.check_letters_ending(scratch, traces, opts, known, None, None)
     }
 
     /// [`Engine::check_letters_known`], with `end` answering the diagnosis's questions about
@@ -120,12 +120,19 @@ impl Engine {
     /// answers as the search's, so the same record (only the diagnosis's own vertex count,
     /// which no record shows, is smaller; a small diagnosis budget may then finish where the
     /// search alone would run out).
+    ///
+    /// `established`: the verdict the caller's own check gave (a Fail or a WeakPass the live
+    /// monitor's product decided; it must come from a check). The procedure is then not run
+    /// again when the record needs nothing else from it (a WeakPass; a Fail whose diagnosis
+    /// gives the canonical reason): the record is the same but for `vertices`, the
+    /// procedure's search work, which is spared (0).
     pub fn check_letters_ending(
         &self,
         scratch: &mut Scratch,
         traces: &[Vec<LetterId>],
         opts: &CheckOptions,
         known: &[usize],
+        established: Option<VerdictKind>,
         end: Option<&mut dyn diagnose::EndQueries>,
     ) -> Result<(Verdict, Procedure), CheckError> {
         let alphabet = &self.model.alphabet;
@@ -151,7 +158,15 @@ impl Engine {
         }
         let p = self.resolve(opts.choice)?;
         let started = Instant::now();
-        let mut v = self.run_letters(scratch, traces, opts, p)?;
+        let mut v = match (established, opts.diagnosis) {
+            (Some(VerdictKind::WeakPass), _) if p != Procedure::Term => {
+                Verdict::new(VerdictKind::WeakPass)
+            }
+            (Some(VerdictKind::Fail), Some(_)) if p != Procedure::Term => {
+                Verdict::new(VerdictKind::Fail)
+            }
+            _ => self.run_letters(scratch, traces, opts, p)?,
+        };
         match (v.kind, opts.diagnosis) {
             (VerdictKind::Fail, Some(budget)) => {
                 let budget = time_left(&budget, opts, started);

@@ -497,7 +497,17 @@ impl<'e> Monitor<'e> {
             }
             Ok(false) => {
                 let known = run.known_but(j);
-                Some(self.batch(scratch, &run.traces, Mode::Prefix, known, None))
+                let mut v = self.batch(
+                    scratch,
+                    &run.traces,
+                    Mode::Prefix,
+                    known,
+                    Some(VerdictKind::Fail),
+                    None,
+                );
+                // The monitor's work, as its other records count it.
+                v.vertices = run.product.as_ref().map_or(0, |p| p.vertices() as u64);
+                Some(v)
             }
             // The search ran out of the budget, the product did not: nothing is certain, the
             // run stays open. (Deciding it Inconclusive here would make the record depend on
@@ -551,7 +561,14 @@ impl<'e> Monitor<'e> {
                 }
             }
             _ => {
-                let v = self.batch(scratch, &run.traces, Mode::Prefix, Known::AllBut(j), None);
+                let v = self.batch(
+                    scratch,
+                    &run.traces,
+                    Mode::Prefix,
+                    Known::AllBut(j),
+                    None,
+                    None,
+                );
                 matches!(v.kind, VerdictKind::Fail | VerdictKind::Inconclusive).then_some(v)
             }
         };
@@ -598,7 +615,7 @@ impl<'e> Monitor<'e> {
             Known::Nothing
         };
         let (Some(k), Some(p)) = (self.kernel(), &run.product) else {
-            return self.batch(scratch, &run.traces, mode, known, None);
+            return self.batch(scratch, &run.traces, mode, known, None, None);
         };
         // A run whose guess holds is a multi-prefix; accepted when its guess says so, else
         // its product, fed the events it is behind by, tells.
@@ -659,7 +676,20 @@ impl<'e> Monitor<'e> {
                 traces: run.traces.clone(),
                 max_vertices: self.opts.max_vertices,
             };
-            return self.batch(scratch, &run.traces, mode, known, Some(&mut end));
+            // The product decided the verdict; a Pass's witness needs the procedure's search.
+            let established = (kind != VerdictKind::Pass).then_some(kind);
+            let mut v = self.batch(
+                scratch,
+                &run.traces,
+                mode,
+                known,
+                established,
+                Some(&mut end),
+            );
+            if established.is_some() {
+                v.vertices = p.vertices() as u64;
+            }
+            return v;
         }
         let mut v = Verdict::new(kind);
         v.vertices = p.vertices() as u64;
@@ -667,13 +697,16 @@ impl<'e> Monitor<'e> {
     }
 
     /// The batch check of `traces` in `mode` (the same record as `check` gives), with what
-    /// the run's checks already established (the diagnosis asks nothing below it).
+    /// the run's checks already established (the diagnosis asks nothing below it;
+    /// `established`: the verdict, when the product decided it, see
+    /// [`Engine::check_letters_ending`]).
     fn batch(
         &self,
         scratch: &mut Scratch,
         traces: &[Vec<LetterId>],
         mode: Mode,
         known: Known,
+        established: Option<VerdictKind>,
         end: Option<&mut dyn EndQueries>,
     ) -> Verdict {
         let opts = CheckOptions {
@@ -694,7 +727,7 @@ impl<'e> Monitor<'e> {
         }
         match self
             .engine
-            .check_letters_ending(scratch, traces, &opts, &cut, end)
+            .check_letters_ending(scratch, traces, &opts, &cut, established, end)
         {
             Ok((v, _)) => v,
             // Not expected (the traces are the model's letters by location, and the procedure

@@ -72,11 +72,12 @@ pub(crate) fn random_events(engine: &Engine, rng: &mut Rng, steps: usize) -> Vec
     events
 }
 
-/// A verdict as its record has it: without the diagnosis's search work, which the monitor
-/// spares (it knows which cuts its checks found consistent; see
-/// [`Engine::check_letters_known`]).
+/// A verdict as its record has it: without the procedure's and the diagnosis's search work,
+/// which the monitor spares (its product decided the verdict, and it knows which cuts its
+/// checks found consistent; see [`Engine::check_letters_ending`]).
 fn as_recorded(v: &crate::verdict::Verdict) -> crate::verdict::Verdict {
     let mut v = v.clone();
+    v.vertices = 0;
     if let Some(d) = &mut v.diagnosis {
         d.vertices = 0;
     }
