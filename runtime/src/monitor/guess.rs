@@ -63,7 +63,13 @@ impl Guess {
     /// `None` when no initial state is live (the model accepts nothing).
     pub(super) fn start(kernel: &Kernel<'_>) -> Option<Guess> {
         let w = kernel.tables.words();
-        let end: Vec<u64> = kernel.tables.initial_states()[..w]
+        Guess::from_end(kernel, &kernel.tables.initial_states()[..w])
+    }
+
+    /// The guess of a multitrace whose plain interleavings reach the states `end` (`R(n)`
+    /// of its product): no letter guessed, `E` the live ones. `None` when none is live.
+    pub(super) fn from_end(kernel: &Kernel<'_>, end: &[u64]) -> Option<Guess> {
+        let end: Vec<u64> = end
             .iter()
             .zip(kernel.tables.live())
             .map(|(a, b)| a & b)

@@ -326,6 +326,21 @@ impl<'e> Monitor<'e> {
         }
     }
 
+    /// After a push whose `R(n)` meets the live states, a run without a guess (it broke)
+    /// takes a new one: no letter guessed, `E` the live states of `R(n)`. Whether it does
+    /// depends only on the pushes' answers, the same whichever way the events are checked
+    /// (at once or at the end of a round), so the run's state does not depend on it either.
+    fn guess_again(&self, k: &Kernel<'_>, run: &mut LiveRun) -> bool {
+        if run.guess.is_some() {
+            return false;
+        }
+        let Some(end) = run.product.as_ref().and_then(Product::end_set) else {
+            return false;
+        };
+        run.guess = Guess::from_end(k, end);
+        run.guess.is_some()
+    }
+
     /// Feeds event `a` of location `j` (already appended to `traces[j]`) to the run's guess
     /// when it has one: `Ok(true)` when the guess still holds (the events are a multi-prefix,
     /// the product is behind by one more event), `Ok(false)` when there is no guess or it
@@ -408,6 +423,12 @@ impl<'e> Monitor<'e> {
                 run.events += 1;
                 // `R(n)` meets the live states: a multi-prefix, whatever came before.
                 run.unsure &= !live;
+                if live && self.guess_again(&k, run) {
+                    // Every event before is a multi-prefix too (downward closure): none is
+                    // left to check, as when each is checked at once.
+                    run.settled();
+                    return None;
+                }
                 // The list starts at the first dark event.
                 if live && run.unchecked.is_empty() {
                     run.quiet += 1;
@@ -556,6 +577,9 @@ impl<'e> Monitor<'e> {
                         } else {
                             p.is_multi_prefix(&k, &run.traces, max)
                         };
+                        if live {
+                            self.guess_again(&k, run);
+                        }
                         self.answered(scratch, run, found, j)
                     }
                 }

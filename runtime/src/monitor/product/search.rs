@@ -35,6 +35,17 @@ impl Product {
             })
     }
 
+    /// `R(n)`: the states the whole multitrace read so far reaches (`None`: none).
+    pub fn end_set(&self) -> Option<&[u64]> {
+        let (k, w) = (self.k as usize, self.w as usize);
+        let key = key_of(&self.lens);
+        let list = self.on.iter().min_by_key(|l| l.len())?;
+        list.iter().rev().map(|&v| v as usize).find_map(|v| {
+            (self.faces.keys[v] == key && same(&self.faces.pos[v * k..(v + 1) * k], &self.lens))
+                .then(|| &self.faces.sets[v * w..(v + 1) * w])
+        })
+    }
+
     /// Complete membership: some interleaving of the whole multitrace is accepted.
     pub fn is_accepted(&self, kernel: &Kernel<'_>) -> bool {
         self.end_meets(kernel.tables.accepting_states())
