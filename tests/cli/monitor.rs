@@ -700,7 +700,7 @@ fn a_checkpoint_of_another_format_is_refused() {
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         let e = stderr(&o);
         assert!(e.contains(says), "{e}");
-        assert!(e.contains("reads checkpoint format 2 only"), "{e}");
+        assert!(e.contains("reads checkpoint format 3 only"), "{e}");
         assert!(e.contains("remove the file to start afresh"), "{e}");
         assert_eq!(std::fs::read(state.join("checkpoint")).unwrap(), old);
         assert!(!out.exists() || std::fs::read(&out).unwrap().is_empty());

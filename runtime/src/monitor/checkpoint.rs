@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 /// The first bytes of a checkpoint file, then [`FORMAT`].
 const MAGIC: &[u8; 8] = b"MTCHKPT\0";
 
-/// The version of the checkpoint format: 2 since the session's runs are compact (their places
-/// and keys); format 1 had no number.
-const FORMAT: u32 = 2;
+/// The version of the checkpoint format: 3 since a live run keeps its guess (format 2: the
+/// session's runs made compact, their places and keys; format 1 had no number).
+const FORMAT: u32 = 3;
 
 /// What a checkpoint of a monitor holds: read positions, the session, the output's length.
 #[derive(Debug, Serialize, Deserialize)]
@@ -117,14 +117,17 @@ mod tests {
         std::fs::write(d.join("checkpoint"), old).unwrap();
         let e = Checkpoint::read(&d).unwrap_err().to_string();
         assert!(
-            e.contains("format 1") && e.contains("reads checkpoint format 2"),
+            e.contains("format 1") && e.contains(&format!("reads checkpoint format {FORMAT}")),
             "{e}"
         );
         let mut next = MAGIC.to_vec();
         next.extend_from_slice(&(FORMAT + 1).to_le_bytes());
         std::fs::write(d.join("checkpoint"), next).unwrap();
         let e = Checkpoint::read(&d).unwrap_err().to_string();
-        assert!(e.contains("a checkpoint of format 3"), "{e}");
+        assert!(
+            e.contains(&format!("a checkpoint of format {}", FORMAT + 1)),
+            "{e}"
+        );
         let _ = std::fs::remove_dir_all(&d);
     }
 }

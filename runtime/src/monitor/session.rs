@@ -33,9 +33,10 @@ use std::time::Duration;
 /// The first bytes of [`Session::to_bytes`], then [`STATE_FORMAT`].
 const STATE_MAGIC: &[u8; 8] = b"MTSESSN\0";
 
-/// The version of [`Session::to_bytes`]' format: 2 since runs keep their places and keys
-/// compact (a state of format 1, which had no number, is refused).
-const STATE_FORMAT: u32 = 2;
+/// The version of [`Session::to_bytes`]' format: 3 since a live run keeps its guess and the
+/// events its product skipped (2: runs keep their places and keys compact; a state of format
+/// 1, which had no number, is refused).
+const STATE_FORMAT: u32 = 3;
 
 /// How a session treats its stream.
 #[derive(Clone, Copy, Debug, PartialEq)]
