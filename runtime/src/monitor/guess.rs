@@ -136,6 +136,11 @@ impl Guess {
             if at + 1 == s.len() {
                 s.clear();
                 self.next[j] = 0;
+            } else if at >= 32 && 2 * at >= s.len() {
+                // The letters read are dropped once they are half the list: a location that
+                // always has letters guessed ahead keeps a list bounded by them, not by the run.
+                s.drain(..=at);
+                self.next[j] = 0;
             } else {
                 self.next[j] += 1;
             }
