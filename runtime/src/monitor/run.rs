@@ -654,7 +654,11 @@ impl<'e> Monitor<'e> {
             Some(_) => {
                 let mut c = p.clone();
                 if let Err(w) =
-                    catch_up(&k, &mut c, &run.traces, &run.behind, self.opts.max_vertices)
+                    // A run's end: one sweep over the region its events open (the pushes'
+                    // product, [`Product::advance`]). At a break the events are pushed: a
+                    // sweep that turns out wider than the budget is work lost, and on
+                    // AutomatArk NFA12 the breaks' regions often are.
+                    c.advance(&k, &run.traces, &run.behind, self.opts.max_vertices)
                 {
                     // (Every event is a multi-prefix, the last one included.)
                     return self.too_wide(w, run.events + 1, false);

@@ -35,6 +35,7 @@ mod closure;
 mod memo;
 mod search;
 mod step;
+mod sweep;
 mod words;
 
 pub use closure::closure_rows;
