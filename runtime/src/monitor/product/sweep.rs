@@ -6,10 +6,11 @@
 //! since. Fed one at a time, each event paid a push's fixed cost (the face's box, its index,
 //! the lists) for a fraction of a new vertex (on the MQTT set, 0.7 new vertices and about 950
 //! instructions a push; the catch-ups were a tenth of the monitor's time). The sweep computes
-//! the same product directly. The monitor sweeps when a run ends (its record needs the
-//! product); at a break it pushes, because there the sweep's region is often wider than the
-//! budget (AutomatArk NFA12), and the sweep's work is then lost (measured: 6 % more
-//! instructions on NFA12 when breaks swept too, 2.5 % fewer on MQTT).
+//! the same product directly. A sweep that grows wider than a given number of new vertices
+//! per event gives up (the product unchanged) and the events are pushed: at a break the
+//! region is often wider than the budget (AutomatArk NFA12, about 97 new vertices per
+//! event), and the sweep's work is then lost (measured: 6 % more instructions on NFA12 when
+//! breaks swept without that bound).
 //!
 //! Why it is the same: let `n0` be the product's lengths and `n1 ≥ n0` the new ones, `D` the
 //! locations with new events. A vertex `v ≤ n1` not `≤ n0` is *new*; its predecessor on an
@@ -60,13 +61,16 @@ const NEVER: u32 = u32::MAX;
 impl Product {
     /// Feeds the events of `behind` (their locations, in the order they came; each the next
     /// letter of its location's trace past the product's length): the product, and the
-    /// error, that pushing them one at a time ([`Product::push`]) gives.
+    /// error, that pushing them one at a time ([`Product::push`]) gives. `per_event`: the
+    /// new vertices a sweep may make per event before it gives up for the pushes (the work
+    /// it may lose, relative to theirs).
     pub fn advance(
         &mut self,
         kernel: &Kernel<'_>,
         traces: &[Vec<LetterId>],
         behind: &[u32],
         max_vertices: usize,
+        per_event: usize,
     ) -> Result<(), TooWide> {
         // One event is one push: no sweep to set up. A product whose faces are wide for the
         // events it is behind by is pushed too: the sweep's region is then wide, looked up in
@@ -77,22 +81,27 @@ impl Product {
             for &l in behind {
                 upto[l as usize] += 1;
             }
+            let cap = per_event
+                .saturating_mul(behind.len())
+                .min(max_vertices.saturating_mul(SWEPT));
             let swept = WORK.with(|work| {
                 let wk = &mut work.borrow_mut();
                 match (self.k, self.w) {
                     (3, 1) => {
-                        self.sweep_in::<3, 1>(wk, kernel, traces, behind, &upto, max_vertices)
+                        self.sweep_in::<3, 1>(wk, kernel, traces, behind, &upto, max_vertices, cap)
                     }
                     (3, 2) => {
-                        self.sweep_in::<3, 2>(wk, kernel, traces, behind, &upto, max_vertices)
+                        self.sweep_in::<3, 2>(wk, kernel, traces, behind, &upto, max_vertices, cap)
                     }
                     (_, 1) => {
-                        self.sweep_in::<0, 1>(wk, kernel, traces, behind, &upto, max_vertices)
+                        self.sweep_in::<0, 1>(wk, kernel, traces, behind, &upto, max_vertices, cap)
                     }
                     (_, 2) => {
-                        self.sweep_in::<0, 2>(wk, kernel, traces, behind, &upto, max_vertices)
+                        self.sweep_in::<0, 2>(wk, kernel, traces, behind, &upto, max_vertices, cap)
                     }
-                    _ => self.sweep_in::<0, 0>(wk, kernel, traces, behind, &upto, max_vertices),
+                    _ => {
+                        self.sweep_in::<0, 0>(wk, kernel, traces, behind, &upto, max_vertices, cap)
+                    }
                 }
             });
             if swept == Swept::Done {
@@ -118,6 +127,7 @@ impl Product {
         behind: &[u32],
         upto: &[u32],
         max_vertices: usize,
+        cap: usize,
     ) -> Swept {
         let (k, w) = (
             fixed_len::<K>(self.k as usize),
@@ -143,7 +153,7 @@ impl Product {
         if !wk.index.dense {
             return Swept::TooLarge;
         }
-        let budget = max_vertices.saturating_mul(SWEPT);
+        let budget = cap;
         // `stack`: the new vertices reached across the old faces, then sorted by level.
         for i in (0..k).filter(|&i| grows(i)) {
             let a = traces[i][n0[i] as usize];
@@ -290,6 +300,7 @@ impl Product {
             upto[l as usize] += 1;
         }
         let mut p = self.clone();
+        let cap = max_vertices.saturating_mul(SWEPT);
         WORK.with(|work| {
             p.sweep_in::<0, 0>(
                 &mut work.borrow_mut(),
@@ -298,6 +309,7 @@ impl Product {
                 behind,
                 &upto,
                 max_vertices,
+                cap,
             )
         })
     }
@@ -479,7 +491,8 @@ mod tests {
                 Swept::TooLarge => {}
             }
             let mut all = p.clone();
-            let advanced = all.advance(&kernel, &traces, &behind, budget);
+            let per_event = [1, 4, usize::MAX][case % 3];
+            let advanced = all.advance(&kernel, &traces, &behind, budget, per_event);
             assert_eq!(advanced, pushed, "case {case}: {events:?} cut at {cut}");
             if pushed.is_ok() {
                 let (mut a, mut b) = (all.stored(), one.stored());
