@@ -192,6 +192,34 @@ pub(in crate::monitor) mod tests {
     use crate::rng::Rng;
     use std::collections::{HashSet, VecDeque};
 
+    /// A model's tables and closure rows, which a product's kernel borrows.
+    pub(in crate::monitor) struct Parts {
+        pub(in crate::monitor) tables: AcTables,
+        closure: Vec<u64>,
+    }
+
+    impl Parts {
+        pub(in crate::monitor) fn new(nfa: &Nfa, alphabet: &Alphabet) -> Parts {
+            let tables = AcTables::new(nfa, alphabet);
+            let closure = closure_rows(&tables, nfa, alphabet);
+            Parts { tables, closure }
+        }
+
+        /// The kernel of the model.
+        pub(in crate::monitor) fn kernel<'a>(
+            &'a self,
+            nfa: &'a Nfa,
+            alphabet: &'a Alphabet,
+        ) -> super::super::Kernel<'a> {
+            super::super::Kernel {
+                tables: &self.tables,
+                nfa,
+                alphabet,
+                closure: &self.closure,
+            }
+        }
+    }
+
     /// Letters `a0..a5`, two per location, three locations (the product's tests' models).
     pub(in crate::monitor) fn three_locations() -> Alphabet {
         Alphabet::new(

@@ -300,6 +300,34 @@ impl Work {
         append(&mut self.deltas, &self.delta[..w]);
     }
 
+    /// The successor of vertex `u` on axis `i`, by the next letter location `i` logged (none
+    /// when its trace is read up to `lens[i]`): its position in `at`, the states `d` reaches
+    /// in `t`; `false` when there is none or no state is reached.
+    #[inline(always)]
+    fn successor<const K: usize, const W: usize>(
+        &mut self,
+        kernel: &Kernel<'_>,
+        traces: &[Vec<LetterId>],
+        lens: &[u32],
+        u: usize,
+        i: usize,
+    ) -> bool {
+        let (k, w) = (fixed_len::<K>(lens.len()), fixed_len::<W>(self.d.len()));
+        let ui = self.faces.pos[u * k + i];
+        if ui >= lens[i] {
+            return false;
+        }
+        let t = &mut self.t[..w];
+        zero(t);
+        kernel.step(&self.d[..w], traces[i][ui as usize], t);
+        if is_empty(t) {
+            return false;
+        }
+        copy(&mut self.at[..k], &self.faces.pos[u * k..(u + 1) * k]);
+        self.at[i] += 1;
+        true
+    }
+
     /// Extends vertex `u` (its new states in `d`, its grid cell `ucell`:
     /// [`Index::cell_of`]) by the next letter location `i` logged (none when its trace is
     /// read up to `lens[i]`): the successor vertex gets the states reached, and is queued
@@ -315,18 +343,9 @@ impl Work {
         ucell: usize,
     ) {
         let (k, w) = (fixed_len::<K>(lens.len()), fixed_len::<W>(self.d.len()));
-        let ui = self.faces.pos[u * k + i];
-        if ui >= lens[i] {
+        if !self.successor::<K, W>(kernel, traces, lens, u, i) {
             return;
         }
-        let t = &mut self.t[..w];
-        zero(t);
-        kernel.step(&self.d[..w], traces[i][ui as usize], t);
-        if is_empty(t) {
-            return;
-        }
-        copy(&mut self.at[..k], &self.faces.pos[u * k..(u + 1) * k]);
-        self.at[i] += 1;
         let f = &mut self.faces;
         // In the grid, the successor's cell is `u`'s plus the axis' stride (no key, no
         // product of positions by strides).

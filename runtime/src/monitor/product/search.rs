@@ -199,8 +199,8 @@ impl Product {
 
 #[cfg(test)]
 mod tests {
-    use super::super::closure::tests::multi_prefix_walked;
-    use super::super::{closure_rows, Kernel, Product};
+    use super::super::closure::tests::{multi_prefix_walked, Parts};
+    use super::super::Product;
     use crate::check::ac::AcTables;
     use crate::nfa::{Alphabet, LetterId, LocationId, Nfa, StateId, Transition};
     use crate::rng::Rng;
@@ -282,15 +282,10 @@ mod tests {
                 letters,
             )
             .unwrap();
-            let tables = AcTables::new(&nfa, &alphabet);
+            let parts = Parts::new(&nfa, &alphabet);
+            let tables = &parts.tables;
             let w = tables.words();
-            let closure = closure_rows(&tables, &nfa, &alphabet);
-            let kernel = Kernel {
-                tables: &tables,
-                nfa: &nfa,
-                alphabet: &alphabet,
-                closure: &closure,
-            };
+            let kernel = parts.kernel(&nfa, &alphabet);
             shapes.insert((k, w));
             // A path of the automaton, its letters dealt to their locations.
             let mut word = Vec::new();
@@ -329,14 +324,14 @@ mod tests {
                 traces[j].push(a);
                 p.push(&kernel, &traces, j, a, usize::MAX).unwrap();
                 let lens: Vec<u32> = traces.iter().map(|t| t.len() as u32).collect();
-                let want: Vec<(Vec<u32>, Vec<u64>)> = grid(&tables, &nfa, &traces, w)
+                let want: Vec<(Vec<u32>, Vec<u64>)> = grid(tables, &nfa, &traces, w)
                     .into_iter()
                     .filter(|(v, s)| (0..k).any(|i| v[i] == lens[i]) && s.iter().any(|&x| x != 0))
                     .collect();
                 let mut got = p.stored();
                 got.sort();
                 assert_eq!(got, want, "{k} locations, {states} states, {traces:?}");
-                let end = &grid(&tables, &nfa, &traces, w)[&lens];
+                let end = &grid(tables, &nfa, &traces, w)[&lens];
                 let accepted = end
                     .iter()
                     .zip(tables.accepting_states())

@@ -214,24 +214,11 @@ impl Product {
                 // In the grid, a successor's cell is `u`'s plus the axis' stride.
                 let ucell = wk.index.cell_of(&wk.faces.pos[u * k..(u + 1) * k]);
                 for i in 0..k {
-                    let ui = wk.faces.pos[u * k + i];
-                    if ui >= upto[i] {
+                    if !wk.successor::<K, W>(kernel, traces, upto, u, i) {
                         continue;
                     }
-                    let t = &mut wk.t[..w];
-                    zero(t);
-                    kernel.step(&wk.d[..w], traces[i][ui as usize], t);
-                    if is_empty(t) {
-                        continue;
-                    }
-                    copy(&mut wk.at[..k], &wk.faces.pos[u * k..(u + 1) * k]);
-                    wk.at[i] += 1;
-                    let cell = ucell
-                        + if wk.index.dense {
-                            wk.index.stride[i]
-                        } else {
-                            0
-                        };
+                    // (`stride` is set in both modes; the cell is read only in the grid.)
+                    let cell = ucell + wk.index.stride[i];
                     if let Some(new) = wk.reach::<K, W>(cell) {
                         next.push(new as u32);
                     }
@@ -408,10 +395,9 @@ impl Work {
 
 #[cfg(test)]
 mod tests {
-    use super::super::closure::tests::{random_nfa, three_locations};
-    use super::super::{closure_rows, Kernel, Product, TooWide};
+    use super::super::closure::tests::{random_nfa, three_locations, Parts};
+    use super::super::{Product, TooWide};
     use super::Swept;
-    use crate::check::ac::AcTables;
     use crate::nfa::LetterId;
     use crate::rng::Rng;
 
@@ -430,14 +416,8 @@ mod tests {
             let states = [3, 8, 40, 64, 65, 130, 150][rng.below(7)];
             let transitions = rng.between(states, 5 * states);
             let nfa = random_nfa(&mut rng, states, transitions);
-            let tables = AcTables::new(&nfa, &alphabet);
-            let closure = closure_rows(&tables, &nfa, &alphabet);
-            let kernel = Kernel {
-                tables: &tables,
-                nfa: &nfa,
-                alphabet: &alphabet,
-                closure: &closure,
-            };
+            let parts = Parts::new(&nfa, &alphabet);
+            let kernel = parts.kernel(&nfa, &alphabet);
             // Mostly letters the automaton can read from some state, for non-empty products.
             let events: Vec<LetterId> = (0..rng.between(0, 40))
                 .map(|_| LetterId(rng.below(6) as u32))
