@@ -14,16 +14,20 @@ use multitrace_report::shown::shown_options;
 use multitrace_runtime::batch::Batch;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 
-/// Set by SIGINT or SIGTERM while a report is written.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// Set by SIGINT or SIGTERM while a report is written (in the signal handler itself).
+static INTERRUPTED: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+
+fn flag() -> &'static Arc<AtomicBool> {
+    INTERRUPTED.get_or_init(|| Arc::new(AtomicBool::new(false)))
+}
 /// The report's temporary file, for the signal thread to remove.
 static TEMP: Mutex<Option<PathBuf>> = Mutex::new(None);
 
 /// Whether a signal asked the batch to stop.
 pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
+    flag().load(Ordering::SeqCst)
 }
 
 /// Watches SIGINT and SIGTERM for the rest of the process.
@@ -31,10 +35,15 @@ pub fn interrupted() -> bool {
 /// a handler (the thread waits 2 s before it reads [`TEMP`], which is set just after).
 fn watch_signals() -> Result<()> {
     use signal_hook::consts::{SIGINT, SIGTERM};
+    // The flag is set by the handler, not by the thread below: a batch that reads its next
+    // record just after the signal stops there (set by the thread, the flag could come after
+    // the batch's last record when the machine is busy, and the report be written).
+    for sig in [SIGINT, SIGTERM] {
+        signal_hook::flag::register(sig, Arc::clone(flag()))?;
+    }
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
     std::thread::spawn(move || {
         if let Some(sig) = signals.forever().next() {
-            INTERRUPTED.store(true, Ordering::SeqCst);
             std::thread::sleep(std::time::Duration::from_secs(2));
             if let Some(p) = TEMP.lock().unwrap_or_else(|e| e.into_inner()).take() {
                 let _ = std::fs::remove_file(p);

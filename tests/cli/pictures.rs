@@ -323,7 +323,10 @@ fn an_interrupted_report_leaves_no_temporary_file() {
         .status()
         .unwrap();
     assert!(kill.success());
-    // More input after the signal: the batch stops at its next record.
+    // More input after the signal is handled (its handler sets the flag; a busy machine may
+    // run it a while after `kill` returns, and the batch could read all the input first):
+    // the batch stops at its next record.
+    std::thread::sleep(std::time::Duration::from_millis(500));
     for _ in 0..50 {
         let _ = stdin.write_all(line);
     }
