@@ -27,13 +27,13 @@
 //!
 //! Budget: the pushes run out at the first event `t` whose new face is not empty and where
 //! the vertices stored before it and those of its new face are more than `max_vertices` (a
-//! push checks that count as its face grows, and the face only grows). With the sets of all the new vertices known, that count is
-//! known for every `t` without pushing: a vertex `v` (its set not empty) is stored from the
-//! event after which `n ≥ v` (the last of its coordinates reached; it is then on that
-//! location's new face) until the event after which `n > v` on every axis (never, when some
-//! location does not get that far). When some `t` runs out, the sweep gives up before changing
-//! anything and the pushes run, which give the error (its vertex count and widest face are
-//! the record's) exactly as before. The sweep also gives up when the new vertices, those the
+//! push checks that count as its face grows, and the face only grows). With the sets of all
+//! the new vertices known, that count is known for every `t` without pushing: a vertex `v`
+//! (its set not empty) is stored from the event after which `n ≥ v` (the last of its
+//! coordinates reached; it is then on that location's new face) until the event after which
+//! `n > v` on every axis (never, when some location does not get that far). When some `t`
+//! runs out, the sweep gives up before changing anything and the pushes run, which give the
+//! error (its vertex count and widest face are the record's) exactly as before. The sweep also gives up when the new vertices, those the
 //! pushes would only hold for a while included, are more than [`SWEPT`] times the budget: its
 //! memory stays a multiple of the product's.
 
