@@ -329,8 +329,8 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     });
     // CSV sources by name: the columns of their header row.
     let mut csv = Csv::default();
-    // The last source read, and whether it is CSV (standard input is not).
-    let mut csv_of = (String::from("<stdin>"), false);
+    // The place of the line read (`FILE:LINE`).
+    let mut at = String::new();
     loop {
         let stopping = stop.load(Ordering::Relaxed);
         lines.clear();
@@ -346,8 +346,8 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
         let wall = started.elapsed().as_nanos() as u64;
         let idle_round = lines.is_empty();
         for l in &lines {
-            let line = match l {
-                Ok(line) => line,
+            let block = match l {
+                Ok(block) => block,
                 Err(message) => {
                     bad = true;
                     let r = Record::error(
@@ -360,127 +360,121 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                     continue;
                 }
             };
-            if line.text.chars().all(char::is_whitespace) {
-                continue;
-            }
-            if let Some(map) = &otel {
-                // The status line counts span events, not lines.
-                events += otel::push_line(
-                    otel::Line {
-                        text: &line.text,
-                        at: &line.at,
-                        wall,
-                        map,
-                    },
-                    &m,
-                    &mut scratch,
-                    &mut session,
-                    &letters,
-                    &mut raw,
-                    &mut line_errors,
-                    &mut decided,
-                );
-                loose.extend(line_errors.drain(..).map(|r| (session.arrivals(), r)));
-                continue;
-            }
-            // The line's source and number as read (not parsed back from `at`).
-            let (source, line_no) = (line.source(), Some(line.number));
+            let source = block.source();
+            // A source's format is found once per block, not per line (its path's extension
+            // cost a twentieth of the monitor's time).
             let is_csv = match forced {
                 Some(f) => f == EventFormat::Csv,
-                // A source's format is found once, not per line (its path's extension cost a
-                // twentieth of the monitor's time).
-                None if source == csv_of.0 => csv_of.1,
                 None => {
-                    let csv = source != "<stdin>"
-                        && EventFormat::of_path(source.as_ref()) == EventFormat::Csv;
-                    csv_of.0.clear();
-                    csv_of.0.push_str(source);
-                    csv_of.1 = csv;
-                    csv
+                    source != "<stdin>" && EventFormat::of_path(source.as_ref()) == EventFormat::Csv
                 }
             };
-            if is_csv {
-                let Some(cols) = csv.columns(
-                    source,
-                    line_no,
-                    &line.text,
-                    &ev_opts,
-                    &mut loose,
-                    session.arrivals(),
-                ) else {
-                    // The header row (or a source whose header cannot be read: one Error).
+            for (number, text) in block.iter() {
+                if text.chars().all(char::is_whitespace) {
                     continue;
-                };
-                events += 1;
-                let (run, body) = match split_csv(&line.text) {
-                    Some(fields) => csv_event(&fields, &cols, &ev_opts),
-                    None => (
-                        None,
-                        Err(multitrace_runtime::events::EventError::UnclosedQuote),
-                    ),
-                };
-                let end = args
-                    .end_field
-                    .as_ref()
-                    .is_some_and(|f| csv.end_flag(source, &line.text, f));
-                bad |= push_slow(
-                    &m,
-                    &mut scratch,
-                    &mut session,
-                    &letters,
-                    &line.at,
-                    wall,
-                    end,
-                    run,
-                    body,
-                    &mut decided,
-                    &mut loose,
-                );
-                continue;
-            }
-            events += 1;
-            let end = args
-                .end_field
-                .as_ref()
-                .is_some_and(|f| end_flag(&line.text, f));
-            // The fast path: a flat event read in place (the full parser words what it cannot
-            // read, and reads the unusual).
-            let fast = scan_flat_with(&line.text, &fields)
-                .and_then(|s| letters.letter(s.action).map(|l| (s, l)));
-            if let Some((s, letter)) = fast {
-                // Checked by the `settle` after this round's lines: one check per run and
-                // round (the same decisions, at the same events).
-                session.push_deferred(
-                    &m,
-                    &mut scratch,
-                    LiveEvent {
-                        run: s.run,
-                        letter,
-                        key: s.order,
-                        at: &line.at,
+                }
+                // The line's place, `FILE:LINE`, in one buffer for every line.
+                block.place(number, &mut at);
+                if let Some(map) = &otel {
+                    // The status line counts span events, not lines.
+                    events += otel::push_line(
+                        otel::Line {
+                            text,
+                            at: &at,
+                            wall,
+                            map,
+                        },
+                        &m,
+                        &mut scratch,
+                        &mut session,
+                        &letters,
+                        &mut raw,
+                        &mut line_errors,
+                        &mut decided,
+                    );
+                    loose.extend(line_errors.drain(..).map(|r| (session.arrivals(), r)));
+                    continue;
+                }
+                if is_csv {
+                    let Some(cols) = csv.columns(
+                        source,
+                        Some(number),
+                        text,
+                        &ev_opts,
+                        &mut loose,
+                        session.arrivals(),
+                    ) else {
+                        // The header row (or a source whose header cannot be read: one Error).
+                        continue;
+                    };
+                    events += 1;
+                    let (run, body) = match split_csv(text) {
+                        Some(fields) => csv_event(&fields, &cols, &ev_opts),
+                        None => (
+                            None,
+                            Err(multitrace_runtime::events::EventError::UnclosedQuote),
+                        ),
+                    };
+                    let end = args
+                        .end_field
+                        .as_ref()
+                        .is_some_and(|f| csv.end_flag(source, text, f));
+                    bad |= push_slow(
+                        &m,
+                        &mut scratch,
+                        &mut session,
+                        &letters,
+                        &at,
                         wall,
                         end,
-                    },
-                    &mut decided,
-                );
-            } else {
-                let (run, body) = jsonl_event(&line.text, &ev_opts);
-                bad |= push_slow(
-                    &m,
-                    &mut scratch,
-                    &mut session,
-                    &letters,
-                    &line.at,
-                    wall,
-                    end,
-                    run,
-                    body,
-                    &mut decided,
-                    &mut loose,
-                );
+                        run,
+                        body,
+                        &mut decided,
+                        &mut loose,
+                    );
+                    continue;
+                }
+                events += 1;
+                let end = args.end_field.as_ref().is_some_and(|f| end_flag(text, f));
+                // The fast path: a flat event read in place (the full parser words what it
+                // cannot read, and reads the unusual).
+                let fast = scan_flat_with(text, &fields)
+                    .and_then(|s| letters.letter(s.action).map(|l| (s, l)));
+                if let Some((s, letter)) = fast {
+                    // Checked by the `settle` after this round's lines: one check per run and
+                    // round (the same decisions, at the same events).
+                    session.push_deferred(
+                        &m,
+                        &mut scratch,
+                        LiveEvent {
+                            run: s.run,
+                            letter,
+                            key: s.order,
+                            at: &at,
+                            wall,
+                            end,
+                        },
+                        &mut decided,
+                    );
+                } else {
+                    let (run, body) = jsonl_event(text, &ev_opts);
+                    bad |= push_slow(
+                        &m,
+                        &mut scratch,
+                        &mut session,
+                        &letters,
+                        &at,
+                        wall,
+                        end,
+                        run,
+                        body,
+                        &mut decided,
+                        &mut loose,
+                    );
+                }
             }
         }
-        // The lines' buffers take the next round's lines.
+        // The blocks' buffers take the next round's lines.
         follower.recycle(&mut lines);
         session.settle(&m, &mut scratch, &mut decided);
         if args.idle_timeout.is_some() && last_idle.elapsed() > Duration::from_millis(100) {

@@ -25,23 +25,81 @@ pub struct Position {
     pub id: u64,
 }
 
-/// One line of input.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Line {
-    /// `FILE:LINE`.
-    pub at: String,
-    /// Its text without the line break.
-    pub text: String,
-    /// Its number in its file (from 1): the `LINE` of `at`.
-    pub number: u32,
-    /// Bytes of the `FILE` of `at`.
-    source_len: u32,
+/// Complete lines of one source, read at once: a round's lines are handed out in blocks, not
+/// one by one, so reading copies each byte once and allocates nothing per line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Lines {
+    /// The source (a path, or `<stdin>`).
+    source: String,
+    /// The number of the line before the first (lines are numbered from 1).
+    before: u32,
+    /// The lines, each ended by a line break; as UTF-8, bytes that are not replaced as
+    /// [`String::from_utf8_lossy`] replaces them (a line break is never part of a multibyte
+    /// sequence, so replacing in a block is replacing in each line).
+    text: String,
 }
 
-impl Line {
-    /// The `FILE` of `at` (its source: a path, or `<stdin>`).
+impl Lines {
+    /// The source: a path, or `<stdin>`.
     pub fn source(&self) -> &str {
-        &self.at[..self.source_len as usize]
+        &self.source
+    }
+
+    /// Each line's number (in its file, from 1) and its text without the line break (`\n`
+    /// or `\r\n`).
+    pub fn iter(&self) -> LineIter<'_> {
+        LineIter {
+            rest: &self.text,
+            number: self.before,
+        }
+    }
+
+    /// Writes the place of line `number`, `FILE:LINE`, into `at` (what it held replaced; a
+    /// place of the same file before keeps its `FILE:`, only the number is written).
+    #[inline]
+    pub fn place(&self, number: u32, at: &mut String) {
+        let keep = self.source.len() + 1;
+        let same = at.len() > keep
+            && at.as_bytes()[keep - 1] == b':'
+            && at.as_bytes()[..keep - 1] == *self.source.as_bytes();
+        if same {
+            at.truncate(keep);
+        } else {
+            at.clear();
+            at.push_str(&self.source);
+            at.push(':');
+        }
+        push_decimal(at, number);
+    }
+
+    /// Bytes of the lines, line breaks included.
+    pub fn len(&self) -> usize {
+        self.text.len()
+    }
+
+    /// Whether it holds no line.
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+}
+
+/// The lines of a [`Lines`] ([`Lines::iter`]).
+pub struct LineIter<'a> {
+    rest: &'a str,
+    number: u32,
+}
+
+impl<'a> Iterator for LineIter<'a> {
+    type Item = (u32, &'a str);
+
+    #[inline]
+    fn next(&mut self) -> Option<(u32, &'a str)> {
+        let end = memchr::memchr(b'\n', self.rest.as_bytes())?;
+        // A line break is ASCII: both slices are at character boundaries.
+        let line = &self.rest[..end];
+        self.rest = &self.rest[end + 1..];
+        self.number += 1;
+        Some((self.number, line.strip_suffix('\r').unwrap_or(line)))
     }
 }
 
@@ -67,9 +125,9 @@ pub struct Follower {
     dirs: Vec<PathBuf>,
     stdin: Option<Stdin>,
     follow: bool,
-    /// Lines handed back ([`Follower::recycle`]): their buffers take the next lines, so that
-    /// reading allocates nothing per line once they are there.
-    spare: Vec<Line>,
+    /// Blocks handed back ([`Follower::recycle`]): their buffers take the next lines, so
+    /// that reading allocates nothing once they are there.
+    spare: Vec<Lines>,
     /// The read buffer (kept: a poll of an idle file allocates nothing).
     buf: Vec<u8>,
 }
@@ -191,9 +249,9 @@ impl Follower {
         self.stdin.as_ref().is_none_or(|s| s.done) && files_done
     }
 
-    /// Reads what is available, up to about `budget` bytes, and hands out complete lines.
-    /// Errors (a file that cannot be opened) are reported as `Err(message)` lines once.
-    pub fn poll(&mut self, budget: usize, out: &mut Vec<Result<Line, String>>) {
+    /// Reads what is available, up to about `budget` bytes, and hands out complete lines, in
+    /// blocks. Errors (a file that cannot be opened) are reported as `Err(message)` once.
+    pub fn poll(&mut self, budget: usize, out: &mut Vec<Result<Lines, String>>) {
         if self.follow {
             self.scan_dirs();
         }
@@ -209,7 +267,7 @@ impl Follower {
                             &mut self.spare,
                             out,
                         );
-                        if out.len() * 64 > budget {
+                        if handed(out) > budget {
                             break;
                         }
                     }
@@ -239,14 +297,20 @@ impl Follower {
         }
     }
 
-    /// Takes back the lines of the last [`Follower::poll`] (emptying `lines`): their buffers
-    /// are reused for the next lines.
-    pub fn recycle(&mut self, lines: &mut Vec<Result<Line, String>>) {
+    /// Takes back the blocks of the last [`Follower::poll`] (emptying `lines`): their
+    /// buffers are reused for the next lines.
+    pub fn recycle(&mut self, lines: &mut Vec<Result<Lines, String>>) {
         self.spare.extend(lines.drain(..).filter_map(Result::ok));
     }
 }
 
+/// Bytes of the lines in `out`.
+fn handed(out: &[Result<Lines, String>]) -> usize {
+    out.iter().map(|l| l.as_ref().map_or(0, Lines::len)).sum()
+}
+
 /// Appends `n` in decimal.
+#[inline]
 fn push_decimal(s: &mut String, mut n: u32) {
     let mut digits = [0u8; 10];
     let mut i = digits.len();
@@ -258,58 +322,37 @@ fn push_decimal(s: &mut String, mut n: u32) {
             break;
         }
     }
-    for &d in &digits[i..] {
-        s.push(char::from(d));
-    }
+    // One push of the digits (ASCII), not one per character.
+    s.push_str(std::str::from_utf8(&digits[i..]).expect("ASCII digits"));
 }
 
-/// Hands out the complete lines at the front of `buf` (keeping the rest).
+/// Hands out the complete lines at the front of `buf` as one block (keeping the rest);
+/// returns their bytes.
 fn cut_lines(
     buf: &mut Vec<u8>,
     name: &str,
     line: &mut u32,
-    spare: &mut Vec<Line>,
-    out: &mut Vec<Result<Line, String>>,
+    spare: &mut Vec<Lines>,
+    out: &mut Vec<Result<Lines, String>>,
 ) -> usize {
-    let mut start = 0;
-    // The complete lines checked as UTF-8 at once when they all are (then each line is text
-    // sliced at line breaks, ASCII, so at character boundaries): one check of a block cost
-    // less than a check per line.
     let complete = memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1);
-    let all_text = std::str::from_utf8(&buf[..complete]).ok();
-    // One searcher for all the block's line breaks.
-    for end in memchr::memchr_iter(b'\n', &buf[..complete]) {
-        let mut text = &buf[start..end];
-        if text.last() == Some(&b'\r') {
-            text = &text[..text.len() - 1];
-        }
-        *line += 1;
-        let mut l = spare.pop().unwrap_or_else(|| Line {
-            at: String::with_capacity(name.len() + 11),
-            text: String::new(),
-            number: 0,
-            source_len: 0,
-        });
-        // `FILE:LINE` built by hand: `format!` costs more than the rest of the line's reading.
-        l.at.clear();
-        l.at.push_str(name);
-        l.at.push(':');
-        push_decimal(&mut l.at, *line);
-        l.number = *line;
-        l.source_len = name.len() as u32;
-        l.text.clear();
-        match all_text {
-            Some(all) => l.text.push_str(&all[start..start + text.len()]),
-            None => match std::str::from_utf8(text) {
-                Ok(t) => l.text.push_str(t),
-                Err(_) => l.text.push_str(&String::from_utf8_lossy(text)),
-            },
-        }
-        out.push(Ok(l));
-        start = end + 1;
+    if complete == 0 {
+        return 0;
     }
-    buf.drain(..start);
-    start
+    let block = &buf[..complete];
+    let mut l = spare.pop().unwrap_or_default();
+    l.source.clear();
+    l.source.push_str(name);
+    l.before = *line;
+    l.text.clear();
+    match std::str::from_utf8(block) {
+        Ok(text) => l.text.push_str(text),
+        Err(_) => l.text.push_str(&String::from_utf8_lossy(block)),
+    }
+    *line += memchr::memchr_iter(b'\n', block).count() as u32;
+    out.push(Ok(l));
+    buf.drain(..complete);
+    complete
 }
 
 fn read_file(
@@ -317,8 +360,8 @@ fn read_file(
     budget: usize,
     follow: bool,
     buf: &mut Vec<u8>,
-    spare: &mut Vec<Line>,
-    out: &mut Vec<Result<Line, String>>,
+    spare: &mut Vec<Lines>,
+    out: &mut Vec<Result<Lines, String>>,
 ) {
     if x.done {
         return;
@@ -361,7 +404,7 @@ fn read_file(
                 x.partial.extend_from_slice(&buf[..n]);
                 let used = cut_lines(&mut x.partial, &x.pos.path, &mut x.pos.line, spare, out);
                 x.pos.offset += used as u64;
-                if out.len() * 64 > budget {
+                if handed(out) > budget {
                     return;
                 }
             }
@@ -408,8 +451,8 @@ mod tests {
     proptest::proptest! {
         /// Blocks of lines (ASCII, multibyte text, bytes that are not UTF-8, CRLF, a last
         /// line without its break): each complete line is handed out as the reader reads it
-        /// (its text as UTF-8 with bad bytes replaced, its place, its number), whether the
-        /// block is all text or not, and the incomplete rest stays in the buffer.
+        /// (its text as UTF-8 with bad bytes replaced line by line, its place, its number),
+        /// whether the block is all text or not, and the incomplete rest stays in the buffer.
         #[test]
         fn lines_are_cut_as_read(
             lines in proptest::collection::vec(
@@ -423,6 +466,8 @@ mod tests {
             ),
             tail in proptest::sample::select(vec![&b""[..], b"{\"run\"", b"\xc3"]),
             reused in proptest::bool::ANY,
+            // What the place buffer held before: another file's place, one of the same file.
+            stale in proptest::sample::select(vec!["", "stale", "dir:f.jsonl:5:3", "dir:f.jsonl.old:9", "dir:f.jsonl:123456"]),
         ) {
             let lines: Vec<Vec<u8>> = lines.into_iter().map(|parts| parts.concat()).collect();
             let mut buf: Vec<u8> = Vec::new();
@@ -433,9 +478,9 @@ mod tests {
             let complete = buf.len();
             buf.extend_from_slice(tail);
             let mut line = 6;
-            // Spare lines from an earlier round hold other contents.
+            // A spare block from an earlier round holds other lines.
             let mut spare = if reused {
-                vec![Line { at: "x:1".into(), text: "old".into(), number: 1, source_len: 1 }; 3]
+                vec![Lines { source: "x".into(), before: 1, text: "old\n".into() }]
             } else {
                 Vec::new()
             };
@@ -443,14 +488,22 @@ mod tests {
             let used = cut_lines(&mut buf, "dir:f.jsonl", &mut line, &mut spare, &mut out);
             proptest::prop_assert_eq!(used, complete);
             proptest::prop_assert_eq!(&buf[..], tail);
-            proptest::prop_assert_eq!(out.len(), lines.len());
-            for (n, (got, want)) in out.iter().zip(&lines).enumerate() {
-                let got = got.as_ref().expect("a line");
+            // One block, or none when no line is complete.
+            proptest::prop_assert_eq!(out.len(), usize::from(!lines.is_empty()));
+            let got: Vec<(u32, &str)> = out
+                .iter()
+                .flat_map(|b| b.as_ref().expect("a block").iter())
+                .collect();
+            proptest::prop_assert_eq!(got.len(), lines.len());
+            let mut at = String::from(stale);
+            for (n, ((number, text), want)) in got.iter().zip(&lines).enumerate() {
                 let want = want.strip_suffix(b"\r").unwrap_or(want);
-                proptest::prop_assert_eq!(&got.text, &String::from_utf8_lossy(want));
-                proptest::prop_assert_eq!(got.number, 7 + n as u32);
-                proptest::prop_assert_eq!(&got.at, &format!("dir:f.jsonl:{}", 7 + n));
-                proptest::prop_assert_eq!(got.source(), "dir:f.jsonl");
+                proptest::prop_assert_eq!(*text, &*String::from_utf8_lossy(want));
+                proptest::prop_assert_eq!(*number, 7 + n as u32);
+                let block = out[0].as_ref().expect("a block");
+                proptest::prop_assert_eq!(block.source(), "dir:f.jsonl");
+                block.place(*number, &mut at);
+                proptest::prop_assert_eq!(&at, &format!("dir:f.jsonl:{}", 7 + n));
             }
             proptest::prop_assert_eq!(line, 6 + lines.len() as u32);
         }
