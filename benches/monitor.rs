@@ -28,7 +28,9 @@ use multitrace_compiler::source::load_model;
 use multitrace_runtime::check::Engine;
 use multitrace_runtime::events::{jsonl_event_full, scan_flat_with, EventOptions, FlatFields};
 use multitrace_runtime::formats::NameIndex;
-use multitrace_runtime::monitor::session::{Closed, Decision, LiveEvent, Session, SessionOptions};
+use multitrace_runtime::monitor::session::{
+    At, Closed, Decision, LiveEvent, Session, SessionOptions,
+};
 use multitrace_runtime::monitor::{Monitor, MonitorOptions};
 use multitrace_runtime::rng::Rng;
 use std::path::Path;
@@ -177,7 +179,6 @@ fn bench(c: &mut Criterion) {
                 for (n, line) in lines.iter().enumerate() {
                     let s = scan_flat_with(line, &fields).expect("a flat event");
                     let letter = names.letter(s.action).expect("a letter");
-                    let at = n.to_string();
                     session.push(
                         &monitor,
                         &mut scratch,
@@ -185,7 +186,10 @@ fn bench(c: &mut Criterion) {
                             run: s.run,
                             letter,
                             key: s.order,
-                            at: &at,
+                            at: At::Line {
+                                file: "bench",
+                                line: n as u32 + 1,
+                            },
                             wall: 0,
                             end: false,
                         },
@@ -211,7 +215,6 @@ fn bench(c: &mut Criterion) {
                 for (n, line) in lines.iter().enumerate() {
                     let s = scan_flat_with(line, &fields).expect("a flat event");
                     let letter = names.letter(s.action).expect("a letter");
-                    let at = n.to_string();
                     session.push_deferred(
                         &monitor,
                         &mut scratch,
@@ -219,7 +222,10 @@ fn bench(c: &mut Criterion) {
                             run: s.run,
                             letter,
                             key: s.order,
-                            at: &at,
+                            at: At::Line {
+                                file: "bench",
+                                line: n as u32 + 1,
+                            },
                             wall: 0,
                             end: false,
                         },

@@ -13,7 +13,7 @@ use multitrace_runtime::events::{
 };
 use multitrace_runtime::monitor::follow::Follower;
 use multitrace_runtime::monitor::session::{
-    end_flag, Checkpoint, Closed, Decision, LiveEvent, Reorder, Session, SessionOptions,
+    end_flag, At, Checkpoint, Closed, Decision, LiveEvent, Reorder, Session, SessionOptions,
 };
 use multitrace_runtime::monitor::{Monitor, MonitorOptions};
 use multitrace_runtime::record::{ErrorRecord, Record};
@@ -329,7 +329,8 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     });
     // CSV sources by name: the columns of their header row.
     let mut csv = Csv::default();
-    // The place of the line read (`FILE:LINE`).
+    // The place of a line read (`FILE:LINE`), written for the lines the fast path does not
+    // take, in one buffer for every line.
     let mut at = String::new();
     loop {
         let stopping = stop.load(Ordering::Relaxed);
@@ -373,9 +374,8 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                 if text.chars().all(char::is_whitespace) {
                     continue;
                 }
-                // The line's place, `FILE:LINE`, in one buffer for every line.
-                block.place(number, &mut at);
                 if let Some(map) = &otel {
+                    block.place(number, &mut at);
                     // The status line counts span events, not lines.
                     events += otel::push_line(
                         otel::Line {
@@ -408,6 +408,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                         continue;
                     };
                     events += 1;
+                    block.place(number, &mut at);
                     let (run, body) = match split_csv(text) {
                         Some(fields) => csv_event(&fields, &cols, &ev_opts),
                         None => (
@@ -450,13 +451,19 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                             run: s.run,
                             letter,
                             key: s.order,
-                            at: &at,
+                            // The place as the file's index and the number: `FILE:LINE` is
+                            // written only when a record names it.
+                            at: At::Line {
+                                file: source,
+                                line: number,
+                            },
                             wall,
                             end,
                         },
                         &mut decided,
                     );
                 } else {
+                    block.place(number, &mut at);
                     let (run, body) = jsonl_event(text, &ev_opts);
                     bad |= push_slow(
                         &m,
@@ -614,7 +621,7 @@ fn push_slow(
                     run: &run,
                     letter,
                     key,
-                    at,
+                    at: At::Text(at),
                     wall,
                     end,
                 },

@@ -17,7 +17,7 @@ use multitrace_runtime::batch::Batch;
 use multitrace_runtime::check::Scratch;
 use multitrace_runtime::events::{EventError, OrderKey};
 use multitrace_runtime::monitor::session::{
-    Closed, Decision, LiveEvent, Reorder, Session, SessionOptions,
+    At as Place, Closed, Decision, LiveEvent, Reorder, Session, SessionOptions,
 };
 use multitrace_runtime::monitor::{Monitor, MonitorOptions, DEFAULT_MAX_LIVE_VERTICES};
 use multitrace_runtime::nfa::LetterId;
@@ -389,7 +389,7 @@ impl PyMonitor {
                             run: &run,
                             letter,
                             key,
-                            at: &at,
+                            at: Place::Text(&at),
                             wall,
                             end,
                         },

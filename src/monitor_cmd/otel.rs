@@ -22,7 +22,7 @@ mod feature {
     use multitrace_runtime::events::{EventError, RawEvent};
     use multitrace_runtime::formats::otel::{otel_json_events, parse_otel_map};
     use multitrace_runtime::formats::NameIndex;
-    use multitrace_runtime::monitor::session::{Decision, LiveEvent, Session};
+    use multitrace_runtime::monitor::session::{At, Decision, LiveEvent, Session};
     use multitrace_runtime::monitor::Monitor;
     use multitrace_runtime::record::{ErrorRecord, Record};
     use std::path::Path;
@@ -110,7 +110,7 @@ mod feature {
                                 run,
                                 letter,
                                 key: *key,
-                                at: &ev.at,
+                                at: At::Text(&ev.at),
                                 wall: line.wall,
                                 end: false,
                             },

@@ -399,6 +399,8 @@ struct Queries<'o, O: Oracle + ?Sized> {
     exhausted: bool,
     /// The budget that ran out, once one has.
     ran_out: Option<&'static str>,
+    /// The whole multitrace's lengths, and whether it is consistent when that is known.
+    whole: (Vec<usize>, Option<bool>),
 }
 
 impl<O: Oracle + ?Sized> Queries<'_, O> {
@@ -406,6 +408,13 @@ impl<O: Oracle + ?Sized> Queries<'_, O> {
     fn ask(&mut self, v: &[usize], extra: Option<(usize, Sym)>) -> Option<bool> {
         if self.exhausted {
             return None;
+        }
+        if let (None, Some(b)) = (extra, self.whole.1) {
+            if v == self.whole.0 {
+                // The whole multitrace, known already (in prefix mode, a Fail's is not
+                // consistent): no search.
+                return Some(b);
+            }
         }
         let left = Budget {
             max_vertices: self
@@ -473,12 +482,14 @@ fn diagnose_with(
         vertices: 0,
         exhausted: false,
         ran_out: None,
+        whole: (lens.clone(), whole_consistent),
     };
     let mut v = vec![0usize; k];
     let whole = match whole_consistent {
         Some(b) => Some(b),
         None => q.ask(&lens, None),
     };
+    q.whole.1 = whole;
     let mut blocked = Vec::new();
     let mut ended = false;
     if whole == Some(true) {

@@ -78,12 +78,46 @@ pub struct LiveEvent<'a> {
     pub letter: LetterId,
     /// Its order key within its location.
     pub key: OrderKey,
-    /// Where it was read (`FILE:LINE`).
-    pub at: &'a str,
+    /// Where it was read.
+    pub at: At<'a>,
     /// Wall-clock time of its arrival (nanoseconds on the caller's clock).
     pub wall: u64,
     /// The event says its run ends with it (`--end-field`).
     pub end: bool,
+}
+
+/// Where an event was read: a line of a file, kept as the file's index and the number (no
+/// `FILE:LINE` text is made unless a record names the place), or any other text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum At<'a> {
+    /// Line `line` of `file` (a path, or `<stdin>`): `FILE:LINE` in records.
+    Line {
+        /// The file.
+        file: &'a str,
+        /// The line's number, from 1.
+        line: u32,
+    },
+    /// A place of another form, written as it is.
+    Text(&'a str),
+}
+
+impl std::fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            At::Line { file, line } => write!(f, "{file}:{line}"),
+            At::Text(t) => f.write_str(t),
+        }
+    }
+}
+
+impl At<'_> {
+    /// The file and the line number, as an [`ErrorRecord`] gives them.
+    fn split(&self) -> (Option<String>, Option<u32>) {
+        match self {
+            At::Line { file, line } => (Some(file.to_string()), Some(*line)),
+            At::Text(t) => split_at(t),
+        }
+    }
 }
 
 /// All live runs of a stream.
@@ -203,7 +237,7 @@ impl Session {
                 self.evict(m, scratch, out);
             }
             let locations = m.engine().model().alphabet.locations();
-            let first_at = self.places.place(ev.at);
+            let first_at = self.places.place_at(ev.at);
             self.runs
                 .insert(ev.run.into(), Live::new(m.start(), first_at, locations));
         }
@@ -236,7 +270,7 @@ impl Session {
                             .location_name(crate::nfa::LocationId(j as u32))
                     )
                 };
-                let (file, line) = split_at(ev.at);
+                let (file, line) = ev.at.split();
                 let error = ErrorRecord {
                     message: format!("{}: bad event of run {:?}: {why}", ev.at, ev.run),
                     file,
@@ -272,7 +306,7 @@ impl Session {
                     out,
                 );
             } else {
-                hold(live, j, ev.key, ev.letter, ev.at);
+                hold(live, j, ev.key, ev.letter, &ev.at.to_string());
                 let places = &mut self.places;
                 release(
                     m,
@@ -550,7 +584,9 @@ impl Session {
         live.fed[j] = Key::new(ev.key);
         let number = live.run.events() + 1;
         let head = (live.pending_n > 0).then_some(live.pending_head);
-        let index = self.pending.add(ev.at, ev.key, number, self.arrivals, head);
+        let index = self
+            .pending
+            .add(&mut self.places, ev.at, ev.key, number, self.arrivals, head);
         if head.is_none() {
             self.dirty.push(ev.run.to_string());
             live.pending_head = index;
@@ -635,8 +671,8 @@ fn settle_live(
     if live.pending_n == 0 {
         return;
     }
-    if let Some((at, key)) = pending.last(live.pending_head) {
-        live.set_last_at(places, at, key);
+    if let Some((at, key)) = pending.last(places, live.pending_head) {
+        live.set_last_at(at, key);
     }
     if let Some(decided) = m.settle(scratch, &mut live.run) {
         decide_pending(id, live, places, pending, decided, out);

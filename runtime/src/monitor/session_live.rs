@@ -3,6 +3,7 @@
 //! location, its events fed unchecked), and the feeding of one event to it.
 
 use super::decision::{Closed, Decision};
+use super::session::At;
 use super::session_pending::{Pending, Place, Places};
 use super::{LiveRun, Monitor, Standing};
 use crate::check::Scratch;
@@ -139,8 +140,8 @@ impl Live {
     }
 
     /// Keeps the place of the latest event fed (the deciding one when the run ends).
-    pub(super) fn set_last_at(&mut self, places: &mut Places, at: &str, key: OrderKey) {
-        self.last_at = Some((places.place(at), Key::new(key)));
+    pub(super) fn set_last_at(&mut self, at: Place, key: OrderKey) {
+        self.last_at = Some((at, Key::new(key)));
     }
 
     /// Bytes held (the run's engine state, its bookkeeping and held events).
@@ -172,12 +173,12 @@ pub(super) fn feed(
     j: usize,
     letter: LetterId,
     key: OrderKey,
-    at: &str,
+    at: At<'_>,
     out: &mut Vec<Decision>,
 ) {
     live.fed[j] = Key::new(key);
     let decided = m.push(scratch, &mut live.run, letter);
-    live.set_last_at(places, at, key);
+    live.set_last_at(places.place_at(at), key);
     if live.done {
         return;
     }
@@ -209,7 +210,7 @@ pub(super) fn decide_pending(
 ) {
     let (number, v) = decided;
     let head = (live.pending_n > 0).then_some(live.pending_head);
-    let place = pending.find(head, number);
+    let place = pending.find(places, head, number);
     let place_arrival = place.as_ref().map_or(live.touched, |p| p.2);
     live.done = true;
     live.pending_n = 0;

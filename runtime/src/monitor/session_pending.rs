@@ -6,6 +6,7 @@
 //! Also the places a run keeps (its first event's, its latest's): [`Place`], a file of the
 //! session's [`Places`] (each file kept once, for the session's life) and a line number.
 
+use super::session::At;
 use crate::events::OrderKey;
 use serde::{Deserialize, Serialize};
 
@@ -18,7 +19,9 @@ pub(super) struct Pending {
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 struct PendingEvent {
-    /// `text[from..to]` is its `FILE:LINE`.
+    /// Line `from` of [`Places`]' file `file`; when `file` is `u32::MAX`, a place of another
+    /// form, `text[from..to]`.
+    file: u32,
     from: u32,
     to: u32,
     key: OrderKey,
@@ -39,18 +42,27 @@ impl Pending {
     /// `None`); returns its index (the head of a new list).
     pub(super) fn add(
         &mut self,
-        at: &str,
+        places: &mut Places,
+        at: At<'_>,
         key: OrderKey,
         number: u64,
         arrival: u64,
         head: Option<u32>,
     ) -> u32 {
         let index = self.events.len() as u32;
-        let from = self.text.len() as u32;
-        self.text.push_str(at);
+        let (file, from, to) = match at {
+            // A file's line: its file's index and the number, no text.
+            At::Line { file, line } => (places.file(file), line, 0),
+            At::Text(t) => {
+                let from = self.text.len() as u32;
+                self.text.push_str(t);
+                (u32::MAX, from, self.text.len() as u32)
+            }
+        };
         self.events.push(PendingEvent {
+            file,
             from,
-            to: self.text.len() as u32,
+            to,
             key,
             number,
             arrival,
@@ -67,11 +79,17 @@ impl Pending {
     }
 
     /// The place of event `number` of the list starting at `head` (`None`: no list).
-    pub(super) fn find(&self, head: Option<u32>, number: u64) -> Option<Found> {
+    pub(super) fn find(&self, places: &Places, head: Option<u32>, number: u64) -> Option<Found> {
         let mut at = head.unwrap_or(u32::MAX);
         while let Some(p) = self.events.get(at as usize) {
             if p.number == number {
-                let text = self.text[p.from as usize..p.to as usize].to_string();
+                let text = match p.file {
+                    u32::MAX => self.text[p.from as usize..p.to as usize].to_string(),
+                    file => places.text(&Place::Line {
+                        file,
+                        line: u64::from(p.from),
+                    }),
+                };
                 return Some((text, p.key, p.arrival));
             }
             at = p.next;
@@ -80,10 +98,17 @@ impl Pending {
     }
 
     /// The place and key of the last event of the list starting at `head`.
-    pub(super) fn last(&self, head: u32) -> Option<(&str, OrderKey)> {
+    pub(super) fn last(&self, places: &mut Places, head: u32) -> Option<(Place, OrderKey)> {
         let tail = self.events.get(head as usize)?.last;
         let p = self.events.get(tail as usize)?;
-        Some((&self.text[p.from as usize..p.to as usize], p.key))
+        let place = match p.file {
+            u32::MAX => places.place(&self.text[p.from as usize..p.to as usize]),
+            file => Place::Line {
+                file,
+                line: u64::from(p.from),
+            },
+        };
+        Some((place, p.key))
     }
 
     /// Forgets every list (every run is settled).
@@ -131,6 +156,44 @@ impl PartialEq for Places {
 }
 
 impl Places {
+    /// The place `at`: a file's line by its file's index, without text.
+    pub(super) fn place_at(&mut self, at: At<'_>) -> Place {
+        match at {
+            At::Line { file, line } => Place::Line {
+                file: self.file(file),
+                line: u64::from(line),
+            },
+            At::Text(t) => self.place(t),
+        }
+    }
+
+    /// The index of `file` (kept from now on).
+    pub(super) fn file(&mut self, file: &str) -> u32 {
+        // Most places are of the file of the place before (a followed file's lines).
+        if let Some(i) = self.last {
+            if *self.texts[i as usize] == *file {
+                return i;
+            }
+        }
+        if self.index.len() != self.texts.len() {
+            // Read back from bytes: the index is rebuilt.
+            self.index = (0..self.texts.len() as u32)
+                .map(|i| (self.texts[i as usize].clone(), i))
+                .collect();
+        }
+        let i = match self.index.get(file) {
+            Some(&i) => i,
+            None => {
+                let i = self.texts.len() as u32;
+                self.texts.push(file.into());
+                self.index.insert(file.into(), i);
+                i
+            }
+        };
+        self.last = Some(i);
+        i
+    }
+
     /// The place `at`.
     pub(super) fn place(&mut self, at: &str) -> Place {
         // Most places are of the file of the place before (a followed file's lines).
@@ -150,23 +213,10 @@ impl Places {
         else {
             return Place::Text(Box::new(at.to_string()));
         };
-        if self.index.len() != self.texts.len() {
-            // Read back from bytes: the index is rebuilt.
-            self.index = (0..self.texts.len() as u32)
-                .map(|i| (self.texts[i as usize].clone(), i))
-                .collect();
+        Place::Line {
+            file: self.file(file),
+            line,
         }
-        let file = match self.index.get(file) {
-            Some(&i) => i,
-            None => {
-                let i = self.texts.len() as u32;
-                self.texts.push(file.into());
-                self.index.insert(file.into(), i);
-                i
-            }
-        };
-        self.last = Some(file);
-        Place::Line { file, line }
     }
 
     /// The text of `place`, as it was given.

@@ -4,6 +4,7 @@
 //! refused by the session (an `Error` record naming it).
 
 use super::decision::Decision;
+use super::session::At;
 use super::session_live::{feed, Held, Live, Window};
 use super::session_pending::Places;
 use super::Monitor;
@@ -98,6 +99,7 @@ pub(super) fn release(
             return;
         }
         let h = w.held[j].remove(0);
-        feed(m, scratch, places, id, live, j, h.letter, h.key, &h.at, out);
+        let at = At::Text(&h.at);
+        feed(m, scratch, places, id, live, j, h.letter, h.key, at, out);
     }
 }

@@ -48,12 +48,14 @@ fn feed(
 ) {
     let mut scratch = m.engine().scratch();
     for (n, (run, letter, key)) in events.iter().enumerate() {
-        let at = format!("events.jsonl:{}", n + 1);
         let ev = LiveEvent {
             run,
             letter: *letter,
             key: OrderKey::Int(*key),
-            at: &at,
+            at: At::Line {
+                file: "events.jsonl",
+                line: n as u32 + 1,
+            },
             wall: 0,
             end: false,
         };

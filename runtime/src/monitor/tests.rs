@@ -294,12 +294,17 @@ fn deferred_checks_decide_as_every_event_does() {
                 run,
                 letter: *letter,
                 key: crate::events::OrderKey::Int(n as i128),
-                at: &at,
+                at: session::At::Text(&at),
                 wall: 0,
                 end: false,
             };
             now.push(&m, &mut scratch, ev, &mut a);
-            later.push_deferred(&m, &mut scratch, ev, &mut b);
+            // The same place as a file's line: the same records.
+            let line = session::At::Line {
+                file: "f",
+                line: n as u32 + 1,
+            };
+            later.push_deferred(&m, &mut scratch, LiveEvent { at: line, ..ev }, &mut b);
             if !long && rng.below(6) == 0 {
                 later.settle(&m, &mut scratch, &mut b);
                 // A round's decisions (some at once, some when settled) in arrival order, as

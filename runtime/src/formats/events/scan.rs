@@ -442,53 +442,62 @@ fn special(b: &[u8]) -> Option<usize> {
 /// of the same values).
 #[inline]
 fn canonical<'a>(line: &'a [u8], heads: &Heads<'_>) -> Option<Raw<'a>> {
-    let string = |i: &mut usize| -> Option<&'a [u8]> {
-        let body = line.get(*i..)?;
-        let n = special(body)?;
-        if body[n] != b'"' {
-            return None;
-        }
-        *i += n + 1;
-        Some(&body[..n])
-    };
     let mut i = 0;
     if !lit(line, &mut i, heads.run) {
         return None;
     }
-    let run = string(&mut i)?;
+    let run = string_at(line, &mut i)?;
     if !lit(line, &mut i, heads.action) {
         return None;
     }
-    let action = string(&mut i)?;
+    let action = string_at(line, &mut i)?;
     if !lit(line, &mut i, heads.order) {
         return None;
     }
-    // The integer, as [`Cur::number`] reads it: `-`, then digits without a leading zero.
-    let start = i;
-    if line.get(i) == Some(&b'-') {
-        i += 1;
-    }
-    let first = i;
-    while line.get(i).is_some_and(u8::is_ascii_digit) {
-        i += 1;
-    }
-    let digits = &line[first..i];
-    let order = &line[start..i];
-    // Then the object ends, and so does the line (anything else: the general scan).
-    if digits.is_empty() || (digits[0] == b'0' && digits.len() > 1) || order == b"-0" {
+    // The integer is all that is left but the closing brace, which ends the line (anything
+    // else: the general scan).
+    let (&last, body) = line.split_last()?;
+    if last != b'}' {
         return None;
     }
-    if i + 1 != line.len() || line[i] != b'}' {
-        return None;
-    }
+    let order = json_int(body.get(i..)?)?;
     if !run.is_ascii() && text(run).is_none() {
         return None;
     }
     Some(Raw {
         run,
         action,
-        order: OrderKey::Int(int_value(order)?),
+        order: OrderKey::Int(order),
     })
+}
+
+/// A string without escapes at `i` (its opening quote read), up to its closing quote; moves
+/// past that quote.
+#[inline(always)]
+fn string_at<'a>(line: &'a [u8], i: &mut usize) -> Option<&'a [u8]> {
+    let body = line.get(*i..)?;
+    let n = special(body)?;
+    if body[n] != b'"' {
+        return None;
+    }
+    *i += n + 1;
+    Some(&body[..n])
+}
+
+/// `t` as an integer as [`Cur::number`] reads one (`-`, then digits without a leading zero;
+/// not `-0`), when it is all of `t` and fits an `i64` or a `u64`.
+#[inline(always)]
+fn json_int(t: &[u8]) -> Option<i128> {
+    let digits = t.strip_prefix(b"-").unwrap_or(t);
+    let (&first, _) = digits.split_first()?;
+    // A leading zero only alone, and never negative (`-0` reads as a float).
+    if first == b'0' && (digits.len() > 1 || digits.len() != t.len()) {
+        return None;
+    }
+    if !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    int_value(t)
 }
 
 /// The general scan of any flat object (see the module docs).
