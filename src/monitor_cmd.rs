@@ -395,7 +395,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                     loose.extend(line_errors.drain(..).map(|r| (session.arrivals(), r)));
                     continue;
                 }
-                if is_csv {
+                let (end, run, body) = if is_csv {
                     let Some(cols) = csv.columns(
                         source,
                         Some(number),
@@ -408,7 +408,6 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                         continue;
                     };
                     events += 1;
-                    block.place(number, &mut at);
                     let (run, body) = match split_csv(text) {
                         Some(fields) => csv_event(&fields, &cols, &ev_opts),
                         None => (
@@ -420,65 +419,54 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                         .end_field
                         .as_ref()
                         .is_some_and(|f| csv.end_flag(source, text, f));
-                    bad |= push_slow(
-                        &m,
-                        &mut scratch,
-                        &mut session,
-                        &letters,
-                        &at,
-                        wall,
-                        end,
-                        run,
-                        body,
-                        &mut decided,
-                        &mut loose,
-                    );
-                    continue;
-                }
-                events += 1;
-                let end = args.end_field.as_ref().is_some_and(|f| end_flag(text, f));
-                // The fast path: a flat event read in place (the full parser words what it
-                // cannot read, and reads the unusual).
-                let fast = scan_flat_with(text, &fields)
-                    .and_then(|s| letters.letter(s.action).map(|l| (s, l)));
-                if let Some((s, letter)) = fast {
-                    // Checked by the `settle` after this round's lines: one check per run and
-                    // round (the same decisions, at the same events).
-                    session.push_deferred(
-                        &m,
-                        &mut scratch,
-                        LiveEvent {
-                            run: s.run,
-                            letter,
-                            key: s.order,
-                            // The place as the file's index and the number: `FILE:LINE` is
-                            // written only when a record names it.
-                            at: At::Line {
-                                file: source,
-                                line: number,
-                            },
-                            wall,
-                            end,
-                        },
-                        &mut decided,
-                    );
+                    (end, run, body)
                 } else {
-                    block.place(number, &mut at);
+                    events += 1;
+                    let end = args.end_field.as_ref().is_some_and(|f| end_flag(text, f));
+                    // The fast path: a flat event read in place (the full parser words what it
+                    // cannot read, and reads the unusual).
+                    let fast = scan_flat_with(text, &fields)
+                        .and_then(|s| letters.letter(s.action).map(|l| (s, l)));
+                    if let Some((s, letter)) = fast {
+                        // Checked by the `settle` after this round's lines: one check per run
+                        // and round (the same decisions, at the same events).
+                        session.push_deferred(
+                            &m,
+                            &mut scratch,
+                            LiveEvent {
+                                run: s.run,
+                                letter,
+                                key: s.order,
+                                // The place as the file's index and the number: `FILE:LINE`
+                                // is written only when a record names it.
+                                at: At::Line {
+                                    file: source,
+                                    line: number,
+                                },
+                                wall,
+                                end,
+                            },
+                            &mut decided,
+                        );
+                        continue;
+                    }
                     let (run, body) = jsonl_event(text, &ev_opts);
-                    bad |= push_slow(
-                        &m,
-                        &mut scratch,
-                        &mut session,
-                        &letters,
-                        &at,
-                        wall,
-                        end,
-                        run,
-                        body,
-                        &mut decided,
-                        &mut loose,
-                    );
-                }
+                    (end, run, body)
+                };
+                block.place(number, &mut at);
+                bad |= push_slow(
+                    &m,
+                    &mut scratch,
+                    &mut session,
+                    &letters,
+                    &at,
+                    wall,
+                    end,
+                    run,
+                    body,
+                    &mut decided,
+                    &mut loose,
+                );
             }
         }
         // The blocks' buffers take the next round's lines.

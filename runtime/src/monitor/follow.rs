@@ -128,8 +128,6 @@ pub struct Follower {
     /// Blocks handed back ([`Follower::recycle`]): their buffers take the next lines, so
     /// that reading allocates nothing once they are there.
     spare: Vec<Lines>,
-    /// The read buffer (kept: a poll of an idle file allocates nothing).
-    buf: Vec<u8>,
 }
 
 #[cfg(unix)]
@@ -154,7 +152,6 @@ impl Follower {
             stdin: None,
             follow,
             spare: Vec::new(),
-            buf: Vec::new(),
         };
         for s in sources {
             if s.as_os_str() == "-" {
@@ -293,7 +290,7 @@ impl Follower {
         }
         let follow = self.follow;
         for x in &mut self.files {
-            read_file(x, budget, follow, &mut self.buf, &mut self.spare, out);
+            read_file(x, budget, follow, &mut self.spare, out);
         }
     }
 
@@ -327,7 +324,8 @@ fn push_decimal(s: &mut String, mut n: u32) {
 }
 
 /// Hands out the complete lines at the front of `buf` as one block (keeping the rest);
-/// returns their bytes.
+/// returns their bytes. The block takes `buf`'s bytes without a copy (`buf` takes a spare
+/// block's buffer, with the rest).
 fn cut_lines(
     buf: &mut Vec<u8>,
     name: &str,
@@ -339,19 +337,21 @@ fn cut_lines(
     if complete == 0 {
         return 0;
     }
-    let block = &buf[..complete];
     let mut l = spare.pop().unwrap_or_default();
     l.source.clear();
     l.source.push_str(name);
     l.before = *line;
-    l.text.clear();
-    match std::str::from_utf8(block) {
-        Ok(text) => l.text.push_str(text),
-        Err(_) => l.text.push_str(&String::from_utf8_lossy(block)),
-    }
-    *line += memchr::memchr_iter(b'\n', block).count() as u32;
+    *line += memchr::memchr_iter(b'\n', &buf[..complete]).count() as u32;
+    let mut rest = std::mem::take(&mut l.text).into_bytes();
+    rest.clear();
+    rest.extend_from_slice(&buf[complete..]);
+    buf.truncate(complete);
+    let block = std::mem::replace(buf, rest);
+    l.text = match String::from_utf8(block) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
     out.push(Ok(l));
-    buf.drain(..complete);
     complete
 }
 
@@ -359,7 +359,6 @@ fn read_file(
     x: &mut Followed,
     budget: usize,
     follow: bool,
-    buf: &mut Vec<u8>,
     spare: &mut Vec<Lines>,
     out: &mut Vec<Result<Lines, String>>,
 ) {
@@ -396,12 +395,13 @@ fn read_file(
         }
     }
     let Some(f) = &mut x.file else { return };
-    buf.resize(budget.clamp(4096, 1 << 20), 0);
+    let chunk = budget.clamp(4096, 1 << 20) as u64;
     loop {
-        match f.read(buf) {
+        // Read straight into the partial line's buffer (no zeroing, no copy), which the
+        // block then takes.
+        match Read::by_ref(f).take(chunk).read_to_end(&mut x.partial) {
             Ok(0) => break,
-            Ok(n) => {
-                x.partial.extend_from_slice(&buf[..n]);
+            Ok(_) => {
                 let used = cut_lines(&mut x.partial, &x.pos.path, &mut x.pos.line, spare, out);
                 x.pos.offset += used as u64;
                 if handed(out) > budget {
