@@ -131,6 +131,8 @@ pub struct Session {
     clock: Option<i128>,
     /// Runs with events fed unchecked, to settle ([`Session::settle`]).
     dirty: Vec<String>,
+    // Empty whenever a state is written (the monitor checkpoints after `settle`; Python's
+    // events are checked at once): its events' layout is not part of format 3's bytes.
     pending: Pending,
     /// The files of the runs' places.
     places: Places,
