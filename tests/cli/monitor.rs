@@ -680,6 +680,8 @@ fn a_checkpoint_of_another_format_is_refused() {
             &b"format one bytes"[..],
             "without a format number: format 1",
         ),
+        // The previous version's (before the local verifiers' states).
+        (&b"MTCHKPT\0\x03\0\0\0rest"[..], "a checkpoint of format 3"),
         (&b"MTCHKPT\0\x07\0\0\0rest"[..], "a checkpoint of format 7"),
     ] {
         let state = dir.join("state");
@@ -700,7 +702,7 @@ fn a_checkpoint_of_another_format_is_refused() {
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         let e = stderr(&o);
         assert!(e.contains(says), "{e}");
-        assert!(e.contains("reads checkpoint format 3 only"), "{e}");
+        assert!(e.contains("reads checkpoint format 4 only"), "{e}");
         assert!(e.contains("remove the file to start afresh"), "{e}");
         assert_eq!(std::fs::read(state.join("checkpoint")).unwrap(), old);
         assert!(!out.exists() || std::fs::read(&out).unwrap().is_empty());

@@ -9,9 +9,10 @@ use serde::{Deserialize, Serialize};
 /// The first bytes of a checkpoint file, then [`FORMAT`].
 const MAGIC: &[u8; 8] = b"MTCHKPT\0";
 
-/// The version of the checkpoint format: 3 since a live run keeps its guess (format 2: the
-/// session's runs made compact, their places and keys; format 1 had no number).
-const FORMAT: u32 = 3;
+/// The version of the checkpoint format: 4 since a live run keeps its local verifiers'
+/// states (format 3: its guess; format 2: the session's runs made compact, their places and
+/// keys; format 1 had no number).
+const FORMAT: u32 = 4;
 
 /// What a checkpoint of a monitor holds: read positions, the session, the output's length.
 #[derive(Debug, Serialize, Deserialize)]

@@ -84,6 +84,8 @@ impl Monitor<'_> {
             // (A replay is of a run whose guess broke before: it has none.)
             guess: None,
             behind: Vec::new(),
+            // Read below, once the events the replay needs not check are in.
+            local: Vec::new(),
         };
         // The first unchecked event, checked as `push` checks it.
         let j0 = unchecked[0] as usize;
@@ -109,6 +111,9 @@ impl Monitor<'_> {
                 rest = &rest[good..];
             }
         }
+        // The local verifiers' states before the events replayed one at a time (`push` reads
+        // them as it does when each event is checked at once).
+        again.local = self.local_states(&again.traces);
         for &a in rest {
             if let Some(v) = self.push(scratch, &mut again, a) {
                 let at = again.events;

@@ -86,7 +86,18 @@ pub struct LiveRun {
     /// order they came (fed to it in that order when the guess breaks).
     #[serde(default)]
     pub(super) behind: Vec<u32>,
+    /// Each location's local verifier state after its trace (the DFA `Proj(A, Σj)` of AS,
+    /// seed 004), or [`REJECTED`] once it refused a letter; empty for runs re-checked from
+    /// their traces. A trace the local verifier refuses is no multi-prefix's projection, so
+    /// an event it refuses, after events all known to be a multi-prefix, is the run's Fail:
+    /// decided without the product (which a guess broken by that very event would otherwise
+    /// be fed with every event it skipped).
+    #[serde(default)]
+    pub(super) local: Vec<u32>,
 }
+
+/// [`LiveRun::local`]'s state of a location whose local verifier refused a letter.
+const REJECTED: u32 = u32::MAX;
 
 /// Why a run's state bytes cannot be read.
 #[derive(Debug)]
@@ -138,6 +149,7 @@ impl LiveRun {
             + 4 * self.unchecked.capacity()
             + self.guess.as_ref().map_or(0, Guess::bytes)
             + 4 * self.behind.capacity()
+            + 4 * self.local.capacity()
     }
 
     /// The bytes of the run's state as its record reports it (`state_bytes`): its traces and
@@ -153,6 +165,7 @@ impl LiveRun {
             + self.product.as_ref().map_or(0, Product::state_bytes)
             + self.guess.as_ref().map_or(0, Guess::state_bytes)
             + 4 * self.behind.len()
+            + 4 * self.local.len()
     }
 
     /// Its events fed unchecked are checked (or need no check). The list keeps its buffer:
@@ -187,6 +200,7 @@ impl LiveRun {
         self.checked = None;
         self.guess = None;
         self.behind = Vec::new();
+        self.local = Vec::new();
     }
 
     /// The state as bytes (for checkpoints); [`LiveRun::from_bytes`] reads it back.
@@ -325,7 +339,72 @@ impl<'e> Monitor<'e> {
             unsure: false,
             guess: kernel.as_ref().and_then(Guess::start),
             behind: Vec::new(),
+            // (State 0 is each local verifier's initial state.)
+            local: match kernel {
+                Some(_) => vec![0; self.engine.model().alphabet.locations()],
+                None => Vec::new(),
+            },
         }
+    }
+
+    /// Each location's local verifier state after reading `traces` ([`LiveRun::local`]).
+    pub(super) fn local_states(&self, traces: &[Vec<LetterId>]) -> Vec<u32> {
+        let model = self.engine.model();
+        let Some(a) = model.automata().filter(|_| self.kernel().is_some()) else {
+            return Vec::new();
+        };
+        traces
+            .iter()
+            .zip(&a.projections)
+            .map(|(t, dfa)| {
+                let (s, read) = dfa.read_live(t.iter().map(|&l| model.alphabet.local_index(l)));
+                if read == t.len() {
+                    s
+                } else {
+                    REJECTED
+                }
+            })
+            .collect()
+    }
+
+    /// Steps location `j`'s local verifier by `letter`: `true` when it refuses it now (it
+    /// refuses every later letter too, without saying so again).
+    fn local_refuses(&self, run: &mut LiveRun, j: usize, letter: LetterId) -> bool {
+        let model = self.engine.model();
+        let (Some(s), Some(a)) = (run.local.get_mut(j), model.automata()) else {
+            return false;
+        };
+        if *s == REJECTED {
+            return false;
+        }
+        match a.projections[j].live_step(*s, model.alphabet.local_index(letter)) {
+            Some(t) => {
+                *s = t;
+                false
+            }
+            None => {
+                *s = REJECTED;
+                true
+            }
+        }
+    }
+
+    /// The run's last event, of location `j`, is one its local verifier refuses, and every
+    /// event before it was checked: the run is a Fail at this event, the batch record of the
+    /// prefix, as [`Monitor::answered`] gives it when a search says so (the events before
+    /// are a multi-prefix unless a search ran out since they were last found one).
+    fn refused(&self, scratch: &mut Scratch, run: &mut LiveRun, j: usize) -> Verdict {
+        let mut v = self.batch(
+            scratch,
+            &run.traces,
+            Mode::Prefix,
+            run.known_but(j),
+            Some(VerdictKind::Fail),
+            None,
+        );
+        v.vertices = run.product.as_ref().map_or(0, |p| p.vertices() as u64);
+        self.decide(run, run.events, v.kind);
+        v
     }
 
     /// After a push whose `R(n)` meets the live states, a run without a guess (it broke)
@@ -392,6 +471,15 @@ impl<'e> Monitor<'e> {
             run.events += 1;
             return None;
         }
+        let j = self.engine.model().alphabet.location(letter).index();
+        if self.local_refuses(run, j, letter) && run.unchecked.is_empty() {
+            // Every event before was checked (none is unchecked), this one is not a
+            // multi-prefix: as `push` decides it.
+            run.traces[j].push(letter);
+            run.events += 1;
+            let v = self.refused(scratch, run, j);
+            return Some((run.events, v));
+        }
         let (Some(k), Some(p)) = (self.kernel(), &mut run.product) else {
             return self.push(scratch, run, letter).map(|v| (run.events, v));
         };
@@ -403,7 +491,6 @@ impl<'e> Monitor<'e> {
                 None => run.checked = Some(Box::new(p.clone())),
             }
         }
-        let j = self.engine.model().alphabet.location(letter).index();
         run.traces[j].push(letter);
         match self.guessed(&k, run, j, letter) {
             Ok(true) => {
@@ -501,6 +588,7 @@ impl<'e> Monitor<'e> {
         run.checked = None;
         run.guess = None;
         run.behind = Vec::new();
+        run.local = Vec::new();
     }
 
     /// What `push` decides on `found`, the multi-prefix answer for the run's events, the last
@@ -559,6 +647,10 @@ impl<'e> Monitor<'e> {
         }
         let j = self.engine.model().alphabet.location(letter).index();
         run.traces[j].push(letter);
+        if self.local_refuses(run, j, letter) {
+            // Every event before was checked, this one is not a multi-prefix.
+            return Some(self.refused(scratch, run, j));
+        }
         let guessed = match (self.kernel(), run.product.is_some()) {
             (Some(k), true) => self.guessed(&k, run, j, letter),
             _ => Ok(false),
@@ -605,6 +697,7 @@ impl<'e> Monitor<'e> {
             run.traces = Vec::new();
             run.guess = None;
             run.behind = Vec::new();
+            run.local = Vec::new();
         }
         decided
     }

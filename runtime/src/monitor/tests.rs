@@ -492,13 +492,15 @@ fn the_product_stores_exactly_the_upper_faces() {
 /// that the multi-prefix search of some event runs out of it while the check at the end of
 /// the round would not: the decision (its event and record) never depends on where the
 /// rounds fall, so a restart from a checkpoint gives the records of an uninterrupted run.
+/// (An event its local verifier refuses is a Fail whatever the budget: 700 cases give enough
+/// that run out.)
 #[test]
 fn deferred_decisions_do_not_depend_on_the_rounds_when_a_search_runs_out() {
     let engine = mqtt();
     let mut scratch = engine.scratch();
     let mut rng = Rng::new(23);
     let (mut inconclusive, mut compared) = (0, 0);
-    for case in 0..400 {
+    for case in 0..700 {
         let p = [Procedure::Ac, Procedure::As][case % 2];
         let mut o = opts(p, Mode::Prefix);
         o.max_vertices = rng.between(2, 14);
@@ -707,4 +709,95 @@ fn the_product_answers_the_end_questions_as_ac_does() {
         let yes = answered - no;
         assert!(yes > 10 && no > 500 && left > 50, "{yes} {no} {left}");
     });
+}
+
+/// An event its location's local verifier refuses (AS's DFA `Proj(A, Σj)`, read here from
+/// the model's tables), after events that are a multi-prefix, decides the run at that event
+/// as the batch check of the prefix does, whatever the product's budget: with budgets of 1 to
+/// 3 vertices, which the product often runs out of first, such a run is a Fail there, not
+/// Inconclusive, whether each event is checked at once or rounds are deferred.
+#[test]
+fn an_event_a_local_verifier_refuses_is_the_fail_whatever_the_budget() {
+    let engine = mqtt();
+    let model = engine.model();
+    let dfas = &model.automata().unwrap().projections;
+    let mut scratch = engine.scratch();
+    let mut rng = Rng::new(41);
+    let (mut refused, mut before) = (0, 0);
+    for case in 0..600 {
+        let p = [Procedure::Ac, Procedure::As][case % 2];
+        let mut o = opts(p, Mode::Prefix);
+        o.max_vertices = rng.between(1, 3);
+        let m = Monitor::new(&engine, o).unwrap();
+        let steps = rng.between(2, 30);
+        let events = random_events(&engine, &mut rng, steps);
+        // The first event some local verifier refuses (the DFA read from its start).
+        let mut traces = vec![Vec::new(); model.alphabet.locations()];
+        let first = events.iter().position(|&a| {
+            let j = model.alphabet.location(a).index();
+            traces[j].push(a);
+            let local = traces[j].iter().map(|&l| model.alphabet.local_index(l));
+            dfas[j].read_live(local).1 < traces[j].len()
+        });
+        let Some(i) = first else { continue };
+        let prefix = |n: usize| {
+            let mut t = vec![Vec::new(); model.alphabet.locations()];
+            for &a in &events[..n] {
+                t[model.alphabet.location(a).index()].push(a);
+            }
+            t
+        };
+        let batch = |traces: &[Vec<LetterId>], s: &mut crate::check::Scratch| {
+            let o = CheckOptions {
+                mode: Mode::Prefix,
+                choice: Choice::Force(p),
+                ..CheckOptions::default()
+            };
+            engine.check_letters(s, traces, &o).unwrap().0
+        };
+        if batch(&prefix(i), &mut scratch).kind == VerdictKind::Fail {
+            // Broken before the refused event: the product decides it.
+            before += 1;
+            continue;
+        }
+        let want = as_recorded(&batch(&prefix(i + 1), &mut scratch));
+        assert_eq!(want.kind, VerdictKind::Fail);
+        let (mut now, mut later) = (m.start(), m.start());
+        let mut got_now = None;
+        for (n, &a) in events.iter().enumerate() {
+            if let Some(v) = m.push(&mut scratch, &mut now, a) {
+                got_now = Some((n as u64 + 1, v));
+                break;
+            }
+        }
+        let mut got_later = None;
+        for &a in &events {
+            if let Some(d) = m.push_unchecked(&mut scratch, &mut later, a) {
+                got_later = Some(d);
+                break;
+            }
+            if rng.below(4) == 0 {
+                if let Some(d) = m.settle(&mut scratch, &mut later) {
+                    got_later = Some(d);
+                    break;
+                }
+            }
+        }
+        let got_later = got_later.or_else(|| m.settle(&mut scratch, &mut later));
+        for got in [got_now, got_later] {
+            let (at, v) = got.expect("the refused event decides the run");
+            if v.kind == VerdictKind::Inconclusive {
+                // The budget ran out before the refused event (a multi-prefix so far).
+                assert!(at <= i as u64, "case {case}: {events:?}");
+                continue;
+            }
+            assert_eq!(
+                (at, as_recorded(&v)),
+                (i as u64 + 1, want.clone()),
+                "case {case}"
+            );
+            refused += 1;
+        }
+    }
+    assert!(refused > 100 && before > 5, "{refused} {before}");
 }
