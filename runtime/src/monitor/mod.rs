@@ -17,7 +17,10 @@
 //!   naming the location). Before that, a run is followed by its *guess* (`guess`): the next
 //!   letters of the locations that lag, guessed from a path of the automaton, certify that
 //!   the events are a multi-prefix in constant work per event, and the product is fed only
-//!   when an event breaks the guess (then with every event it skipped, in order). Term-only models (and `--procedure term`) re-check the run's traces
+//!   when an event breaks the guess (then with every event it skipped, in order). Each
+//!   location's local verifier (AS's DFA `Proj(A, Σj)`) reads its events too: an event it
+//!   refuses is the run's Fail without the product, when every event before was checked.
+//!   Term-only models (and `--procedure term`) re-check the run's traces
 //!   after each event, within the check's budget: the cost of an event grows with the run.
 //! - [`session`] adds what a stream needs on top: runs keyed by id, their ends (an end action,
 //!   an idle timeout, the end of the input), per-location reorder windows, a cap on live
