@@ -88,6 +88,13 @@ pub trait EndQueries {
     /// Whether the whole multitrace with letter `a` appended to location `i`'s trace is a
     /// multi-prefix; `None` when it cannot tell (then the search answers).
     fn extends(&mut self, i: usize, a: LetterId) -> Option<bool>;
+    /// Letters known to extend the cut `v` into a multi-prefix (appended to their location's
+    /// trace; a sufficient condition, as [`AutomataOracle::surely`]'s search): what the
+    /// caller's own certificate says of that cut. By default nothing.
+    fn extending(&mut self, v: &[usize]) -> Vec<LetterId> {
+        let _ = v;
+        Vec::new()
+    }
 }
 
 /// The oracle of a compiled model: AC's first search on the cut letters.
@@ -202,7 +209,12 @@ impl Oracle for AutomataOracle<'_> {
         let _ = i;
         let Sym::Letter(a) = a else { return false };
         if self.sure.as_ref().is_none_or(|(at, _)| at != v) {
-            let next = self.next_after(v);
+            let mut next = self.next_after(v);
+            if let Some(end) = &mut self.end {
+                next.extend(end.extending(v));
+                next.sort_unstable();
+                next.dedup();
+            }
             self.sure = Some((v.to_vec(), next));
         }
         self.sure

@@ -149,6 +149,20 @@ impl Guess {
         WALK.with(|walk| self.append(kernel, &mut walk.borrow_mut(), j, a, max_guessed))
     }
 
+    /// Whether [`Guess::extend`] would take event `a` of location `j` without its walk (the
+    /// location's next guessed letter, or `s_j` empty and `δ(E, a)` meeting the live
+    /// states): then the multitrace with `a` appended is a multi-prefix. `false` says
+    /// nothing. The guess is left as it is.
+    pub(super) fn takes(&self, kernel: &Kernel<'_>, j: usize, a: LetterId) -> bool {
+        let at = self.next[j] as usize;
+        if at < self.silent[j].len() {
+            return self.silent[j][at] == a;
+        }
+        let mut t = vec![0u64; self.end.len()];
+        kernel.step(&self.end, a, &mut t);
+        and_any(&mut t, kernel.tables.live())
+    }
+
     /// `s_j` is empty: `E` steps by `a`, after a walk over the other locations' letters when
     /// it must.
     fn append(
@@ -269,13 +283,15 @@ mod tests {
     /// orders): after every event the guess takes, the multitrace is a multi-prefix, and
     /// accepted whenever the guess says so (both by a walk of the transitions); an event that
     /// breaks the guess leaves it as it was. The three ways of taking an event are all met,
-    /// and so are the cap on the guessed letters and guesses that hold to the end.
+    /// and so are the cap on the guessed letters and guesses that hold to the end. Every
+    /// letter the guess takes without a walk ([`Guess::takes`]) extends the multitrace into
+    /// a multi-prefix.
     #[test]
     fn a_guess_that_holds_is_a_multi_prefix() {
         let alphabet = three_locations();
         let mut rng = Rng::new(83);
         let (mut popped, mut stepped, mut walked, mut capped) = (0, 0, 0, 0);
-        let (mut whole, mut accepted) = (0, 0);
+        let (mut whole, mut accepted, mut taken) = (0, 0, 0);
         for case in 0..400 {
             let states = rng.between(1, 30);
             let transitions = rng.below(5 * states + 1);
@@ -326,6 +342,19 @@ mod tests {
                 if left.is_empty() {
                     break;
                 }
+                // Every letter the guess takes without a walk extends the multitrace.
+                for b in 0..6u32 {
+                    let l = alphabet.location(LetterId(b)).index();
+                    if g.takes(&kernel, l, LetterId(b)) {
+                        let mut more = fed.clone();
+                        more[l].push(LetterId(b));
+                        assert!(
+                            multi_prefix_walked(&nfa, &alphabet, &more, true),
+                            "{more:?}"
+                        );
+                        taken += 1;
+                    }
+                }
                 let j = left[rng.below(left.len())];
                 let a = traces[j][pos[j]];
                 pos[j] += 1;
@@ -365,6 +394,9 @@ mod tests {
             popped > 50 && stepped > 200 && walked > 50 && capped > 5,
             "{popped} {stepped} {walked} {capped}"
         );
-        assert!(whole > 50 && accepted > 50, "{whole} {accepted}");
+        assert!(
+            whole > 50 && accepted > 50 && taken > 500,
+            "{whole} {accepted} {taken}"
+        );
     }
 }

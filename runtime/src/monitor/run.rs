@@ -3,9 +3,9 @@
 use super::guess::Guess;
 use super::product::{closure_rows, Kernel, Product, TooWide};
 use crate::check::diagnose::EndQueries;
-use crate::check::{CheckError, CheckOptions, Choice, Engine, Procedure, Scratch};
-use crate::nfa::{LetterId, LocationId};
-use crate::verdict::{Mode, Reason, Verdict, VerdictKind};
+use crate::check::{CheckError, CheckOptions, Engine, Procedure, Scratch};
+use crate::nfa::LetterId;
+use crate::verdict::{Mode, Verdict, VerdictKind};
 use serde::{Deserialize, Serialize};
 
 /// Default most product vertices of one live run ([`MonitorOptions::max_vertices`]).
@@ -34,7 +34,7 @@ impl Default for MonitorOptions {
 
 /// What a run's checks established about its events, for the diagnosis of its record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Known {
+pub(super) enum Known {
     /// Nothing.
     Nothing,
     /// All are a multi-prefix.
@@ -217,31 +217,33 @@ impl LiveRun {
     }
 }
 
-/// The diagnosis's questions about a whole run extended by one letter (what each location
-/// could still do, asked when an open run's record is written), answered by the run's
-/// product: one step and a search over its faces, where AC would search the run from
-/// scratch for each letter. Exact: a budget that runs out leaves the question to AC.
-pub(super) struct EndProduct<'a> {
-    pub(super) kernel: Kernel<'a>,
-    pub(super) product: &'a Product,
-    /// The run's traces, a letter appended for each question and taken off after.
-    pub(super) traces: Vec<Vec<LetterId>>,
-    pub(super) max_vertices: usize,
+/// The letters a run's guess takes after the cut it certifies (`cut`, the run's events but
+/// the last): each extends that cut into a multi-prefix (the guess's invariant), so the
+/// diagnosis of a Fail decided at the last event asks no search for them.
+struct Guessed<'a> {
+    kernel: Kernel<'a>,
+    guess: &'a Guess,
+    cut: Vec<usize>,
 }
 
-impl EndQueries for EndProduct<'_> {
-    fn extends(&mut self, i: usize, a: LetterId) -> Option<bool> {
-        let mut p = self.product.clone();
-        self.traces[i].push(a);
-        let found = match p.push(&self.kernel, &self.traces, i, a, self.max_vertices) {
-            Ok(true) => Some(true),
-            Ok(false) => p
-                .is_multi_prefix(&self.kernel, &self.traces, self.max_vertices)
-                .ok(),
-            Err(_) => None,
-        };
-        self.traces[i].pop();
-        found
+impl EndQueries for Guessed<'_> {
+    /// Not the whole multitrace's questions: the guess is of the cut before its last event.
+    fn extends(&mut self, _: usize, _: LetterId) -> Option<bool> {
+        None
+    }
+
+    fn extending(&mut self, v: &[usize]) -> Vec<LetterId> {
+        if v != self.cut {
+            return Vec::new();
+        }
+        let alphabet = self.kernel.alphabet;
+        (0..alphabet.len())
+            .map(|a| LetterId(a as u32))
+            .filter(|&a| {
+                self.guess
+                    .takes(&self.kernel, alphabet.location(a).index(), a)
+            })
+            .collect()
     }
 }
 
@@ -394,13 +396,21 @@ impl<'e> Monitor<'e> {
     /// prefix, as [`Monitor::answered`] gives it when a search says so (the events before
     /// are a multi-prefix unless a search ran out since they were last found one).
     fn refused(&self, scratch: &mut Scratch, run: &mut LiveRun, j: usize) -> Verdict {
+        // The diagnosis's blocked point is the cut before this event: the run's guess, when
+        // it holds there, says which letters extend it without a search each.
+        let mut cut: Vec<usize> = run.traces.iter().map(Vec::len).collect();
+        cut[j] -= 1;
+        let mut guessed = match (self.kernel(), run.guess.as_ref()) {
+            (Some(kernel), Some(guess)) => Some(Guessed { kernel, guess, cut }),
+            _ => None,
+        };
         let mut v = self.batch(
             scratch,
             &run.traces,
             Mode::Prefix,
             run.known_but(j),
             Some(VerdictKind::Fail),
-            None,
+            guessed.as_mut().map(|g| g as &mut dyn EndQueries),
         );
         v.vertices = run.product.as_ref().map_or(0, |p| p.vertices() as u64);
         self.decide(run, run.events, v.kind);
@@ -700,201 +710,5 @@ impl<'e> Monitor<'e> {
             run.local = Vec::new();
         }
         decided
-    }
-
-    /// The verdict the batch check gives in prefix mode on the events fed so far (for a
-    /// decided run: the kind of its decision, without recomputing its record).
-    pub fn verdict_now(&self, scratch: &mut Scratch, run: &LiveRun) -> VerdictKind {
-        self.verdict_in(scratch, run, Mode::Prefix, false).kind
-    }
-
-    /// The verdict of an open run ending now, in the monitor's mode: Pass/WeakPass from the
-    /// product (no search), a Fail as the batch record of the whole run (with its diagnosis).
-    /// A decided run's verdict was given by [`Monitor::push`]; this gives its kind only.
-    pub fn finish(&self, scratch: &mut Scratch, run: &LiveRun) -> Verdict {
-        self.verdict_in(scratch, run, self.opts.check.mode, true)
-    }
-
-    /// `records`: the verdict goes into a record, so a WeakPass is explained as `check`
-    /// explains it (what each location could still do).
-    fn verdict_in(
-        &self,
-        scratch: &mut Scratch,
-        run: &LiveRun,
-        mode: Mode,
-        records: bool,
-    ) -> Verdict {
-        if let Standing::Decided(_, kind) = run.standing {
-            return Verdict::new(kind);
-        }
-        // An open run's events were each checked (a multi-prefix), unless some are not yet.
-        let known = if run.unchecked() == 0 && !run.unsure {
-            Known::All
-        } else {
-            Known::Nothing
-        };
-        let (Some(k), Some(p)) = (self.kernel(), &run.product) else {
-            return self.batch(scratch, &run.traces, mode, known, None, None);
-        };
-        // A run whose guess holds is a multi-prefix; accepted when its guess says so, else
-        // its product, fed the events it is behind by, tells.
-        let caught;
-        let p = match &run.guess {
-            None => p,
-            Some(g) if g.accepted(&k) && !self.opts.check.witness => {
-                let mut v = Verdict::new(VerdictKind::Pass);
-                v.vertices = p.vertices() as u64;
-                return v;
-            }
-            Some(_) => {
-                let mut c = p.clone();
-                if let Err(w) =
-                    // A run's end: one sweep over the region its events open (the pushes'
-                    // product, [`Product::advance`]), as wide as the budget allows.
-                    c.advance(
-                        &k,
-                        &run.traces,
-                        &run.behind,
-                        self.opts.max_vertices,
-                        usize::MAX,
-                    )
-                {
-                    // (Every event is a multi-prefix, the last one included.)
-                    return self.too_wide(w, run.events + 1, false);
-                }
-                caught = c;
-                &caught
-            }
-        };
-        let accepted = p.is_accepted(&k);
-        let prefix = if run.guess.is_some() {
-            Ok(true)
-        } else {
-            p.is_multi_prefix(&k, &run.traces, self.opts.max_vertices)
-        };
-        let kind = match mode {
-            Mode::Complete if accepted => VerdictKind::Pass,
-            Mode::Complete => VerdictKind::Fail,
-            Mode::Prefix => match prefix {
-                Ok(false) => VerdictKind::Fail,
-                Ok(true) if accepted => VerdictKind::Pass,
-                Ok(true) => VerdictKind::WeakPass,
-                Err(w) => return self.too_wide(w, run.events, known != Known::All),
-            },
-        };
-        let explained =
-            records && kind == VerdictKind::WeakPass && self.opts.check.diagnosis.is_some();
-        if kind == VerdictKind::Fail
-            || (kind == VerdictKind::Pass && self.opts.check.witness)
-            || explained
-        {
-            // The batch record: canonical diagnosis, the witness, or what a WeakPass's
-            // locations could still do (once, when the run's record is written).
-            let known = if kind == VerdictKind::Fail && mode == Mode::Prefix {
-                // Not expected of an open run, but then its events are not a multi-prefix.
-                Known::Nothing
-            } else {
-                known
-            };
-            // What each location could still do after the whole run: asked of the product.
-            let mut end = EndProduct {
-                kernel: k,
-                product: p,
-                traces: run.traces.clone(),
-                max_vertices: self.opts.max_vertices,
-            };
-            // The product decided the verdict; a Pass's witness needs the procedure's search.
-            let established = (kind != VerdictKind::Pass).then_some(kind);
-            let mut v = self.batch(
-                scratch,
-                &run.traces,
-                mode,
-                known,
-                established,
-                Some(&mut end),
-            );
-            if established.is_some() {
-                v.vertices = p.vertices() as u64;
-            }
-            return v;
-        }
-        let mut v = Verdict::new(kind);
-        v.vertices = p.vertices() as u64;
-        v
-    }
-
-    /// The batch check of `traces` in `mode` (the same record as `check` gives), with what
-    /// the run's checks already established (the diagnosis asks nothing below it;
-    /// `established`: the verdict, when the product decided it, see
-    /// [`Engine::check_letters_ending`]).
-    fn batch(
-        &self,
-        scratch: &mut Scratch,
-        traces: &[Vec<LetterId>],
-        mode: Mode,
-        known: Known,
-        established: Option<VerdictKind>,
-        end: Option<&mut dyn EndQueries>,
-    ) -> Verdict {
-        let opts = CheckOptions {
-            mode,
-            choice: Choice::Force(self.procedure),
-            ..self.opts.check
-        };
-        let mut cut: Vec<usize> = Vec::new();
-        if known != Known::Nothing {
-            cut.extend(traces.iter().map(Vec::len));
-        }
-        if let Known::AllBut(j) = known {
-            cut[j] -= 1;
-        }
-        if cut.iter().all(|&n| n == 0) {
-            // The empty cut was never checked (a model may accept nothing at all).
-            cut.clear();
-        }
-        match self
-            .engine
-            .check_letters_ending(scratch, traces, &opts, &cut, established, end)
-        {
-            Ok((v, _)) => v,
-            // Not expected (the traces are the model's letters by location, and the procedure
-            // was resolved), but never a panic: the run is undecided, and says why.
-            Err(e) => {
-                let mut v = Verdict::new(VerdictKind::Inconclusive);
-                v.reason = Some(Reason::Budget {
-                    limit: "check refused".into(),
-                    established: Some(e.to_string()),
-                });
-                v
-            }
-        }
-    }
-
-    /// `unsure`: whether the events before the last are not all known to be a multi-prefix
-    /// (a search ran out of the budget since the last check that said so).
-    fn too_wide(&self, w: TooWide, events: u64, unsure: bool) -> Verdict {
-        let name = self
-            .engine
-            .model()
-            .alphabet
-            .location_name(LocationId(w.location as u32))
-            .to_string();
-        let mut v = Verdict::new(VerdictKind::Inconclusive);
-        v.reason = Some(Reason::Budget {
-            limit: "live vertices".into(),
-            established: Some(format!(
-                "{}; location {name} lags behind the others, and the product of its pending \
-                 events needs more than {} vertices (--max-live-vertices)",
-                if unsure {
-                    "not known to be a multi-prefix (a search ran out of the same budget)"
-                        .to_string()
-                } else {
-                    format!("a multi-prefix up to event {}", events.saturating_sub(1))
-                },
-                w.vertices.min(self.opts.max_vertices)
-            )),
-        });
-        v.vertices = w.vertices as u64;
-        v
     }
 }

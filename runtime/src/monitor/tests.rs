@@ -656,7 +656,7 @@ pub(crate) fn on_mqtt_kernel<R>(f: impl FnOnce(&Engine, &product::Kernel<'_>) ->
 }
 
 /// The questions about a whole run extended by one letter, answered by its product
-/// ([`super::run::EndProduct`], for the diagnosis of the run's record), get AC's answers,
+/// ([`super::verdicts::EndProduct`], for the diagnosis of the run's record), get AC's answers,
 /// on random runs with a location held back and budgets small enough to run out (then the
 /// product says nothing and AC answers).
 #[test]
@@ -674,7 +674,7 @@ fn the_product_answers_the_end_questions_as_ac_does() {
             let events = held_back(engine, &mut rng, steps, 2);
             let (p, traces) = feed_each(kernel, &events, |_, _| {});
             let budget = [usize::MAX, 4, 16][rng.below(3)];
-            let mut end = super::run::EndProduct {
+            let mut end = super::verdicts::EndProduct {
                 kernel: *kernel,
                 product: &p,
                 traces: traces.clone(),
