@@ -126,6 +126,11 @@ impl AutomataOracle<'_> {
     fn next_after(&mut self, v: &[usize]) -> Vec<LetterId> {
         let nfa = &self.automata.nfa;
         let mut out = Vec::new();
+        // A path to the cut pops each of its `Σ v + 1` vertices: past the bound, the search
+        // cannot reach the cut (it would find nothing; most cuts of long runs).
+        if v.iter().sum::<usize>() >= SURE_VERTICES {
+            return out;
+        }
         let strides = &mut self.dfs.strides;
         strides.clear();
         let mut size = 1u64;
