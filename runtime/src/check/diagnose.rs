@@ -81,16 +81,17 @@ trait Oracle {
     ) -> (Result<bool, &'static str>, u64);
 }
 
-/// Answers to the questions about the whole multitrace extended by one letter, from a caller
-/// that holds more than the letters: the live monitor's product is at the end of the run, so
+/// Answers to the questions about the whole multitrace extended by one letter (and letters
+/// known to extend a cut), from a caller that holds more than the letters: the live monitor's product is at the end of the run, so
 /// one step and a search over its faces answer what AC's search would find from scratch.
 pub trait EndQueries {
     /// Whether the whole multitrace with letter `a` appended to location `i`'s trace is a
     /// multi-prefix; `None` when it cannot tell (then the search answers).
     fn extends(&mut self, i: usize, a: LetterId) -> Option<bool>;
     /// Letters known to extend the cut `v` into a multi-prefix (appended to their location's
-    /// trace; a sufficient condition, as [`AutomataOracle::surely`]'s search): what the
-    /// caller's own certificate says of that cut. By default nothing.
+    /// trace; a sufficient condition, as the oracle's short search for surely allowed
+    /// letters): what the caller's own certificate (the live monitor's guess) says of that
+    /// cut. By default nothing.
     fn extending(&mut self, v: &[usize]) -> Vec<LetterId> {
         let _ = v;
         Vec::new()
