@@ -656,9 +656,10 @@ pub(crate) fn on_mqtt_kernel<R>(f: impl FnOnce(&Engine, &product::Kernel<'_>) ->
 }
 
 /// The questions about a whole run extended by one letter, answered by its product
-/// ([`super::verdicts::EndProduct`], for the diagnosis of the run's record), get AC's answers,
-/// on random runs with a location held back and budgets small enough to run out (then the
-/// product says nothing and AC answers).
+/// ([`super::verdicts::EndProduct`], for the diagnosis of the run's record: by the run's
+/// guess, the plain and exact frontiers or a push and a search), get AC's answers, on random
+/// runs with a location held back and budgets small enough to run out (then the product
+/// says nothing and AC answers); every letter of every location is asked, in order.
 #[test]
 fn the_product_answers_the_end_questions_as_ac_does() {
     use crate::check::ac;
@@ -668,22 +669,31 @@ fn the_product_answers_the_end_questions_as_ac_does() {
         let (a, alphabet) = (engine.model().automata().unwrap(), kernel.alphabet);
         let k = alphabet.locations();
         let mut rng = Rng::new(31);
-        let (mut answered, mut left, mut no) = (0, 0, 0);
+        let (mut answered, mut left, mut no, mut guessed) = (0, 0, 0, 0);
         for _ in 0..150 {
             let steps = rng.between(0, 50);
             let events = held_back(engine, &mut rng, steps, 2);
             let (p, traces) = feed_each(kernel, &events, |_, _| {});
             let budget = [usize::MAX, 4, 16][rng.below(3)];
+            // Half the runs with the guess a run's end makes from its product.
+            let guess = if rng.below(2) == 0 {
+                guessed += 1;
+                p.end_set()
+                    .and_then(|e| super::guess::Guess::from_end(kernel, e))
+            } else {
+                None
+            };
             let mut end = super::verdicts::EndProduct {
                 kernel: *kernel,
                 product: &p,
-                traces: traces.clone(),
+                guess,
+                traces: &traces,
                 max_vertices: budget,
+                frontiers: None,
             };
             for i in 0..k {
                 for &letter in alphabet.letters_of(crate::nfa::LocationId(i as u32)) {
                     let got = end.extends(i, letter);
-                    assert_eq!(end.traces, traces, "the traces are given back");
                     let mut more = traces.clone();
                     more[i].push(letter);
                     let (want, _) = ac::is_multi_prefix_in(
@@ -707,7 +717,10 @@ fn the_product_answers_the_end_questions_as_ac_does() {
         }
         // Most letters are not allowed after a run; some are.
         let yes = answered - no;
-        assert!(yes > 10 && no > 500 && left > 50, "{yes} {no} {left}");
+        assert!(
+            yes > 10 && no > 500 && left > 50 && guessed > 50,
+            "{yes} {no} {left} {guessed}"
+        );
     });
 }
 

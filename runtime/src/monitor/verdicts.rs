@@ -3,7 +3,8 @@
 //! batch record of the whole run, a WeakPass explained by what each location could still do,
 //! asked of the product).
 
-use super::product::{Kernel, Product, TooWide};
+use super::guess::Guess;
+use super::product::{Frontier, Kernel, Product, TooWide};
 use super::run::{Known, LiveRun, Monitor, Standing};
 use crate::check::diagnose::EndQueries;
 use crate::check::{CheckOptions, Choice, Scratch};
@@ -12,29 +13,78 @@ use crate::verdict::{Mode, Reason, Verdict, VerdictKind};
 
 /// The diagnosis's questions about a whole run extended by one letter (what each location
 /// could still do, asked when an open run's record is written), answered by the run's
-/// product: one step and a search over its faces, where AC would search the run from
-/// scratch for each letter. Exact: a budget that runs out leaves the question to AC.
+/// product, where AC would search the run from scratch for each letter: per letter a step
+/// of the location's face and a search over the new face ([`Product::extends_by`]), from
+/// the face's stored sets first, then from the exact ones (one search per location,
+/// [`Product::frontier`]); when that search would be wide (see [`FRONTIER_VERTICES`]), a
+/// push of the letter on a copy of the product and a search that stops at the first path
+/// found ([`Product::extended`]). Exact: a budget that runs out leaves the question to AC.
 pub(super) struct EndProduct<'a> {
     pub(super) kernel: Kernel<'a>,
     pub(super) product: &'a Product,
-    /// The run's traces, a letter appended for each question and taken off after.
-    pub(super) traces: Vec<Vec<LetterId>>,
+    /// A guess that holds for the whole run (its own, or one made from the product's end
+    /// set): a letter it takes, by its step or its walk, extends the run without a search.
+    pub(super) guess: Option<Guess>,
+    pub(super) traces: &'a [Vec<LetterId>],
     pub(super) max_vertices: usize,
+    /// The frontiers of the location last asked about.
+    pub(super) frontiers: Option<Frontiers>,
 }
+
+/// One location's frontiers: the plain one, and the exact one once asked for (`None`
+/// inside: its search would hold more than [`FRONTIER_VERTICES`]).
+pub(super) struct Frontiers {
+    plain: Frontier,
+    /// A letter the plain frontier does not show was asked by a search of its own.
+    asked: bool,
+    exact: Option<Option<Frontier>>,
+}
+
+/// Most vertices of an exact frontier's search, beyond the product's own: it serves every
+/// letter of the location but never stops early, where a search per letter stops at the
+/// first path it finds. On AutomatArk NFA12 a location that logged nothing is silent
+/// everywhere, and its moves fill the grid of the others (hundreds of vertices) when the
+/// frontier of another location is searched, while the search per letter finds a path
+/// after a few: there the letters are asked one by one.
+const FRONTIER_VERTICES: usize = 64;
 
 impl EndQueries for EndProduct<'_> {
     fn extends(&mut self, i: usize, a: LetterId) -> Option<bool> {
-        let mut p = self.product.clone();
-        self.traces[i].push(a);
-        let found = match p.push(&self.kernel, &self.traces, i, a, self.max_vertices) {
-            Ok(true) => Some(true),
-            Ok(false) => p
-                .is_multi_prefix(&self.kernel, &self.traces, self.max_vertices)
-                .ok(),
-            Err(_) => None,
+        let (p, k, traces, max) = (self.product, &self.kernel, self.traces, self.max_vertices);
+        if let Some(g) = &self.guess {
+            // (Its walk is bounded by the automaton; no cap on the letters guessed here.)
+            if g.takes(k, i, a) || g.clone().extend(k, i, a, usize::MAX) {
+                return Some(true);
+            }
+        }
+        let f = match &mut self.frontiers {
+            Some(f) if f.plain.location() == i => f,
+            f => f.insert(Frontiers {
+                plain: p.plain_frontier(i),
+                asked: false,
+                exact: None,
+            }),
         };
-        self.traces[i].pop();
-        found
+        if p.extends_by(k, traces, &f.plain, a, max) == Ok(true) {
+            return Some(true);
+        }
+        if let Some(exact) = &f.exact {
+            return match exact {
+                Some(exact) => p.extends_by(k, traces, exact, a, max).ok(),
+                None => p.extended(k, traces, i, a, max).ok(),
+            };
+        }
+        if !f.asked {
+            // The first letter the plain frontier does not show: most often the only one.
+            f.asked = true;
+            return p.extended(k, traces, i, a, max).ok();
+        }
+        let bound = max.min(p.vertices() + FRONTIER_VERTICES);
+        let exact = f.exact.insert(p.frontier(k, traces, i, bound).ok());
+        match exact {
+            Some(exact) => p.extends_by(k, traces, exact, a, max).ok(),
+            None => p.extended(k, traces, i, a, max).ok(),
+        }
     }
 }
 
@@ -134,11 +184,17 @@ impl Monitor<'_> {
                 known
             };
             // What each location could still do after the whole run: asked of the product.
+            let guess = match &run.guess {
+                Some(g) => Some(g.clone()),
+                None => p.end_set().and_then(|e| Guess::from_end(&k, e)),
+            };
             let mut end = EndProduct {
                 kernel: k,
                 product: p,
-                traces: run.traces.clone(),
+                guess,
+                traces: &run.traces,
                 max_vertices: self.opts.max_vertices,
+                frontiers: None,
             };
             // The product decided the verdict; a Pass's witness needs the procedure's search.
             let established = (kind != VerdictKind::Pass).then_some(kind);

@@ -32,6 +32,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod closure;
+mod extension;
 mod memo;
 mod search;
 mod step;
@@ -42,6 +43,7 @@ pub use closure::closure_rows;
 /// Random automata and the walks the product's tests compare it with.
 #[cfg(test)]
 pub(super) use closure::tests as test_models;
+pub use extension::Frontier;
 
 use crate::check::ac::AcTables;
 use crate::nfa::{Alphabet, LetterId, Nfa};

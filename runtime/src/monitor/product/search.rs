@@ -169,31 +169,67 @@ impl Product {
                 wk.faces.sets[v * w + x] |= wk.deltas[n * w + x];
             }
         }
-        while let Some(u) = wk.pop_work::<W>(w) {
+        match wk.spread::<K, W>(
+            kernel,
+            &closure,
+            traces,
+            &self.lens,
+            &self.lens,
+            max_vertices,
+        ) {
+            Some(found) => Ok(found),
+            None => Err(self.too_wide(0)),
+        }
+    }
+}
+
+impl Work {
+    /// Propagates the queued gains over the faces until nothing is new: each popped vertex
+    /// closes its new states under the silent moves of the locations whose trace is read up
+    /// to `at_end` there (a location whose entry exceeds every position is never silent),
+    /// then extends them by the next letter of each location up to `lens`. `Some(true)` as
+    /// soon as the vertex at `at_end` (every location silent) gains a live state,
+    /// `Some(false)` at the fixpoint, `None` once more than `max_vertices` are held.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(super) fn spread<const K: usize, const W: usize>(
+        &mut self,
+        kernel: &Kernel<'_>,
+        closure: &Closure<'_, W>,
+        traces: &[Vec<LetterId>],
+        lens: &[u32],
+        at_end: &[u32],
+        max_vertices: usize,
+    ) -> Option<bool> {
+        let live = kernel.tables.live();
+        let (k, w) = (fixed_len::<K>(lens.len()), fixed_len::<W>(self.d.len()));
+        while let Some(u) = self.pop_work::<W>(w) {
             for i in 0..k {
-                wk.silent[i] = wk.faces.pos[u * k + i] == self.lens[i];
+                self.silent[i] = self.faces.pos[u * k + i] == at_end[i];
             }
             // States of `u` other than `d` were closed and propagated (or are queued).
             for x in 0..w {
-                wk.known[x] = wk.faces.sets[u * w + x] & !wk.d[x];
+                self.known[x] = self.faces.sets[u * w + x] & !self.d[x];
             }
-            closure.close(&wk.silent, &mut wk.d[..w], &mut wk.t[..w]);
+            closure.close(&self.silent, &mut self.d[..w], &mut self.t[..w]);
             for x in 0..w {
-                wk.d[x] &= !wk.known[x];
-                wk.faces.sets[u * w + x] |= wk.d[x];
+                self.d[x] &= !self.known[x];
+                self.faces.sets[u * w + x] |= self.d[x];
             }
-            if wk.silent.iter().all(|&s| s) && wk.d[..w].iter().zip(live).any(|(a, b)| a & b != 0) {
-                return Ok(true);
+            if self.silent.iter().all(|&s| s)
+                && self.d[..w].iter().zip(live).any(|(a, b)| a & b != 0)
+            {
+                return Some(true);
             }
-            let ucell = wk.index.cell_of(&wk.faces.pos[u * k..(u + 1) * k]);
+            let ucell = self.index.cell_of(&self.faces.pos[u * k..(u + 1) * k]);
             for i in 0..k {
-                wk.extend::<K, W>(kernel, traces, &self.lens, u, i, ucell);
+                self.extend::<K, W>(kernel, traces, lens, u, i, ucell);
             }
-            if wk.faces.len() > max_vertices {
-                return Err(self.too_wide(0));
+            if self.faces.len() > max_vertices {
+                return None;
             }
         }
-        Ok(false)
+        Some(false)
     }
 }
 

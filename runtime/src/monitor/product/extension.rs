@@ -1,0 +1,471 @@
+//! The questions a run's record asks of its whole multitrace: which letters, appended to one
+//! location's trace, keep it a multi-prefix (what a WeakPass's locations could still do).
+//!
+//! Appending letter `a` to location `i`'s trace (length `n_i`) changes the search of
+//! [`Product::is_multi_prefix`] in two places only. Below the new face (`v_i ≤ n_i`) the
+//! vertices and edges are the same, but `i` is no longer silent anywhere there (its trace
+//! now goes on): their sets are the fixpoint of the search in which `i` is never silent, the
+//! same for every letter. The new face (`v_i = n_i + 1`) is entered only by `a` from the old
+//! face `i`, and on it `i` is silent everywhere. So one search per location (the
+//! [`Frontier`]: the old face `i` with those sets) and, per letter, a step of the frontier
+//! by `a` and a search over the new face alone answer what a copy of the product, a push of
+//! `a` and a search over all its faces answered per letter (on AutomatArk NFA12, half of the
+//! monitor's instructions went to those copies, pushes and searches).
+//!
+//! The search behind the frontier is the costly part (on NFA12 a location that logged
+//! nothing is silent everywhere, and its moves fill the whole grid of the others), and most
+//! letters a location's own verifier allows do extend the run: so the frontier of the plain
+//! paths, the stored sets of face `i` as they are ([`Product::plain_frontier`], no search),
+//! is asked first; its `true` is certain (its sets are at most the exact ones, and the new
+//! face's search is monotone in them), and only a `false` asks for the exact frontier.
+//!
+//! Invariant: [`Product::extends_by`] on an exact frontier answers exactly as pushing `a`
+//! on a copy and asking [`Product::is_multi_prefix`], and on a plain one never says `true`
+//! where that says `false` (tested on random automata and runs, every letter of every
+//! location), or runs out of the same kind of budget.
+
+// Index loops over locations keep positions, lengths and traces visibly in step.
+#![allow(clippy::needless_range_loop)]
+
+use super::closure::Closure;
+use super::words::{append, copy, zero};
+use super::{fixed_len, is_empty, key_of, Kernel, Product, TooWide, Work, GONE, WORK};
+use crate::nfa::LetterId;
+
+/// Location `i`'s face (`v_i = n_i`) of a product, each vertex with the states the search
+/// with silent moves reaches there when `i` is never silent ([`Product::frontier`]): where
+/// every letter appended to `i`'s trace starts from.
+#[derive(Clone, Debug)]
+pub struct Frontier {
+    /// The location.
+    i: usize,
+    /// The sets are the search's, not only the plain paths'.
+    exact: bool,
+    /// The lengths with one more letter on `i`: the new face's upper corner.
+    lens: Vec<u32>,
+    /// The new face's least coordinates (its vertices are the frontier's moved along `i`).
+    lo: Vec<u32>,
+    /// The frontier's vertices (`k` positions each) and their sets (`w` words each).
+    pos: Vec<u32>,
+    sets: Vec<u64>,
+}
+
+impl Frontier {
+    /// The location whose face this is.
+    pub fn location(&self) -> usize {
+        self.i
+    }
+
+    /// Whether the sets are the search's ([`Product::frontier`]): then
+    /// [`Product::extends_by`] answers exactly; else ([`Product::plain_frontier`]) only its
+    /// `true` is certain.
+    pub fn exact(&self) -> bool {
+        self.exact
+    }
+
+    fn add(&mut self, p: &[u32], set: &[u64]) {
+        for x in (0..p.len()).filter(|&x| x != self.i) {
+            self.lo[x] = self.lo[x].min(p[x]);
+        }
+        append(&mut self.pos, p);
+        append(&mut self.sets, set);
+    }
+}
+
+impl Product {
+    /// Location `i`'s [`Frontier`]; `Err` when the search would hold more than
+    /// `max_vertices` vertices.
+    pub fn frontier(
+        &self,
+        kernel: &Kernel<'_>,
+        traces: &[Vec<LetterId>],
+        i: usize,
+        max_vertices: usize,
+    ) -> Result<Frontier, TooWide> {
+        WORK.with(|work| {
+            let wk = &mut work.borrow_mut();
+            match (self.k, self.w) {
+                (3, 1) => self.frontier_in::<3, 1>(wk, kernel, traces, i, max_vertices),
+                (3, 2) => self.frontier_in::<3, 2>(wk, kernel, traces, i, max_vertices),
+                (_, 1) => self.frontier_in::<0, 1>(wk, kernel, traces, i, max_vertices),
+                (_, 2) => self.frontier_in::<0, 2>(wk, kernel, traces, i, max_vertices),
+                _ => self.frontier_in::<0, 0>(wk, kernel, traces, i, max_vertices),
+            }
+        })
+    }
+
+    fn frontier_in<const K: usize, const W: usize>(
+        &self,
+        wk: &mut Work,
+        kernel: &Kernel<'_>,
+        traces: &[Vec<LetterId>],
+        i: usize,
+        max_vertices: usize,
+    ) -> Result<Frontier, TooWide> {
+        let (k, w) = (
+            fixed_len::<K>(self.k as usize),
+            fixed_len::<W>(self.w as usize),
+        );
+        let closure = Closure::<W>::new(kernel.closure, k, kernel.nfa.states(), w);
+        wk.reset(k, w);
+        let f = &self.faces;
+        for v in (0..f.len()).filter(|&v| f.keys[v] != GONE) {
+            append(&mut wk.faces.pos, &f.pos[v * k..(v + 1) * k]);
+            append(&mut wk.faces.sets, &f.sets[v * w..(v + 1) * w]);
+            wk.faces.keys.push(f.keys[v]);
+        }
+        wk.lo.clear();
+        append(&mut wk.lo, &self.lens);
+        for p in wk.faces.pos.chunks_exact(k) {
+            for (lo, &x) in wk.lo.iter_mut().zip(p) {
+                *lo = (*lo).min(x);
+            }
+        }
+        wk.index.begin(&wk.lo, &self.lens);
+        for (v, p) in wk.faces.pos.chunks_exact(k).enumerate() {
+            wk.index.insert(p, wk.faces.keys[v], v);
+        }
+        // `i` is never silent: no position reaches this length.
+        let mut at_end = self.lens.clone();
+        at_end[i] = u32::MAX;
+        // The gains of the silent moves, as [`Product::search`] seeds them.
+        for v in 0..wk.faces.len() {
+            for x in 0..k {
+                wk.silent[x] = wk.faces.pos[v * k + x] == at_end[x];
+            }
+            let set = &wk.faces.sets[v * w..(v + 1) * w];
+            if closure.is_closed(&wk.silent, set) {
+                continue;
+            }
+            copy(&mut wk.d[..w], set);
+            closure.close(&wk.silent, &mut wk.d[..w], &mut wk.t[..w]);
+            let mut any = 0;
+            for x in 0..w {
+                wk.delta[x] = wk.d[x] & !set[x];
+                any |= wk.delta[x];
+            }
+            if any != 0 {
+                for x in 0..w {
+                    wk.faces.sets[v * w + x] |= wk.delta[x];
+                }
+                wk.push_work::<W>(v);
+            }
+        }
+        // (Never `Some(true)`: no vertex has every location silent.)
+        if wk
+            .spread::<K, W>(kernel, &closure, traces, &self.lens, &at_end, max_vertices)
+            .is_none()
+        {
+            return Err(self.too_wide(0));
+        }
+        let mut fr = self.frontier_of(i, true);
+        for v in 0..wk.faces.len() {
+            let set = &wk.faces.sets[v * w..(v + 1) * w];
+            if wk.faces.pos[v * k + i] == self.lens[i] && !is_empty(set) {
+                fr.add(&wk.faces.pos[v * k..(v + 1) * k], set);
+            }
+        }
+        Ok(fr)
+    }
+
+    /// An empty frontier of location `i` (`exact`: to be given the sets of the search).
+    fn frontier_of(&self, i: usize, exact: bool) -> Frontier {
+        let mut lens = self.lens.clone();
+        lens[i] += 1;
+        Frontier {
+            i,
+            exact,
+            lo: lens.clone(),
+            lens,
+            pos: Vec::new(),
+            sets: Vec::new(),
+        }
+    }
+
+    /// Location `i`'s face with its stored sets, those of the plain paths (no search): a
+    /// frontier whose sets are at most the exact ones ([`Frontier::exact`] is `false`), so a
+    /// letter it shows extending the multitrace does, and one it does not may yet.
+    pub fn plain_frontier(&self, i: usize) -> Frontier {
+        let (k, w) = (self.k as usize, self.w as usize);
+        let mut fr = self.frontier_of(i, false);
+        for &v in &self.on[i] {
+            let v = v as usize;
+            fr.add(
+                &self.faces.pos[v * k..(v + 1) * k],
+                &self.faces.sets[v * w..(v + 1) * w],
+            );
+        }
+        fr
+    }
+
+    /// Whether the whole multitrace with `a` (a letter of the frontier's location) appended
+    /// to its location's trace is a multi-prefix, from that location's [`Frontier`] (`traces`:
+    /// the traces the product was fed, without `a`): exactly from an exact frontier; from a
+    /// plain one, `true` is certain and `false` says only that its sets show nothing. `Err`
+    /// when the search over the new face would hold more than `max_vertices` vertices.
+    pub fn extends_by(
+        &self,
+        kernel: &Kernel<'_>,
+        traces: &[Vec<LetterId>],
+        frontier: &Frontier,
+        a: LetterId,
+        max_vertices: usize,
+    ) -> Result<bool, TooWide> {
+        WORK.with(|work| {
+            let wk = &mut work.borrow_mut();
+            match (self.k, self.w) {
+                (3, 1) => self.extends_in::<3, 1>(wk, kernel, traces, frontier, a, max_vertices),
+                (3, 2) => self.extends_in::<3, 2>(wk, kernel, traces, frontier, a, max_vertices),
+                (_, 1) => self.extends_in::<0, 1>(wk, kernel, traces, frontier, a, max_vertices),
+                (_, 2) => self.extends_in::<0, 2>(wk, kernel, traces, frontier, a, max_vertices),
+                _ => self.extends_in::<0, 0>(wk, kernel, traces, frontier, a, max_vertices),
+            }
+        })
+    }
+
+    /// Whether the whole multitrace with `a` appended to location `i`'s trace is a
+    /// multi-prefix, by a push of `a` on a copy and [`Product::is_multi_prefix`] (which stops
+    /// at the first path it finds). `Err` when either would hold more than `max_vertices`.
+    pub fn extended(
+        &self,
+        kernel: &Kernel<'_>,
+        traces: &[Vec<LetterId>],
+        i: usize,
+        a: LetterId,
+        max_vertices: usize,
+    ) -> Result<bool, TooWide> {
+        let mut p = self.clone();
+        let mut more = traces.to_vec();
+        more[i].push(a);
+        Ok(p.push(kernel, &more, i, a, max_vertices)?
+            || p.is_multi_prefix(kernel, &more, max_vertices)?)
+    }
+
+    fn extends_in<const K: usize, const W: usize>(
+        &self,
+        wk: &mut Work,
+        kernel: &Kernel<'_>,
+        traces: &[Vec<LetterId>],
+        fr: &Frontier,
+        a: LetterId,
+        max_vertices: usize,
+    ) -> Result<bool, TooWide> {
+        let (k, w) = (
+            fixed_len::<K>(self.k as usize),
+            fixed_len::<W>(self.w as usize),
+        );
+        let closure = Closure::<W>::new(kernel.closure, k, kernel.nfa.states(), w);
+        wk.reset(k, w);
+        wk.index.begin(&fr.lo, &fr.lens);
+        for (p, set) in fr.pos.chunks_exact(k).zip(fr.sets.chunks_exact(w)) {
+            let t = &mut wk.t[..w];
+            zero(t);
+            kernel.step(set, a, t);
+            if is_empty(t) {
+                continue;
+            }
+            let at = &mut wk.at[..k];
+            copy(at, p);
+            at[fr.i] += 1;
+            // The frontier's vertices are distinct, and so are their successors by `a`.
+            let key = key_of(at);
+            wk.index.insert(at, key, wk.faces.len());
+            append(&mut wk.faces.pos, at);
+            wk.faces.keys.push(key);
+            append(&mut wk.faces.sets, &wk.t[..w]);
+            copy(&mut wk.delta[..w], &wk.t[..w]);
+            wk.push_work::<W>(wk.faces.len() - 1);
+        }
+        if wk.stack.is_empty() {
+            // `a` is read from none of the frontier's states.
+            return Ok(false);
+        }
+        // On the new face every location is silent where its trace is read: `i` everywhere.
+        match wk.spread::<K, W>(kernel, &closure, traces, &fr.lens, &fr.lens, max_vertices) {
+            Some(found) => Ok(found),
+            None => Err(self.too_wide(wk.faces.len())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::closure::tests::{multi_prefix_walked, Parts};
+    use super::super::Product;
+    use crate::nfa::{Alphabet, LetterId, LocationId, Nfa, StateId, Transition};
+    use crate::rng::Rng;
+
+    /// Two letters per location, `k` locations.
+    fn alphabet(k: usize) -> Alphabet {
+        Alphabet::new(
+            (0..2 * k).map(|i| format!("a{i}")).collect(),
+            (0..2 * k).map(|i| LocationId((i / 2) as u32)).collect(),
+            (0..k).map(|i| format!("l{i}")).collect(),
+        )
+        .unwrap()
+    }
+
+    /// On random automata of every shape the product is compiled for and runs that follow a
+    /// path of the automaton (some with a location held back or a letter changed), after
+    /// every event: for every location and every letter, the exact frontier's answer is that
+    /// of a walk of the transitions on the traces with the letter appended, and that of a
+    /// copy of the product pushed the letter and searched; the plain frontier's `true` is
+    /// never wrong.
+    #[test]
+    fn the_frontier_answers_as_a_push_and_a_search() {
+        let mut rng = Rng::new(73);
+        let (mut yes, mut no, mut empty, mut hidden) = (0, 0, 0, 0);
+        for case in 0..150 {
+            let k = 2 + case % 3;
+            let alphabet = alphabet(k);
+            let states = [1, 6, 30, 64, 65, 100, 129, 150][rng.below(8)];
+            let letters = 2 * k;
+            let transitions: Vec<Transition> = (0..rng.between(states, 4 * states))
+                .map(|_| Transition {
+                    from: StateId(rng.below(states) as u32),
+                    letter: LetterId(rng.below(letters) as u32),
+                    to: StateId(rng.below(states) as u32),
+                })
+                .collect();
+            let accepting = (0..states).map(|_| rng.below(3) == 0).collect();
+            let nfa = Nfa::new(
+                states as u32,
+                vec![StateId(0)],
+                accepting,
+                transitions,
+                letters,
+            )
+            .unwrap();
+            let parts = Parts::new(&nfa, &alphabet);
+            let kernel = parts.kernel(&nfa, &alphabet);
+            let mut word = Vec::new();
+            let mut q = 0;
+            for _ in 0..rng.between(0, 12) {
+                let out: Vec<&Transition> = nfa
+                    .transitions()
+                    .iter()
+                    .filter(|t| t.from.index() == q)
+                    .collect();
+                if out.is_empty() {
+                    break;
+                }
+                let t = out[rng.below(out.len())];
+                word.push(t.letter);
+                q = t.to.index();
+            }
+            if !word.is_empty() && rng.below(4) == 0 {
+                let at = rng.below(word.len());
+                word[at] = LetterId(rng.below(letters) as u32);
+            }
+            let slow = rng.below(k);
+            let (mut early, mut late): (Vec<LetterId>, Vec<LetterId>) = (Vec::new(), Vec::new());
+            for a in word {
+                if alphabet.location(a).index() == slow && rng.below(2) == 0 {
+                    late.push(a);
+                } else {
+                    early.push(a);
+                }
+            }
+            early.extend(late);
+            let mut p = Product::new(&kernel);
+            let mut traces = vec![Vec::new(); k];
+            let mut ask = |p: &Product, traces: &mut [Vec<LetterId>]| {
+                for i in 0..k {
+                    let fr = p.frontier(&kernel, traces, i, usize::MAX).unwrap();
+                    let plain = p.plain_frontier(i);
+                    assert!(fr.exact() && !plain.exact());
+                    assert_eq!(fr.location(), i);
+                    empty += usize::from(fr.pos.is_empty());
+                    for &a in alphabet.letters_of(LocationId(i as u32)) {
+                        let got = p.extends_by(&kernel, traces, &fr, a, usize::MAX).unwrap();
+                        traces[i].push(a);
+                        let walked = multi_prefix_walked(&nfa, &alphabet, traces, true);
+                        traces[i].pop();
+                        let shown = p
+                            .extends_by(&kernel, traces, &plain, a, usize::MAX)
+                            .unwrap();
+                        assert!(!shown || got, "{traces:?} + {a:?} on {i}");
+                        hidden += usize::from(got && !shown);
+                        let pushed = p.extended(&kernel, traces, i, a, usize::MAX).unwrap();
+                        assert_eq!(got, walked, "{k} locations, {traces:?} + {a:?} on {i}");
+                        assert_eq!(got, pushed, "{k} locations, {traces:?} + {a:?} on {i}");
+                        if got {
+                            yes += 1;
+                        } else {
+                            no += 1;
+                        }
+                    }
+                }
+            };
+            ask(&p, &mut traces);
+            for &a in &early {
+                let j = alphabet.location(a).index();
+                traces[j].push(a);
+                p.push(&kernel, &traces, j, a, usize::MAX).unwrap();
+                ask(&p, &mut traces);
+            }
+        }
+        // Some letters extend the run only by states the plain paths do not reach.
+        assert!(
+            yes > 300 && no > 300 && empty > 10 && hidden > 5,
+            "{yes} {no} {empty} {hidden}"
+        );
+    }
+
+    /// A budget too small for the frontier's search, or for the new face's, is an `Err`,
+    /// never an answer.
+    #[test]
+    fn a_small_budget_gives_no_answer() {
+        let mut rng = Rng::new(5);
+        let mut wide = 0;
+        for _ in 0..100 {
+            let k = 3;
+            let alphabet = alphabet(k);
+            let states = 40;
+            let transitions: Vec<Transition> = (0..rng.between(states, 4 * states))
+                .map(|_| Transition {
+                    from: StateId(rng.below(states) as u32),
+                    letter: LetterId(rng.below(2 * k) as u32),
+                    to: StateId(rng.below(states) as u32),
+                })
+                .collect();
+            let nfa = Nfa::new(
+                states as u32,
+                vec![StateId(0)],
+                (0..states).map(|_| rng.below(3) == 0).collect(),
+                transitions,
+                2 * k,
+            )
+            .unwrap();
+            let parts = Parts::new(&nfa, &alphabet);
+            let kernel = parts.kernel(&nfa, &alphabet);
+            let mut p = Product::new(&kernel);
+            let mut traces = vec![Vec::new(); k];
+            for _ in 0..rng.between(1, 10) {
+                let a = LetterId(rng.below(2 * k) as u32);
+                let j = alphabet.location(a).index();
+                traces[j].push(a);
+                if p.push(&kernel, &traces, j, a, usize::MAX).is_err() {
+                    break;
+                }
+            }
+            for i in 0..k {
+                let Ok(fr) = p.frontier(&kernel, &traces, i, 1) else {
+                    wide += 1;
+                    continue;
+                };
+                for &a in alphabet.letters_of(LocationId(i as u32)) {
+                    match p.extends_by(&kernel, &traces, &fr, a, 1) {
+                        Err(_) => wide += 1,
+                        Ok(got) => {
+                            traces[i].push(a);
+                            assert_eq!(got, multi_prefix_walked(&nfa, &alphabet, &traces, true));
+                            traces[i].pop();
+                        }
+                    }
+                }
+            }
+        }
+        assert!(wide > 10, "{wide}");
+    }
+}
