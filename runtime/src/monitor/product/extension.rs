@@ -39,7 +39,7 @@ use crate::nfa::LetterId;
 pub struct Frontier {
     /// The location.
     i: usize,
-    /// The sets are the search's, not only the plain paths'.
+    /// The sets are those of a whole search, not of the plain paths or a search cut short.
     exact: bool,
     /// The lengths with one more letter on `i`: the new face's upper corner.
     lens: Vec<u32>,
@@ -56,9 +56,9 @@ impl Frontier {
         self.i
     }
 
-    /// Whether the sets are the search's ([`Product::frontier`]): then
-    /// [`Product::extends_by`] answers exactly; else ([`Product::plain_frontier`]) only its
-    /// `true` is certain.
+    /// Whether the sets are those of a whole search ([`Product::frontier`] within its
+    /// budget): then [`Product::extends_by`] answers exactly; else (the plain frontier, or a
+    /// search cut short) only its `true` is certain.
     pub fn exact(&self) -> bool {
         self.exact
     }
@@ -73,15 +73,16 @@ impl Frontier {
 }
 
 impl Product {
-    /// Location `i`'s [`Frontier`]; `Err` when the search would hold more than
-    /// `max_vertices` vertices.
+    /// Location `i`'s [`Frontier`], exact when its search stays within `max_vertices`
+    /// vertices; else the sets the search had reached when it stopped, at most the exact
+    /// ones ([`Frontier::exact`] is then `false`).
     pub fn frontier(
         &self,
         kernel: &Kernel<'_>,
         traces: &[Vec<LetterId>],
         i: usize,
         max_vertices: usize,
-    ) -> Result<Frontier, TooWide> {
+    ) -> Frontier {
         WORK.with(|work| {
             let wk = &mut work.borrow_mut();
             match (self.k, self.w) {
@@ -101,7 +102,7 @@ impl Product {
         traces: &[Vec<LetterId>],
         i: usize,
         max_vertices: usize,
-    ) -> Result<Frontier, TooWide> {
+    ) -> Frontier {
         let (k, w) = (
             fixed_len::<K>(self.k as usize),
             fixed_len::<W>(self.w as usize),
@@ -151,24 +152,22 @@ impl Product {
                 wk.push_work::<W>(v);
             }
         }
-        // (Never `Some(true)`: no vertex has every location silent.)
-        if wk
+        // (Never `Some(true)`: no vertex has every location silent. A search cut short has
+        // added only states some path reaches: its sets are at most the fixpoint's.)
+        let exact = wk
             .spread::<K, W>(kernel, &closure, traces, &self.lens, &at_end, max_vertices)
-            .is_none()
-        {
-            return Err(self.too_wide(0));
-        }
-        let mut fr = self.frontier_of(i, true);
+            .is_some();
+        let mut fr = self.frontier_of(i, exact);
         for v in 0..wk.faces.len() {
             let set = &wk.faces.sets[v * w..(v + 1) * w];
             if wk.faces.pos[v * k + i] == self.lens[i] && !is_empty(set) {
                 fr.add(&wk.faces.pos[v * k..(v + 1) * k], set);
             }
         }
-        Ok(fr)
+        fr
     }
 
-    /// An empty frontier of location `i` (`exact`: to be given the sets of the search).
+    /// An empty frontier of location `i` (`exact`: to be given the sets of a whole search).
     fn frontier_of(&self, i: usize, exact: bool) -> Frontier {
         let mut lens = self.lens.clone();
         lens[i] += 1;
@@ -371,7 +370,7 @@ mod tests {
             let mut traces = vec![Vec::new(); k];
             let mut ask = |p: &Product, traces: &mut [Vec<LetterId>]| {
                 for i in 0..k {
-                    let fr = p.frontier(&kernel, traces, i, usize::MAX).unwrap();
+                    let fr = p.frontier(&kernel, traces, i, usize::MAX);
                     let plain = p.plain_frontier(i);
                     assert!(fr.exact() && !plain.exact());
                     assert_eq!(fr.location(), i);
@@ -412,8 +411,9 @@ mod tests {
         );
     }
 
-    /// A budget too small for the frontier's search, or for the new face's, is an `Err`,
-    /// never an answer.
+    /// A budget too small for the frontier's search leaves it inexact, and then it shows
+    /// only letters that extend the run; one too small for the new face's search is an
+    /// `Err`, never an answer.
     #[test]
     fn a_small_budget_gives_no_answer() {
         let mut rng = Rng::new(5);
@@ -450,18 +450,20 @@ mod tests {
                 }
             }
             for i in 0..k {
-                let Ok(fr) = p.frontier(&kernel, &traces, i, 1) else {
-                    wide += 1;
-                    continue;
-                };
+                let fr = p.frontier(&kernel, &traces, i, 1);
+                let exact = p.frontier(&kernel, &traces, i, usize::MAX);
+                wide += usize::from(!fr.exact());
                 for &a in alphabet.letters_of(LocationId(i as u32)) {
+                    traces[i].push(a);
+                    let want = multi_prefix_walked(&nfa, &alphabet, &traces, true);
+                    traces[i].pop();
+                    let by_exact = p.extends_by(&kernel, &traces, &exact, a, usize::MAX);
+                    assert_eq!(by_exact, Ok(want));
                     match p.extends_by(&kernel, &traces, &fr, a, 1) {
                         Err(_) => wide += 1,
-                        Ok(got) => {
-                            traces[i].push(a);
-                            assert_eq!(got, multi_prefix_walked(&nfa, &alphabet, &traces, true));
-                            traces[i].pop();
-                        }
+                        // A frontier cut short shows only letters that extend the run.
+                        Ok(got) if !fr.exact() => assert!(!got || want),
+                        Ok(got) => assert_eq!(got, want),
                     }
                 }
             }
