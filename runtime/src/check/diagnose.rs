@@ -71,6 +71,12 @@ trait Oracle {
         let _ = (v, i, a);
         false
     }
+    /// Whether the cut `v` is known to be consistent without a search (below a cut the
+    /// caller found consistent: downward closure). By default none is.
+    fn known_below(&self, v: &[usize]) -> bool {
+        let _ = v;
+        false
+    }
     /// Whether the cut at `v`, with `extra` appended to one trace, is consistent; `Err` when
     /// `budget` ran out; with the vertices spent.
     fn consistent(
@@ -248,16 +254,16 @@ impl Oracle for AutomataOracle<'_> {
             .map(|&l| Sym::Letter(l))
             .collect()
     }
+    fn known_below(&self, v: &[usize]) -> bool {
+        self.known.len() == v.len() && v.iter().zip(self.known).all(|(a, b)| a <= b)
+    }
     fn consistent(
         &mut self,
         v: &[usize],
         extra: Option<(usize, Sym)>,
         budget: &Budget,
     ) -> (Result<bool, &'static str>, u64) {
-        if extra.is_none()
-            && self.known.len() == v.len()
-            && v.iter().zip(self.known).all(|(a, b)| a <= b)
-        {
+        if extra.is_none() && self.known_below(v) {
             // Downward closure: a cut below a consistent one is consistent.
             return (Ok(true), 0);
         }
@@ -426,6 +432,11 @@ impl<O: Oracle + ?Sized> Queries<'_, O> {
     fn ask(&mut self, v: &[usize], extra: Option<(usize, Sym)>) -> Option<bool> {
         if self.exhausted {
             return None;
+        }
+        if extra.is_none() && self.oracle.known_below(v) {
+            // The oracle's own answer, without the budget's bookkeeping (a Fail's canonical
+            // advance asks every cut below the run's last checked one, one event at a time).
+            return Some(true);
         }
         if let (None, Some(b)) = (extra, self.whole.1) {
             if v == self.whole.0 {
