@@ -87,21 +87,16 @@ trait Oracle {
     ) -> (Result<bool, &'static str>, u64);
 }
 
-/// Answers to the questions about the whole multitrace extended by one letter (and letters
-/// known to extend a cut), from a caller that holds more than the letters: the live monitor's product is at the end of the run, so
-/// one step and a search over its faces answer what AC's search would find from scratch.
+/// Answers to the questions about a cut of the multitrace extended by one letter, from a
+/// caller that holds more than the letters: the live monitor's product is at the cut (the
+/// end of the run, or its events but the last), so a step and a search over its faces answer
+/// what AC's search would find from scratch, and its guess shows most extending letters
+/// without a search.
 pub trait EndQueries {
-    /// Whether the whole multitrace with letter `a` appended to location `i`'s trace is a
-    /// multi-prefix; `None` when it cannot tell (then the search answers).
-    fn extends(&mut self, i: usize, a: LetterId) -> Option<bool>;
-    /// Letters known to extend the cut `v` into a multi-prefix (appended to their location's
-    /// trace; a sufficient condition, as the oracle's short search for surely allowed
-    /// letters): what the caller's own certificate (the live monitor's guess) says of that
-    /// cut. By default nothing.
-    fn extending(&mut self, v: &[usize]) -> Vec<LetterId> {
-        let _ = v;
-        Vec::new()
-    }
+    /// Whether the cut `v` with letter `a` appended to location `i`'s trace is a
+    /// multi-prefix; `None` when it cannot tell (a cut it holds nothing for, or a budget that
+    /// ran out: then the search answers).
+    fn extends(&mut self, v: &[usize], i: usize, a: LetterId) -> Option<bool>;
 }
 
 /// The oracle of a compiled model: AC's first search on the cut letters.
@@ -118,7 +113,7 @@ pub(crate) struct AutomataOracle<'a> {
     pub(crate) sure: Option<(Vec<usize>, Vec<LetterId>)>,
     /// The buffers of the search behind [`Oracle::surely`].
     pub(crate) dfs: SureSearch,
-    /// Answers about the whole multitrace extended by a letter, when the caller has them.
+    /// Answers about cuts extended by a letter, when the caller has them.
     pub(crate) end: Option<&'a mut dyn EndQueries>,
 }
 
@@ -221,12 +216,7 @@ impl Oracle for AutomataOracle<'_> {
         let _ = i;
         let Sym::Letter(a) = a else { return false };
         if self.sure.as_ref().is_none_or(|(at, _)| at != v) {
-            let mut next = self.next_after(v);
-            if let Some(end) = &mut self.end {
-                next.extend(end.extending(v));
-                next.sort_unstable();
-                next.dedup();
-            }
+            let next = self.next_after(v);
             self.sure = Some((v.to_vec(), next));
         }
         self.sure
@@ -268,11 +258,9 @@ impl Oracle for AutomataOracle<'_> {
             return (Ok(true), 0);
         }
         if let (Some(end), Some((i, Sym::Letter(a)))) = (&mut self.end, extra) {
-            if v.iter().zip(self.traces).all(|(&n, t)| n == t.len()) {
-                if let Some(b) = end.extends(i, a) {
-                    // Exact (no budget spent here: the caller's own budget bounded it).
-                    return (Ok(b), 0);
-                }
+            if let Some(b) = end.extends(v, i, a) {
+                // Exact (no budget spent here: the caller's own budget bounded it).
+                return (Ok(b), 0);
             }
         }
         self.cut.resize(self.traces.len(), Vec::new());

@@ -2,6 +2,7 @@
 
 use super::guess::Guess;
 use super::product::{closure_rows, Kernel, Product, TooWide};
+use super::verdicts::EndProduct;
 use crate::check::diagnose::EndQueries;
 use crate::check::{CheckError, CheckOptions, Engine, Procedure, Scratch};
 use crate::nfa::LetterId;
@@ -217,36 +218,6 @@ impl LiveRun {
     }
 }
 
-/// The letters a run's guess takes after the cut it certifies (`cut`, the run's events but
-/// the last): each extends that cut into a multi-prefix (the guess's invariant), so the
-/// diagnosis of a Fail decided at the last event asks no search for them.
-struct Guessed<'a> {
-    kernel: Kernel<'a>,
-    guess: &'a Guess,
-    cut: Vec<usize>,
-}
-
-impl EndQueries for Guessed<'_> {
-    /// Not the whole multitrace's questions: the guess is of the cut before its last event.
-    fn extends(&mut self, _: usize, _: LetterId) -> Option<bool> {
-        None
-    }
-
-    fn extending(&mut self, v: &[usize]) -> Vec<LetterId> {
-        if v != self.cut {
-            return Vec::new();
-        }
-        let alphabet = self.kernel.alphabet;
-        (0..alphabet.len())
-            .map(|a| LetterId(a as u32))
-            .filter(|&a| {
-                self.guess
-                    .takes(&self.kernel, alphabet.location(a).index(), a)
-            })
-            .collect()
-    }
-}
-
 /// Feeds `p` the events of `behind` (their locations, in the order they came): each is the
 /// next letter of its location's trace past the product's (which reads the traces only up
 /// to its own lengths, so longer traces serve).
@@ -397,11 +368,18 @@ impl<'e> Monitor<'e> {
     /// are a multi-prefix unless a search ran out since they were last found one).
     fn refused(&self, scratch: &mut Scratch, run: &mut LiveRun, j: usize) -> Verdict {
         // The diagnosis's blocked point is the cut before this event: the run's guess, when
-        // it holds there, says which letters extend it without a search each.
-        let mut cut: Vec<usize> = run.traces.iter().map(Vec::len).collect();
-        cut[j] -= 1;
-        let mut guessed = match (self.kernel(), run.guess.as_ref()) {
-            (Some(kernel), Some(guess)) => Some(Guessed { kernel, guess, cut }),
+        // it holds there, and its product, when it is there (not behind by the events the
+        // guess skipped), answer which letters extend it, as at a run's end.
+        let mut cut = run.traces.clone();
+        cut[j].pop();
+        let mut end = match (self.kernel(), run.product.as_ref()) {
+            (Some(kernel), Some(product)) => Some(EndProduct::new(
+                kernel,
+                product,
+                run.guess.clone(),
+                &cut,
+                self.opts.max_vertices,
+            )),
             _ => None,
         };
         let mut v = self.batch(
@@ -410,7 +388,7 @@ impl<'e> Monitor<'e> {
             Mode::Prefix,
             run.known_but(j),
             Some(VerdictKind::Fail),
-            guessed.as_mut().map(|g| g as &mut dyn EndQueries),
+            end.as_mut().map(|e| e as &mut dyn EndQueries),
         );
         v.vertices = run.product.as_ref().map_or(0, |p| p.vertices() as u64);
         self.decide(run, run.events, v.kind);

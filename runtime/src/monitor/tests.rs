@@ -683,17 +683,21 @@ fn the_product_answers_the_end_questions_as_ac_does() {
             } else {
                 None
             };
-            let mut end = super::verdicts::EndProduct {
-                kernel: *kernel,
-                product: &p,
-                guess,
-                traces: &traces,
-                max_vertices: budget,
-                frontiers: None,
-            };
+            let mut end = super::verdicts::EndProduct::new(*kernel, &p, guess, &traces, budget);
+            let lens: Vec<usize> = traces.iter().map(Vec::len).collect();
+            if lens.iter().any(|&n| n > 0) {
+                // A cut it holds nothing for: no answer.
+                let mut other = lens.clone();
+                let l = other.iter().position(|&n| n > 0).unwrap();
+                other[l] -= 1;
+                assert_eq!(
+                    end.extends(&other, 0, alphabet.letters_of(crate::nfa::LocationId(0))[0]),
+                    None
+                );
+            }
             for i in 0..k {
                 for &letter in alphabet.letters_of(crate::nfa::LocationId(i as u32)) {
-                    let got = end.extends(i, letter);
+                    let got = end.extends(&lens, i, letter);
                     let mut more = traces.clone();
                     more[i].push(letter);
                     let (want, _) = ac::is_multi_prefix_in(

@@ -11,24 +11,49 @@ use crate::check::{CheckOptions, Choice, Scratch};
 use crate::nfa::{LetterId, LocationId};
 use crate::verdict::{Mode, Reason, Verdict, VerdictKind};
 
-/// The diagnosis's questions about a whole run extended by one letter (what each location
-/// could still do, asked when an open run's record is written), answered by the run's
-/// product, where AC would search the run from scratch for each letter: per letter a step
-/// of the location's face and a search over the new face ([`Product::extends_by`]), from
-/// the face's stored sets first, then from the exact ones (one search per location,
-/// [`Product::frontier`]); when that search would be wide (see [`FRONTIER_VERTICES`]), a
-/// push of the letter on a copy of the product and a search that stops at the first path
-/// found ([`Product::extended`]). Exact: a budget that runs out leaves the question to AC.
+/// The diagnosis's questions about a cut of a run extended by one letter (what each location
+/// could still do after the whole run, asked when an open run's record is written, or after
+/// the events before a Fail a local verifier decides), answered by the run's guess and
+/// product, where AC would search the cut from scratch for each letter: the guess's step or
+/// walk ([`Guess::takes`], [`Guess::extend`]); else, when the product is at the cut, per letter, a step of the location's face
+/// and a search over the new face ([`Product::extends_by`]), from the face's stored sets
+/// first, then from those of a search over the faces (one per location,
+/// [`Product::frontier`]); else a push of the letter on a copy of the product and a search
+/// that stops at the first path found ([`Product::extended`]). Exact: a budget that runs out
+/// leaves the question to AC.
 pub(super) struct EndProduct<'a> {
-    pub(super) kernel: Kernel<'a>,
-    pub(super) product: &'a Product,
-    /// A guess that holds for the whole run (its own, or one made from the product's end
-    /// set): a letter it takes, by its step or its walk, extends the run without a search.
-    pub(super) guess: Option<Guess>,
-    pub(super) traces: &'a [Vec<LetterId>],
-    pub(super) max_vertices: usize,
+    kernel: Kernel<'a>,
+    /// The run's product: it answers when it is at the cut (not behind it by events its
+    /// run's guess skipped).
+    product: &'a Product,
+    /// A guess that holds for the cut: a letter it takes extends it without a search.
+    guess: Option<Guess>,
+    /// The traces of the cut.
+    traces: &'a [Vec<LetterId>],
+    max_vertices: usize,
     /// The frontiers of the location last asked about.
-    pub(super) frontiers: Option<Frontiers>,
+    frontiers: Option<Frontiers>,
+}
+
+impl<'a> EndProduct<'a> {
+    /// The questions about the cut `traces`, of the run whose product is `product` and whose
+    /// guess, if any, holds for the cut.
+    pub(super) fn new(
+        kernel: Kernel<'a>,
+        product: &'a Product,
+        guess: Option<Guess>,
+        traces: &'a [Vec<LetterId>],
+        max_vertices: usize,
+    ) -> Self {
+        EndProduct {
+            kernel,
+            product,
+            guess,
+            traces,
+            max_vertices,
+            frontiers: None,
+        }
+    }
 }
 
 /// One location's frontiers: the plain one, and the one of a search once asked for (exact
@@ -69,13 +94,23 @@ impl Frontiers {
 const FRONTIER_VERTICES: usize = 256;
 
 impl EndQueries for EndProduct<'_> {
-    fn extends(&mut self, i: usize, a: LetterId) -> Option<bool> {
-        let (p, k, traces, max) = (self.product, &self.kernel, self.traces, self.max_vertices);
+    fn extends(&mut self, v: &[usize], i: usize, a: LetterId) -> Option<bool> {
+        let traces = self.traces;
+        if v.len() != traces.len() || v.iter().zip(traces).any(|(&n, t)| n != t.len()) {
+            return None;
+        }
+        let (k, max) = (&self.kernel, self.max_vertices);
         if let Some(g) = &self.guess {
             // (Its walk is bounded by the automaton; no cap on the letters guessed here.)
             if g.takes(k, i, a) || g.clone().extend(k, i, a, usize::MAX) {
                 return Some(true);
             }
+        }
+        // A product behind the cut is not caught up for the questions (a sweep over the events
+        // it skipped cost about as much as AC's searches it would save, on the MQTT set).
+        let p = self.product;
+        if (0..traces.len()).any(|l| p.len_of(l) != traces[l].len()) {
+            return None;
         }
         let f = match &mut self.frontiers {
             Some(f) if f.plain.location() == i => f,
@@ -202,14 +237,7 @@ impl Monitor<'_> {
                 Some(g) => Some(g.clone()),
                 None => p.end_set().and_then(|e| Guess::from_end(&k, e)),
             };
-            let mut end = EndProduct {
-                kernel: k,
-                product: p,
-                guess,
-                traces: &run.traces,
-                max_vertices: self.opts.max_vertices,
-                frontiers: None,
-            };
+            let mut end = EndProduct::new(k, p, guess, &run.traces, self.opts.max_vertices);
             // The product decided the verdict; a Pass's witness needs the procedure's search.
             let established = (kind != VerdictKind::Pass).then_some(kind);
             let mut v = self.batch(
