@@ -220,6 +220,72 @@ pub(in crate::monitor) mod tests {
         }
     }
 
+    /// A random case of any shape the product is compiled for: `k` locations of two letters
+    /// each, an automaton of 1 to 150 states (one to three words per set), and the events of
+    /// a path of up to `steps` letters (one changed at random in a quarter of the cases), in
+    /// an order that holds back half the letters of one location to the end.
+    pub(in crate::monitor) fn shaped_case(
+        rng: &mut Rng,
+        k: usize,
+        steps: usize,
+    ) -> (Alphabet, Nfa, Vec<LetterId>) {
+        let letters = 2 * k;
+        let alphabet = Alphabet::new(
+            (0..letters).map(|i| format!("a{i}")).collect(),
+            (0..letters).map(|i| LocationId((i / 2) as u32)).collect(),
+            (0..k).map(|i| format!("l{i}")).collect(),
+        )
+        .unwrap();
+        let states = [1, 6, 30, 64, 65, 100, 129, 150][rng.below(8)];
+        let transitions: Vec<Transition> = (0..rng.between(states, 4 * states))
+            .map(|_| Transition {
+                from: StateId(rng.below(states) as u32),
+                letter: LetterId(rng.below(letters) as u32),
+                to: StateId(rng.below(states) as u32),
+            })
+            .collect();
+        let accepting = (0..states).map(|_| rng.below(3) == 0).collect();
+        let nfa = Nfa::new(
+            states as u32,
+            vec![StateId(0)],
+            accepting,
+            transitions,
+            letters,
+        )
+        .unwrap();
+        // A path of the automaton, its letters dealt to their locations.
+        let mut word = Vec::new();
+        let mut q = 0;
+        for _ in 0..rng.between(0, steps) {
+            let out: Vec<&Transition> = nfa
+                .transitions()
+                .iter()
+                .filter(|t| t.from.index() == q)
+                .collect();
+            if out.is_empty() {
+                break;
+            }
+            let t = out[rng.below(out.len())];
+            word.push(t.letter);
+            q = t.to.index();
+        }
+        if !word.is_empty() && rng.below(4) == 0 {
+            let at = rng.below(word.len());
+            word[at] = LetterId(rng.below(letters) as u32);
+        }
+        let slow = rng.below(k);
+        let (mut early, mut late): (Vec<LetterId>, Vec<LetterId>) = (Vec::new(), Vec::new());
+        for a in word {
+            if alphabet.location(a).index() == slow && rng.below(2) == 0 {
+                late.push(a);
+            } else {
+                early.push(a);
+            }
+        }
+        early.extend(late);
+        (alphabet, nfa, early)
+    }
+
     /// Letters `a0..a5`, two per location, three locations (the product's tests' models).
     pub(in crate::monitor) fn three_locations() -> Alphabet {
         Alphabet::new(

@@ -29,7 +29,7 @@
 
 use super::closure::Closure;
 use super::words::{append, copy, zero};
-use super::{fixed_len, is_empty, key_of, Kernel, Product, TooWide, Work, GONE, WORK};
+use super::{fixed_len, is_empty, Kernel, Product, TooWide, Work, WORK};
 use crate::nfa::LetterId;
 
 /// Location `i`'s face (`v_i = n_i`) of a product, each vertex with the states the search
@@ -85,13 +85,7 @@ impl Product {
     ) -> Frontier {
         WORK.with(|work| {
             let wk = &mut work.borrow_mut();
-            match (self.k, self.w) {
-                (3, 1) => self.frontier_in::<3, 1>(wk, kernel, traces, i, max_vertices),
-                (3, 2) => self.frontier_in::<3, 2>(wk, kernel, traces, i, max_vertices),
-                (_, 1) => self.frontier_in::<0, 1>(wk, kernel, traces, i, max_vertices),
-                (_, 2) => self.frontier_in::<0, 2>(wk, kernel, traces, i, max_vertices),
-                _ => self.frontier_in::<0, 0>(wk, kernel, traces, i, max_vertices),
-            }
+            by_shape!(self, frontier_in(wk, kernel, traces, i, max_vertices))
         })
     }
 
@@ -109,23 +103,7 @@ impl Product {
         );
         let closure = Closure::<W>::new(kernel.closure, k, kernel.nfa.states(), w);
         wk.reset(k, w);
-        let f = &self.faces;
-        for v in (0..f.len()).filter(|&v| f.keys[v] != GONE) {
-            append(&mut wk.faces.pos, &f.pos[v * k..(v + 1) * k]);
-            append(&mut wk.faces.sets, &f.sets[v * w..(v + 1) * w]);
-            wk.faces.keys.push(f.keys[v]);
-        }
-        wk.lo.clear();
-        append(&mut wk.lo, &self.lens);
-        for p in wk.faces.pos.chunks_exact(k) {
-            for (lo, &x) in wk.lo.iter_mut().zip(p) {
-                *lo = (*lo).min(x);
-            }
-        }
-        wk.index.begin(&wk.lo, &self.lens);
-        for (v, p) in wk.faces.pos.chunks_exact(k).enumerate() {
-            wk.index.insert(p, wk.faces.keys[v], v);
-        }
+        self.load::<K, W>(wk);
         // `i` is never silent: no position reaches this length.
         let mut at_end = self.lens.clone();
         at_end[i] = u32::MAX;
@@ -212,13 +190,10 @@ impl Product {
     ) -> Result<bool, TooWide> {
         WORK.with(|work| {
             let wk = &mut work.borrow_mut();
-            match (self.k, self.w) {
-                (3, 1) => self.extends_in::<3, 1>(wk, kernel, traces, frontier, a, max_vertices),
-                (3, 2) => self.extends_in::<3, 2>(wk, kernel, traces, frontier, a, max_vertices),
-                (_, 1) => self.extends_in::<0, 1>(wk, kernel, traces, frontier, a, max_vertices),
-                (_, 2) => self.extends_in::<0, 2>(wk, kernel, traces, frontier, a, max_vertices),
-                _ => self.extends_in::<0, 0>(wk, kernel, traces, frontier, a, max_vertices),
-            }
+            by_shape!(
+                self,
+                extends_in(wk, kernel, traces, frontier, a, max_vertices)
+            )
         })
     }
 
@@ -263,17 +238,8 @@ impl Product {
             if is_empty(t) {
                 continue;
             }
-            let at = &mut wk.at[..k];
-            copy(at, p);
-            at[fr.i] += 1;
             // The frontier's vertices are distinct, and so are their successors by `a`.
-            let key = key_of(at);
-            wk.index.insert(at, key, wk.faces.len());
-            append(&mut wk.faces.pos, at);
-            wk.faces.keys.push(key);
-            append(&mut wk.faces.sets, &wk.t[..w]);
-            copy(&mut wk.delta[..w], &wk.t[..w]);
-            wk.push_work::<W>(wk.faces.len() - 1);
+            wk.add_moved::<K, W>(p, fr.i);
         }
         if wk.stack.is_empty() {
             // `a` is read from none of the frontier's states.
@@ -289,20 +255,10 @@ impl Product {
 
 #[cfg(test)]
 mod tests {
-    use super::super::closure::tests::{multi_prefix_walked, Parts};
+    use super::super::closure::tests::{multi_prefix_walked, shaped_case, Parts};
     use super::super::Product;
-    use crate::nfa::{Alphabet, LetterId, LocationId, Nfa, StateId, Transition};
+    use crate::nfa::{LetterId, LocationId};
     use crate::rng::Rng;
-
-    /// Two letters per location, `k` locations.
-    fn alphabet(k: usize) -> Alphabet {
-        Alphabet::new(
-            (0..2 * k).map(|i| format!("a{i}")).collect(),
-            (0..2 * k).map(|i| LocationId((i / 2) as u32)).collect(),
-            (0..k).map(|i| format!("l{i}")).collect(),
-        )
-        .unwrap()
-    }
 
     /// On random automata of every shape the product is compiled for and runs that follow a
     /// path of the automaton (some with a location held back or a letter changed), after
@@ -316,56 +272,9 @@ mod tests {
         let (mut yes, mut no, mut empty, mut hidden) = (0, 0, 0, 0);
         for case in 0..150 {
             let k = 2 + case % 3;
-            let alphabet = alphabet(k);
-            let states = [1, 6, 30, 64, 65, 100, 129, 150][rng.below(8)];
-            let letters = 2 * k;
-            let transitions: Vec<Transition> = (0..rng.between(states, 4 * states))
-                .map(|_| Transition {
-                    from: StateId(rng.below(states) as u32),
-                    letter: LetterId(rng.below(letters) as u32),
-                    to: StateId(rng.below(states) as u32),
-                })
-                .collect();
-            let accepting = (0..states).map(|_| rng.below(3) == 0).collect();
-            let nfa = Nfa::new(
-                states as u32,
-                vec![StateId(0)],
-                accepting,
-                transitions,
-                letters,
-            )
-            .unwrap();
+            let (alphabet, nfa, early) = shaped_case(&mut rng, k, 12);
             let parts = Parts::new(&nfa, &alphabet);
             let kernel = parts.kernel(&nfa, &alphabet);
-            let mut word = Vec::new();
-            let mut q = 0;
-            for _ in 0..rng.between(0, 12) {
-                let out: Vec<&Transition> = nfa
-                    .transitions()
-                    .iter()
-                    .filter(|t| t.from.index() == q)
-                    .collect();
-                if out.is_empty() {
-                    break;
-                }
-                let t = out[rng.below(out.len())];
-                word.push(t.letter);
-                q = t.to.index();
-            }
-            if !word.is_empty() && rng.below(4) == 0 {
-                let at = rng.below(word.len());
-                word[at] = LetterId(rng.below(letters) as u32);
-            }
-            let slow = rng.below(k);
-            let (mut early, mut late): (Vec<LetterId>, Vec<LetterId>) = (Vec::new(), Vec::new());
-            for a in word {
-                if alphabet.location(a).index() == slow && rng.below(2) == 0 {
-                    late.push(a);
-                } else {
-                    early.push(a);
-                }
-            }
-            early.extend(late);
             let mut p = Product::new(&kernel);
             let mut traces = vec![Vec::new(); k];
             let mut ask = |p: &Product, traces: &mut [Vec<LetterId>]| {
@@ -420,34 +329,15 @@ mod tests {
         let mut wide = 0;
         for _ in 0..100 {
             let k = 3;
-            let alphabet = alphabet(k);
-            let states = 40;
-            let transitions: Vec<Transition> = (0..rng.between(states, 4 * states))
-                .map(|_| Transition {
-                    from: StateId(rng.below(states) as u32),
-                    letter: LetterId(rng.below(2 * k) as u32),
-                    to: StateId(rng.below(states) as u32),
-                })
-                .collect();
-            let nfa = Nfa::new(
-                states as u32,
-                vec![StateId(0)],
-                (0..states).map(|_| rng.below(3) == 0).collect(),
-                transitions,
-                2 * k,
-            )
-            .unwrap();
+            let (alphabet, nfa, events) = shaped_case(&mut rng, k, 10);
             let parts = Parts::new(&nfa, &alphabet);
             let kernel = parts.kernel(&nfa, &alphabet);
             let mut p = Product::new(&kernel);
             let mut traces = vec![Vec::new(); k];
-            for _ in 0..rng.between(1, 10) {
-                let a = LetterId(rng.below(2 * k) as u32);
+            for &a in &events {
                 let j = alphabet.location(a).index();
                 traces[j].push(a);
-                if p.push(&kernel, &traces, j, a, usize::MAX).is_err() {
-                    break;
-                }
+                p.push(&kernel, &traces, j, a, usize::MAX).unwrap();
             }
             for i in 0..k {
                 let fr = p.frontier(&kernel, &traces, i, 1);

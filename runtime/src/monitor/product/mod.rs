@@ -31,6 +31,22 @@
 // Index loops over locations keep positions, lengths and traces visibly in step.
 #![allow(clippy::needless_range_loop)]
 
+/// Calls `$p.$f::<K, W>($args)` with the shape its hot loops are compiled for: positions of
+/// `K` locations and sets of `W` words for the common shapes (three locations, sets of one
+/// or two words), lengths known at compile time (no loop over a runtime length, no bounds
+/// check); `0` for a length read at run time ([`fixed_len`]).
+macro_rules! by_shape {
+    ($p:expr, $f:ident($($arg:expr),* $(,)?)) => {
+        match ($p.k, $p.w) {
+            (3, 1) => $p.$f::<3, 1>($($arg),*),
+            (3, 2) => $p.$f::<3, 2>($($arg),*),
+            (_, 1) => $p.$f::<0, 1>($($arg),*),
+            (_, 2) => $p.$f::<0, 2>($($arg),*),
+            _ => $p.$f::<0, 0>($($arg),*),
+        }
+    };
+}
+
 mod closure;
 mod extension;
 mod memo;
@@ -390,6 +406,23 @@ impl Work {
         }
     }
 
+    /// Adds the vertex at `from` moved by one along axis `axis`, with the states in `t` (all
+    /// new: the caller knows no vertex is there yet), and queues it with those states.
+    #[inline(always)]
+    fn add_moved<const K: usize, const W: usize>(&mut self, from: &[u32], axis: usize) {
+        let (k, w) = (fixed_len::<K>(from.len()), fixed_len::<W>(self.t.len()));
+        let at = &mut self.at[..k];
+        copy(at, from);
+        at[axis] += 1;
+        let key = key_of(at);
+        self.index.insert(at, key, self.faces.len());
+        append(&mut self.faces.pos, at);
+        self.faces.keys.push(key);
+        append(&mut self.faces.sets, &self.t[..w]);
+        copy(&mut self.delta[..w], &self.t[..w]);
+        self.push_work::<W>(self.faces.len() - 1);
+    }
+
     /// Pops a pending vertex into `d`.
     #[inline(always)]
     fn pop_work<const W: usize>(&mut self, w: usize) -> Option<usize> {
@@ -598,15 +631,7 @@ impl Product {
     ) -> Result<bool, TooWide> {
         WORK.with(|work| {
             let wk = &mut work.borrow_mut();
-            // The common shapes get their own copy of the loop, whose position and set
-            // lengths are constants (no loop over a runtime length, no bounds check).
-            match (self.k, self.w) {
-                (3, 1) => self.push_in::<3, 1>(wk, kernel, traces, j, a, max_vertices),
-                (3, 2) => self.push_in::<3, 2>(wk, kernel, traces, j, a, max_vertices),
-                (_, 1) => self.push_in::<0, 1>(wk, kernel, traces, j, a, max_vertices),
-                (_, 2) => self.push_in::<0, 2>(wk, kernel, traces, j, a, max_vertices),
-                _ => self.push_in::<0, 0>(wk, kernel, traces, j, a, max_vertices),
-            }
+            by_shape!(self, push_in(wk, kernel, traces, j, a, max_vertices))
         })
     }
 
@@ -651,18 +676,9 @@ impl Product {
             if is_empty(t) {
                 continue;
             }
-            let at = &mut wk.at[..k];
-            copy(at, &old.pos[v * k..(v + 1) * k]);
-            at[j] += 1;
             // The old face's vertices are distinct, and so are their successors by `a`: each
             // is new (no lookup), with all its states new.
-            let key = key_of(at);
-            wk.index.insert(at, key, wk.faces.len());
-            append(&mut wk.faces.pos, at);
-            wk.faces.keys.push(key);
-            append(&mut wk.faces.sets, &wk.t[..w]);
-            copy(&mut wk.delta[..w], &wk.t[..w]);
-            wk.push_work::<W>(wk.faces.len() - 1);
+            wk.add_moved::<K, W>(&old.pos[v * k..(v + 1) * k], j);
         }
         // Close the new face by the letters the other locations logged.
         while let Some(u) = wk.pop_work::<W>(w) {
@@ -718,6 +734,37 @@ impl Product {
             self.compact(&mut wk.at_map);
         }
         Ok(live)
+    }
+
+    /// Copies the stored vertices into `wk.faces` and indexes them over the box from their
+    /// least coordinates to `n` (every vertex a search from them reaches lies in it).
+    #[inline(always)]
+    fn load<const K: usize, const W: usize>(&self, wk: &mut Work) {
+        let (k, w) = (
+            fixed_len::<K>(self.k as usize),
+            fixed_len::<W>(self.w as usize),
+        );
+        let f = &self.faces;
+        if self.gone == 0 {
+            wk.faces.copy_from(f);
+        } else {
+            for v in (0..f.len()).filter(|&v| f.keys[v] != GONE) {
+                append(&mut wk.faces.pos, &f.pos[v * k..(v + 1) * k]);
+                append(&mut wk.faces.sets, &f.sets[v * w..(v + 1) * w]);
+                wk.faces.keys.push(f.keys[v]);
+            }
+        }
+        wk.lo.clear();
+        append(&mut wk.lo, &self.lens);
+        for p in wk.faces.pos.chunks_exact(k) {
+            for (lo, &x) in wk.lo.iter_mut().zip(p) {
+                *lo = (*lo).min(x);
+            }
+        }
+        wk.index.begin(&wk.lo, &self.lens);
+        for (i, p) in wk.faces.pos.chunks_exact(k).enumerate() {
+            wk.index.insert(p, wk.faces.keys[i], i);
+        }
     }
 
     /// The length of location `l`'s trace the product was fed.

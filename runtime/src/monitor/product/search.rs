@@ -6,7 +6,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::closure::Closure;
-use super::words::{append, copy};
+use super::words::copy;
 use super::{fixed_len, key_of, same, Kernel, Product, TooWide, Work, GONE, WORK};
 use crate::nfa::LetterId;
 
@@ -82,13 +82,7 @@ impl Product {
         max_vertices: usize,
     ) -> Result<bool, TooWide> {
         // One copy of the search per common shape, as for the push ([`Product::push`]).
-        match (self.k, self.w) {
-            (3, 1) => self.search_in::<3, 1>(wk, kernel, traces, max_vertices),
-            (3, 2) => self.search_in::<3, 2>(wk, kernel, traces, max_vertices),
-            (_, 1) => self.search_in::<0, 1>(wk, kernel, traces, max_vertices),
-            (_, 2) => self.search_in::<0, 2>(wk, kernel, traces, max_vertices),
-            _ => self.search_in::<0, 0>(wk, kernel, traces, max_vertices),
-        }
+        by_shape!(self, search_in(wk, kernel, traces, max_vertices))
     }
 
     fn search_in<const K: usize, const W: usize>(
@@ -142,27 +136,8 @@ impl Product {
             // The stored sets are the fixpoint, and `R(n)` meets no live state.
             return Ok(false);
         }
-        if self.gone == 0 {
-            wk.faces.copy_from(f);
-        } else {
-            for v in (0..f.len()).filter(|&v| f.keys[v] != GONE) {
-                append(&mut wk.faces.pos, &f.pos[v * k..(v + 1) * k]);
-                append(&mut wk.faces.sets, &f.sets[v * w..(v + 1) * w]);
-                wk.faces.keys.push(f.keys[v]);
-            }
-        }
         // Every vertex the search reaches lies between the stored ones and `n`.
-        wk.lo.clear();
-        append(&mut wk.lo, &self.lens);
-        for p in wk.faces.pos.chunks_exact(k) {
-            for (lo, &x) in wk.lo.iter_mut().zip(p) {
-                *lo = (*lo).min(x);
-            }
-        }
-        wk.index.begin(&wk.lo, &self.lens);
-        for (i, p) in wk.faces.pos.chunks_exact(k).enumerate() {
-            wk.index.insert(p, wk.faces.keys[i], i);
-        }
+        self.load::<K, W>(wk);
         for (n, &v) in wk.stack.iter().enumerate() {
             let v = v as usize;
             for x in 0..w {
@@ -235,22 +210,12 @@ impl Work {
 
 #[cfg(test)]
 mod tests {
-    use super::super::closure::tests::{multi_prefix_walked, Parts};
+    use super::super::closure::tests::{multi_prefix_walked, shaped_case, Parts};
     use super::super::Product;
     use crate::check::ac::AcTables;
-    use crate::nfa::{Alphabet, LetterId, LocationId, Nfa, StateId, Transition};
+    use crate::nfa::{LetterId, Nfa};
     use crate::rng::Rng;
     use std::collections::{BTreeMap, HashSet};
-
-    /// Two letters per location, `k` locations.
-    fn alphabet(k: usize) -> Alphabet {
-        Alphabet::new(
-            (0..2 * k).map(|i| format!("a{i}")).collect(),
-            (0..2 * k).map(|i| LocationId((i / 2) as u32)).collect(),
-            (0..k).map(|i| format!("l{i}")).collect(),
-        )
-        .unwrap()
-    }
 
     /// The states each position of the whole grid is reached with, position by position.
     fn grid(
@@ -299,60 +264,12 @@ mod tests {
         let (mut yes, mut no) = (0, 0);
         for case in 0..150 {
             let k = 2 + case % 3;
-            let alphabet = alphabet(k);
-            let states = [1, 6, 30, 64, 65, 100, 129, 150][rng.below(8)];
-            let letters = 2 * k;
-            let transitions: Vec<Transition> = (0..rng.between(states, 4 * states))
-                .map(|_| Transition {
-                    from: StateId(rng.below(states) as u32),
-                    letter: LetterId(rng.below(letters) as u32),
-                    to: StateId(rng.below(states) as u32),
-                })
-                .collect();
-            let accepting = (0..states).map(|_| rng.below(3) == 0).collect();
-            let nfa = Nfa::new(
-                states as u32,
-                vec![StateId(0)],
-                accepting,
-                transitions,
-                letters,
-            )
-            .unwrap();
+            let (alphabet, nfa, early) = shaped_case(&mut rng, k, 14);
             let parts = Parts::new(&nfa, &alphabet);
             let tables = &parts.tables;
             let w = tables.words();
             let kernel = parts.kernel(&nfa, &alphabet);
             shapes.insert((k, w));
-            // A path of the automaton, its letters dealt to their locations.
-            let mut word = Vec::new();
-            let mut q = 0;
-            for _ in 0..rng.between(0, 14) {
-                let out: Vec<&Transition> = nfa
-                    .transitions()
-                    .iter()
-                    .filter(|t| t.from.index() == q)
-                    .collect();
-                if out.is_empty() {
-                    break;
-                }
-                let t = out[rng.below(out.len())];
-                word.push(t.letter);
-                q = t.to.index();
-            }
-            if !word.is_empty() && rng.below(4) == 0 {
-                let at = rng.below(word.len());
-                word[at] = LetterId(rng.below(letters) as u32);
-            }
-            let slow = rng.below(k);
-            let (mut early, mut late): (Vec<LetterId>, Vec<LetterId>) = (Vec::new(), Vec::new());
-            for a in word {
-                if alphabet.location(a).index() == slow && rng.below(2) == 0 {
-                    late.push(a);
-                } else {
-                    early.push(a);
-                }
-            }
-            early.extend(late);
             let mut p = Product::new(&kernel);
             let mut traces = vec![Vec::new(); k];
             for &a in &early {
@@ -366,7 +283,12 @@ mod tests {
                     .collect();
                 let mut got = p.stored();
                 got.sort();
-                assert_eq!(got, want, "{k} locations, {states} states, {traces:?}");
+                assert_eq!(
+                    got,
+                    want,
+                    "{k} locations, {} states, {traces:?}",
+                    nfa.states()
+                );
                 let end = &grid(tables, &nfa, &traces, w)[&lens];
                 let accepted = end
                     .iter()

@@ -86,23 +86,10 @@ impl Product {
                 .min(max_vertices.saturating_mul(SWEPT));
             let swept = WORK.with(|work| {
                 let wk = &mut work.borrow_mut();
-                match (self.k, self.w) {
-                    (3, 1) => {
-                        self.sweep_in::<3, 1>(wk, kernel, traces, behind, &upto, max_vertices, cap)
-                    }
-                    (3, 2) => {
-                        self.sweep_in::<3, 2>(wk, kernel, traces, behind, &upto, max_vertices, cap)
-                    }
-                    (_, 1) => {
-                        self.sweep_in::<0, 1>(wk, kernel, traces, behind, &upto, max_vertices, cap)
-                    }
-                    (_, 2) => {
-                        self.sweep_in::<0, 2>(wk, kernel, traces, behind, &upto, max_vertices, cap)
-                    }
-                    _ => {
-                        self.sweep_in::<0, 0>(wk, kernel, traces, behind, &upto, max_vertices, cap)
-                    }
-                }
+                by_shape!(
+                    self,
+                    sweep_in(wk, kernel, traces, behind, &upto, max_vertices, cap)
+                )
             });
             if swept == Swept::Done {
                 return Ok(());
