@@ -28,7 +28,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::closure::Closure;
-use super::words::{append, copy, zero};
+use super::words::{append, zero};
 use super::{fixed_len, is_empty, Kernel, Product, TooWide, Work, WORK};
 use crate::nfa::LetterId;
 
@@ -103,33 +103,14 @@ impl Product {
         );
         let closure = Closure::<W>::new(kernel.closure, k, kernel.nfa.states(), w);
         wk.reset(k, w);
-        self.load::<K, W>(wk);
         // `i` is never silent: no position reaches this length.
         let mut at_end = self.lens.clone();
         at_end[i] = u32::MAX;
-        // The gains of the silent moves, as [`Product::search`] seeds them.
-        for v in 0..wk.faces.len() {
-            for x in 0..k {
-                wk.silent[x] = wk.faces.pos[v * k + x] == at_end[x];
-            }
-            let set = &wk.faces.sets[v * w..(v + 1) * w];
-            if closure.is_closed(&wk.silent, set) {
-                continue;
-            }
-            copy(&mut wk.d[..w], set);
-            closure.close(&wk.silent, &mut wk.d[..w], &mut wk.t[..w]);
-            let mut any = 0;
-            for x in 0..w {
-                wk.delta[x] = wk.d[x] & !set[x];
-                any |= wk.delta[x];
-            }
-            if any != 0 {
-                for x in 0..w {
-                    wk.faces.sets[v * w + x] |= wk.delta[x];
-                }
-                wk.push_work::<W>(v);
-            }
-        }
+        // The gains of the silent moves, as [`Product::search`] seeds them (no vertex has
+        // every location silent: never `true`).
+        self.gains::<K, W>(wk, &closure, &at_end, kernel.tables.live());
+        self.load::<K, W>(wk);
+        wk.gained::<W>();
         // (Never `Some(true)`: no vertex has every location silent. A search cut short has
         // added only states some path reaches: its sets are at most the fixpoint's.)
         let exact = wk

@@ -100,21 +100,63 @@ impl Product {
         let closure = Closure::<W>::new(kernel.closure, k, kernel.nfa.states(), w);
         wk.reset(k, w);
         // The gains first, read on the store: most searches find none, and copy nothing.
+        if self.gains::<K, W>(wk, &closure, &self.lens, live) {
+            // `R(n)` meets the live states (the caller looks first; never wrong here).
+            return Ok(true);
+        }
+        if wk.stack.is_empty() {
+            // The stored sets are the fixpoint, and `R(n)` meets no live state.
+            return Ok(false);
+        }
+        // Every vertex the search reaches lies between the stored ones and `n`.
+        self.load::<K, W>(wk);
+        wk.gained::<W>();
+        match wk.spread::<K, W>(
+            kernel,
+            &closure,
+            traces,
+            &self.lens,
+            &self.lens,
+            max_vertices,
+        ) {
+            Some(found) => Ok(found),
+            None => Err(self.too_wide(0)),
+        }
+    }
+}
+
+impl Product {
+    /// Queues each stored vertex whose set grows under the silent moves of the locations
+    /// whose trace is read up to `at_end` there, with what it gains (by its place among the
+    /// stored vertices, as [`Product::load`] copies them; [`Work::gained`] adds the gains
+    /// then). `true` when the vertex at `at_end` (every location silent) meets `live` as it
+    /// is: no search is needed.
+    #[inline(always)]
+    pub(super) fn gains<const K: usize, const W: usize>(
+        &self,
+        wk: &mut Work,
+        closure: &Closure<'_, W>,
+        at_end: &[u32],
+        live: &[u64],
+    ) -> bool {
+        let (k, w) = (
+            fixed_len::<K>(self.k as usize),
+            fixed_len::<W>(self.w as usize),
+        );
         let f = &self.faces;
         let mut at = 0;
         for v in 0..f.len() {
             if f.keys[v] == GONE {
                 continue;
             }
-            // `at`: the vertex's place among the stored ones, its place in the copy below.
+            // `at`: the vertex's place among the stored ones, its place in the copy.
             at += 1;
             for i in 0..k {
-                wk.silent[i] = f.pos[v * k + i] == self.lens[i];
+                wk.silent[i] = f.pos[v * k + i] == at_end[i];
             }
             let set = &f.sets[v * w..(v + 1) * w];
             if wk.silent.iter().all(|&s| s) && set.iter().zip(live).any(|(a, b)| a & b != 0) {
-                // `R(n)` meets the live states (the caller looks first; never wrong here).
-                return Ok(true);
+                return true;
             }
             if closure.is_closed(&wk.silent, set) {
                 // Gains nothing: the plain paths already did all there is from here.
@@ -132,28 +174,20 @@ impl Product {
                 wk.push_work::<W>(at - 1);
             }
         }
-        if wk.stack.is_empty() {
-            // The stored sets are the fixpoint, and `R(n)` meets no live state.
-            return Ok(false);
-        }
-        // Every vertex the search reaches lies between the stored ones and `n`.
-        self.load::<K, W>(wk);
-        for (n, &v) in wk.stack.iter().enumerate() {
+        false
+    }
+}
+
+impl Work {
+    /// Adds the queued gains ([`Product::gains`]) to the loaded vertices' sets.
+    #[inline(always)]
+    pub(super) fn gained<const W: usize>(&mut self) {
+        let w = fixed_len::<W>(self.d.len());
+        for (n, &v) in self.stack.iter().enumerate() {
             let v = v as usize;
             for x in 0..w {
-                wk.faces.sets[v * w + x] |= wk.deltas[n * w + x];
+                self.faces.sets[v * w + x] |= self.deltas[n * w + x];
             }
-        }
-        match wk.spread::<K, W>(
-            kernel,
-            &closure,
-            traces,
-            &self.lens,
-            &self.lens,
-            max_vertices,
-        ) {
-            Some(found) => Ok(found),
-            None => Err(self.too_wide(0)),
         }
     }
 }
