@@ -563,31 +563,6 @@ impl Product {
         self.faces.len() - self.gone as usize
     }
 
-    /// How many positions between the least stored coordinates and `upto` (`upto ≥ n`, by
-    /// location) lie on an upper face of `upto`: `Π e_i - Π (e_i - 1)`, with `e_i` the box's
-    /// extent on axis `i`. It bounds the work of this product's future up to `upto`: every
-    /// vertex a later product stores, or a search on it visits, is a successor of a stored one
-    /// (so in the box) on an upper face of its `n ≤ upto` (and those are at most as many, the
-    /// count growing with `n`); a push holds the old faces and the new one, so at most twice
-    /// this count, and a search once.
-    pub fn face_cells(&self, upto: &[usize]) -> usize {
-        let k = self.k as usize;
-        let mut lo: Vec<u32> = self.lens.clone();
-        let f = &self.faces;
-        for v in (0..f.len()).filter(|&v| f.keys[v] != GONE) {
-            for i in 0..k {
-                lo[i] = lo[i].min(f.pos[v * k + i]);
-            }
-        }
-        let (mut all, mut inner) = (1u128, 1u128);
-        for i in 0..k {
-            let e = (upto[i] as u128 + 1).saturating_sub(u128::from(lo[i]));
-            all = all.saturating_mul(e);
-            inner = inner.saturating_mul(e.saturating_sub(1));
-        }
-        usize::try_from(all - inner).unwrap_or(usize::MAX)
-    }
-
     /// Bytes held (positions, keys, sets, lengths and the faces' lists).
     pub fn bytes(&self) -> usize {
         std::mem::size_of::<Product>()
