@@ -100,16 +100,19 @@ impl Monitor<'_> {
         again.traces[j0].push(letters[0]);
         if let (Some(k), Some(p)) = (self.kernel(), &again.product) {
             let found = p.is_multi_prefix(&k, &again.traces, self.opts.max_vertices);
-            if let Some(v) = self.answered(scratch, &mut again, found, j0) {
+            if let Some(v) = self.answered(scratch, &mut again, found, j0, None) {
                 self.decide(run, first, v.kind);
                 return Some((first, v));
             }
         }
         let mut rest = &letters[1..];
+        let mut bisected = false;
         if settled && !again.unsure {
             if let (Some(k), Some(p)) = (self.kernel(), &mut again.product) {
                 let good = self.still_prefixes(&k, p, &run.traces, rest);
-                // As the replay would leave them: each a multi-prefix (`unsure` stays clear).
+                bisected = true;
+                // As the replay would leave them: each a multi-prefix (`unsure` clear, as the
+                // module docs show).
                 for &a in &rest[..good] {
                     let j = self.engine.model().alphabet.location(a).index();
                     again.traces[j].push(a);
@@ -121,8 +124,13 @@ impl Monitor<'_> {
         // The local verifiers' states before the events replayed one at a time (`push` reads
         // them as it does when each event is checked at once).
         again.local = self.local_states(&again.traces);
-        for &a in rest {
-            if let Some(v) = self.push(scratch, &mut again, a) {
+        for (n, &a) in rest.iter().enumerate() {
+            // After a bisection the first event breaks the run (unless a check ran out): a copy
+            // of the product before it serves its record's diagnosis.
+            let before = (bisected && n == 0)
+                .then(|| again.product.clone())
+                .flatten();
+            if let Some(v) = self.push_from(scratch, &mut again, a, before.as_ref()) {
                 let at = again.events;
                 self.decide(run, at, v.kind);
                 return Some((at, v));

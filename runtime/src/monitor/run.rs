@@ -581,13 +581,17 @@ impl<'e> Monitor<'e> {
 
     /// What `push` decides on `found`, the multi-prefix answer for the run's events, the last
     /// of location `j`: nothing while they are one, a Fail (the batch record of the prefix)
-    /// when they are not.
+    /// when they are not. `before`: the run's product before that event, when the caller kept
+    /// it: the diagnosis asks it which letters extend the cut before the event, as a Fail a
+    /// local verifier decides asks the run's product ([`EndProduct`]; it answers only when
+    /// the product is at that cut).
     pub(super) fn answered(
         &self,
         scratch: &mut Scratch,
         run: &mut LiveRun,
         found: Result<bool, TooWide>,
         j: usize,
+        before: Option<&Product>,
     ) -> Option<Verdict> {
         match found {
             Ok(true) => {
@@ -596,13 +600,28 @@ impl<'e> Monitor<'e> {
             }
             Ok(false) => {
                 let known = run.known_but(j);
+                let mut cut = Vec::new();
+                let mut end = match (self.kernel(), before) {
+                    (Some(kernel), Some(product)) => {
+                        cut.clone_from(&run.traces);
+                        cut[j].pop();
+                        Some(EndProduct::new(
+                            kernel,
+                            product,
+                            None,
+                            &cut,
+                            self.opts.max_vertices,
+                        ))
+                    }
+                    _ => None,
+                };
                 let mut v = self.batch(
                     scratch,
                     &run.traces,
                     Mode::Prefix,
                     known,
                     Some(VerdictKind::Fail),
-                    None,
+                    end.as_mut().map(|e| e as &mut dyn EndQueries),
                 );
                 // The monitor's work, as its other records count it.
                 v.vertices = run.product.as_ref().map_or(0, |p| p.vertices() as u64);
@@ -628,6 +647,18 @@ impl<'e> Monitor<'e> {
         scratch: &mut Scratch,
         run: &mut LiveRun,
         letter: LetterId,
+    ) -> Option<Verdict> {
+        self.push_from(scratch, run, letter, None)
+    }
+
+    /// [`Monitor::push`], with the run's product as it is before the event when the caller
+    /// kept a copy (`before`: see [`Monitor::answered`]).
+    pub(super) fn push_from(
+        &self,
+        scratch: &mut Scratch,
+        run: &mut LiveRun,
+        letter: LetterId,
+        before: Option<&Product>,
     ) -> Option<Verdict> {
         run.events += 1;
         if run.standing != Standing::Open {
@@ -662,7 +693,7 @@ impl<'e> Monitor<'e> {
                         if live {
                             self.guess_again(&k, run);
                         }
-                        self.answered(scratch, run, found, j)
+                        self.answered(scratch, run, found, j, before)
                     }
                 }
             }
