@@ -112,7 +112,26 @@ impl EndQueries for EndProduct<'_> {
         if (0..traces.len()).any(|l| p.len_of(l) != traces[l].len()) {
             return None;
         }
-        let f = match &mut self.frontiers {
+        // Runs that end (or break) at the same point of a protocol ask the same questions.
+        let frontiers = &mut self.frontiers;
+        p.extends_memo(k, traces, i, a, max, || {
+            Self::by_frontiers(frontiers, k, p, traces, i, a, max)
+        })
+    }
+}
+
+impl EndProduct<'_> {
+    /// [`EndQueries::extends`] asked of the product (at the cut), by its frontiers.
+    fn by_frontiers(
+        frontiers: &mut Option<Frontiers>,
+        k: &Kernel<'_>,
+        p: &Product,
+        traces: &[Vec<LetterId>],
+        i: usize,
+        a: LetterId,
+        max: usize,
+    ) -> Option<bool> {
+        let f = match frontiers {
             Some(f) if f.plain.location() == i => f,
             f => f.insert(Frontiers {
                 plain: p.plain_frontier(i),
