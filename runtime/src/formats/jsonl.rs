@@ -5,6 +5,7 @@
 //! interactions, actions such as `l1!m1`). Locations not listed have an empty local trace. The
 //! `id` is optional (the line number stands in).
 
+use super::events::intern::ByteIds;
 use crate::nfa::{Alphabet, LetterId};
 use crate::syntax::ParseError;
 use rustc_hash::FxHashMap;
@@ -13,10 +14,10 @@ use serde::Deserialize;
 /// Looks up letter and location names of an alphabet (built once per batch; the JSON Lines
 /// and `.mtf` readers use it).
 pub struct NameIndex {
-    letters: FxHashMap<String, LetterId>,
+    /// The letters by name (most names are short, `a12`, `clt1!begin`: looked up without a
+    /// string hash or comparison).
+    letters: ByteIds,
     locations: FxHashMap<String, usize>,
-    /// The letters whose names [`pack`]; most names are short (`a12`, `l1!m1`).
-    short: ShortNames,
 }
 
 /// A name of 1 to 8 bytes without NUL as a nonzero integer (distinct names, distinct
@@ -36,53 +37,6 @@ pub(super) fn pack(name: &[u8]) -> Option<u64> {
     Some(w)
 }
 
-/// Short letter names by [`pack`]ed name, in an open-addressing table at most half full: a
-/// lookup is a multiplication and, in general, one comparison of integers (a string hash map
-/// hashes and compares strings).
-struct ShortNames {
-    /// `(packed name, letter)`; an empty slot holds the key 0 (no name packs to 0).
-    slots: Vec<(u64, LetterId)>,
-    shift: u32,
-}
-
-/// Fibonacci hashing's multiplier (2^64 / golden ratio).
-const FIBONACCI: u64 = 0x9E37_79B9_7F4A_7C15;
-
-impl ShortNames {
-    fn new(names: &[(u64, LetterId)]) -> Self {
-        let bits = (names.len() * 2)
-            .next_power_of_two()
-            .trailing_zeros()
-            .max(1);
-        let mut table = ShortNames {
-            slots: vec![(0, LetterId(0)); 1 << bits],
-            shift: 64 - bits,
-        };
-        for &(k, l) in names {
-            let i = table.find(k);
-            table.slots[i] = (k, l);
-        }
-        table
-    }
-
-    /// The slot of `key`, or the empty slot where it would go.
-    #[inline]
-    fn find(&self, key: u64) -> usize {
-        let mask = self.slots.len() - 1;
-        let mut i = (key.wrapping_mul(FIBONACCI) >> self.shift) as usize;
-        while self.slots[i].0 != key && self.slots[i].0 != 0 {
-            i = (i + 1) & mask;
-        }
-        i
-    }
-
-    #[inline]
-    fn get(&self, key: u64) -> Option<LetterId> {
-        let (k, l) = self.slots[self.find(key)];
-        (k == key).then_some(l)
-    }
-}
-
 impl NameIndex {
     /// The index of the location named `name`.
     pub fn location(&self, name: &str) -> Option<usize> {
@@ -91,18 +45,14 @@ impl NameIndex {
 
     /// Indexes an alphabet's names.
     pub fn new(alphabet: &Alphabet) -> Self {
-        let letters: FxHashMap<String, LetterId> = alphabet
-            .names()
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.clone(), LetterId(i as u32)))
-            .collect();
-        let short: Vec<(u64, LetterId)> = letters
-            .iter()
-            .filter_map(|(n, &l)| pack(n.as_bytes()).map(|k| (k, l)))
-            .collect();
+        let mut letters = ByteIds::default();
+        for (i, n) in alphabet.names().iter().enumerate() {
+            // (Names of an alphabet are distinct.)
+            if letters.get(n.as_bytes()).is_none() {
+                letters.insert(n.as_bytes(), i as u32);
+            }
+        }
         NameIndex {
-            short: ShortNames::new(&short),
             letters,
             locations: alphabet
                 .location_names()
@@ -116,17 +66,13 @@ impl NameIndex {
     /// The letter named `name`.
     #[inline]
     pub fn letter(&self, name: &str) -> Option<LetterId> {
-        match pack(name.as_bytes()) {
-            // A name that packs is in `short` if it is a letter at all.
-            Some(k) => self.short.get(k),
-            None => self.letters.get(name).copied(),
-        }
+        self.letters.get(name.as_bytes()).map(LetterId)
     }
 
     /// The letter whose name [`pack`]s to `key` (for a scanner that packs while it reads).
     #[inline]
     pub(super) fn packed_letter(&self, key: u64) -> Option<LetterId> {
-        self.short.get(key)
+        self.letters.get_word(key).map(LetterId)
     }
 }
 
@@ -331,10 +277,10 @@ impl<'a> Scan<'a> {
         if j > start && self.b.get(j) == Some(&b'"') {
             // 1 to 8 bytes, no NUL (control characters were refused): [`pack`]'s key.
             self.i = j + 1;
-            return names.short.get(key);
+            return names.packed_letter(key);
         }
         let name = self.string()?;
-        names.letters.get(name).copied()
+        names.letter(name)
     }
 }
 
@@ -571,7 +517,7 @@ mod tests {
     }
 
     /// Short names (packed, open addressing) and long names (string map) are found, and
-    /// nothing else is: names of 1 to 9 bytes, non-ASCII, prefixes and extensions of names.
+    /// nothing else is: names of 1 to 17 bytes, non-ASCII, prefixes and extensions of names.
     #[test]
     fn letter_names_are_found_exactly() {
         let names: Vec<String> = [
@@ -579,6 +525,9 @@ mod tests {
             "ab",
             "abcdefgh",
             "abcdefghi",
+            "clt1!begin",
+            "abcdefghijklmnop",
+            "abcdefghijklmnopq",
             "\u{e9}",
             "l1!m1",
             "x\0y",
@@ -599,6 +548,10 @@ mod tests {
             "abc",
             "abcdefg",
             "abcdefghij",
+            "clt1!begi",
+            "clt1!begin\0",
+            "abcdefghijklmno",
+            "abcdefghijklmnopqr",
             "e",
             "a300",
             "x",

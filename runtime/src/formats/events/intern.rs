@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap;
 const PACKED: usize = 16;
 
 /// One slot of the table: the packed string, its length and its id plus one (0: empty).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Slot {
     words: [u64; 2],
     len: u32,
@@ -50,8 +50,8 @@ fn hash(w: [u64; 2], len: usize) -> u64 {
 }
 
 /// A map from byte strings to ids (`u32`), given by the caller when a string is added.
-#[derive(Default)]
-pub(super) struct ByteIds {
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ByteIds {
     slots: Vec<Slot>,
     /// Packed strings in the table.
     packed: usize,
@@ -61,22 +61,34 @@ pub(super) struct ByteIds {
 impl ByteIds {
     /// The id of `s`, if it was added.
     #[inline]
-    pub(super) fn get(&self, s: &[u8]) -> Option<u32> {
+    pub(crate) fn get(&self, s: &[u8]) -> Option<u32> {
         if s.len() > PACKED {
             return self.long.get(s).copied();
         }
+        self.get_packed(pack(s), s.len())
+    }
+
+    /// The id of the string of 1 to 8 bytes, none of them NUL, whose bytes are those of `w`
+    /// from the lowest (the rest zero): a scanner packs a short name while it reads it.
+    #[inline]
+    pub(crate) fn get_word(&self, w: u64) -> Option<u32> {
+        let len = 8 - (w.leading_zeros() / 8) as usize;
+        self.get_packed([w, 0], len)
+    }
+
+    #[inline]
+    fn get_packed(&self, w: [u64; 2], len: usize) -> Option<u32> {
         if self.slots.is_empty() {
             return None;
         }
-        let w = pack(s);
         let mask = self.slots.len() - 1;
-        let mut i = (hash(w, s.len()) >> 32) as usize & mask;
+        let mut i = (hash(w, len) >> 32) as usize & mask;
         loop {
             let slot = &self.slots[i];
             if slot.id == 0 {
                 return None;
             }
-            if slot.words == w && slot.len as usize == s.len() {
+            if slot.words == w && slot.len as usize == len {
                 return Some(slot.id - 1);
             }
             i = (i + 1) & mask;
@@ -84,7 +96,7 @@ impl ByteIds {
     }
 
     /// Adds `s` (not added before) with `id`.
-    pub(super) fn insert(&mut self, s: &[u8], id: u32) {
+    pub(crate) fn insert(&mut self, s: &[u8], id: u32) {
         if s.len() > PACKED {
             self.long.insert(s.into(), id);
             return;

@@ -41,7 +41,7 @@
 mod block;
 pub mod event;
 pub mod group;
-mod intern;
+pub(crate) mod intern;
 pub mod key;
 pub mod read;
 mod runs;
