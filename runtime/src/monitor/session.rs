@@ -566,6 +566,20 @@ impl Session {
             && m.incremental();
         let live = match self.runs.get_mut(ev.run) {
             Some(live) if plain && !live.done => live,
+            Some(live) if plain && live.pending_n == 0 => {
+                // A run whose record is written (a Fail decided early): the event is counted
+                // only, as [`Session::push`] counts it (one lookup, not four: on 100,000 MQTT
+                // runs a sixth of the events are such).
+                self.arrivals += 1;
+                if let OrderKey::Time(t) = ev.key {
+                    self.clock = Some(self.clock.map_or(t, |c| c.max(t)));
+                    live.last_time = Key::new(ev.key);
+                }
+                live.touched = self.arrivals;
+                live.last_wall = ev.wall;
+                m.push(scratch, &mut live.run, ev.letter);
+                return;
+            }
             _ => return self.push(m, scratch, ev, out),
         };
         let j = m.engine().model().alphabet.location(ev.letter).index();
