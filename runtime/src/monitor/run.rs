@@ -367,16 +367,32 @@ impl<'e> Monitor<'e> {
     /// prefix, as [`Monitor::answered`] gives it when a search says so (the events before
     /// are a multi-prefix unless a search ran out since they were last found one).
     fn refused(&self, scratch: &mut Scratch, run: &mut LiveRun, j: usize) -> Verdict {
-        // The diagnosis's blocked point is the cut before this event: the run's guess, when
-        // it holds there, and its product, when it is there (not behind by the events the
-        // guess skipped), answer which letters extend it, as at a run's end.
+        // The run's guess, when it holds at the cut before this event, and its product, when
+        // it is there (not behind by the events the guess skipped), answer as at a run's end.
+        let v = self.fail_at_last(scratch, run, j, run.product.as_ref(), run.guess.clone());
+        self.decide(run, run.events, v.kind);
+        v
+    }
+
+    /// The record of a Fail at the run's last event, of location `j`: the batch record of
+    /// the prefix, whose diagnosis asks `product` (the run's, or a copy kept before the
+    /// event) and `guess` (one that holds at the cut before the event) which letters extend
+    /// that cut ([`EndProduct`]: it answers only when the product is at the cut; else AC).
+    fn fail_at_last(
+        &self,
+        scratch: &mut Scratch,
+        run: &LiveRun,
+        j: usize,
+        product: Option<&Product>,
+        guess: Option<Guess>,
+    ) -> Verdict {
         let mut cut = run.traces.clone();
         cut[j].pop();
-        let mut end = match (self.kernel(), run.product.as_ref()) {
+        let mut end = match (self.kernel(), product) {
             (Some(kernel), Some(product)) => Some(EndProduct::new(
                 kernel,
                 product,
-                run.guess.clone(),
+                guess,
                 &cut,
                 self.opts.max_vertices,
             )),
@@ -390,8 +406,8 @@ impl<'e> Monitor<'e> {
             Some(VerdictKind::Fail),
             end.as_mut().map(|e| e as &mut dyn EndQueries),
         );
+        // The monitor's work, as its other records count it.
         v.vertices = run.product.as_ref().map_or(0, |p| p.vertices() as u64);
-        self.decide(run, run.events, v.kind);
         v
     }
 
@@ -583,8 +599,7 @@ impl<'e> Monitor<'e> {
     /// of location `j`: nothing while they are one, a Fail (the batch record of the prefix)
     /// when they are not. `before`: the run's product before that event, when the caller kept
     /// it: the diagnosis asks it which letters extend the cut before the event, as a Fail a
-    /// local verifier decides asks the run's product ([`EndProduct`]; it answers only when
-    /// the product is at that cut).
+    /// local verifier decides asks the run's product ([`Monitor::fail_at_last`]).
     pub(super) fn answered(
         &self,
         scratch: &mut Scratch,
@@ -598,35 +613,7 @@ impl<'e> Monitor<'e> {
                 run.unsure = false;
                 None
             }
-            Ok(false) => {
-                let known = run.known_but(j);
-                let mut cut = Vec::new();
-                let mut end = match (self.kernel(), before) {
-                    (Some(kernel), Some(product)) => {
-                        cut.clone_from(&run.traces);
-                        cut[j].pop();
-                        Some(EndProduct::new(
-                            kernel,
-                            product,
-                            None,
-                            &cut,
-                            self.opts.max_vertices,
-                        ))
-                    }
-                    _ => None,
-                };
-                let mut v = self.batch(
-                    scratch,
-                    &run.traces,
-                    Mode::Prefix,
-                    known,
-                    Some(VerdictKind::Fail),
-                    end.as_mut().map(|e| e as &mut dyn EndQueries),
-                );
-                // The monitor's work, as its other records count it.
-                v.vertices = run.product.as_ref().map_or(0, |p| p.vertices() as u64);
-                Some(v)
-            }
+            Ok(false) => Some(self.fail_at_last(scratch, run, j, before, None)),
             // The search ran out of the budget, the product did not: nothing is certain, the
             // run stays open. (Deciding it Inconclusive here would make the record depend on
             // which events a stream checks one by one: a search at the end of a batch of
