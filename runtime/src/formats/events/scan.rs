@@ -410,6 +410,13 @@ fn lit(b: &[u8], i: &mut usize, lit: &[u8]) -> bool {
 /// bytes at a time.
 #[inline(always)]
 fn special(b: &[u8]) -> Option<usize> {
+    special_in::<false>(b)
+}
+
+/// [`special`], and with `ASCII` a byte of 0x80 or more too (one pass where a check of the
+/// string's bytes as text would be another).
+#[inline(always)]
+fn special_in<const ASCII: bool>(b: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut i = 0;
@@ -417,12 +424,15 @@ fn special(b: &[u8]) -> Option<usize> {
         let x = u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
         // Bytes equal to a quote or a backslash (zero after the xor), or below 0x20. Each
         // test flags its lowest matching byte exactly (a borrow only runs upwards, from a
-        // flagged byte), so the lowest flag of the three is the first such byte.
+        // flagged byte), so the lowest flag of the three is the first such byte; a byte of
+        // 0x80 or more flags itself.
         let q = x ^ (ONES * u64::from(b'"'));
         let s = x ^ (ONES * u64::from(b'\\'));
+        let high = if ASCII { x } else { 0 };
         let m = ((q.wrapping_sub(ONES) & !q)
             | (s.wrapping_sub(ONES) & !s)
-            | (x.wrapping_sub(ONES * 0x20) & !x))
+            | (x.wrapping_sub(ONES * 0x20) & !x)
+            | high)
             & HIGH;
         if m != 0 {
             return Some(i + (m.trailing_zeros() / 8) as usize);
@@ -431,7 +441,7 @@ fn special(b: &[u8]) -> Option<usize> {
     }
     b[i..]
         .iter()
-        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20 || (ASCII && c >= 0x80))
         .map(|p| i + p)
 }
 
@@ -446,7 +456,12 @@ fn canonical<'a>(line: &'a [u8], heads: &Heads<'_>) -> Option<Raw<'a>> {
     if !lit(line, &mut i, heads.run) {
         return None;
     }
-    let run = string_at(line, &mut i)?;
+    // An ASCII run id (nearly all) is read in the same pass as its end; any other is checked
+    // as text.
+    let (run, ascii) = match string_at_in::<true>(line, &mut i) {
+        Some(run) => (run, true),
+        None => (string_at(line, &mut i)?, false),
+    };
     if !lit(line, &mut i, heads.action) {
         return None;
     }
@@ -461,7 +476,7 @@ fn canonical<'a>(line: &'a [u8], heads: &Heads<'_>) -> Option<Raw<'a>> {
         return None;
     }
     let order = json_int(body.get(i..)?)?;
-    if !run.is_ascii() && text(run).is_none() {
+    if !ascii && text(run).is_none() {
         return None;
     }
     Some(Raw {
@@ -475,8 +490,15 @@ fn canonical<'a>(line: &'a [u8], heads: &Heads<'_>) -> Option<Raw<'a>> {
 /// past that quote.
 #[inline(always)]
 fn string_at<'a>(line: &'a [u8], i: &mut usize) -> Option<&'a [u8]> {
+    string_at_in::<false>(line, i)
+}
+
+/// [`string_at`]; with `ASCII`, `None` also for a string with a byte of 0x80 or more (then
+/// `i` is left as it was).
+#[inline(always)]
+fn string_at_in<'a, const ASCII: bool>(line: &'a [u8], i: &mut usize) -> Option<&'a [u8]> {
     let body = line.get(*i..)?;
-    let n = special(body)?;
+    let n = special_in::<ASCII>(body)?;
     if body[n] != b'"' {
         return None;
     }
@@ -488,11 +510,26 @@ fn string_at<'a>(line: &'a [u8], i: &mut usize) -> Option<&'a [u8]> {
 /// not `-0`), when it is all of `t` and fits an `i64` or a `u64`.
 #[inline(always)]
 fn json_int(t: &[u8]) -> Option<i128> {
-    let digits = t.strip_prefix(b"-").unwrap_or(t);
+    let (neg, digits) = match t.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, t),
+    };
     let (&first, _) = digits.split_first()?;
     // A leading zero only alone, and never negative (`-0` reads as a float).
-    if first == b'0' && (digits.len() > 1 || digits.len() != t.len()) {
+    if first == b'0' && (digits.len() > 1 || neg) {
         return None;
+    }
+    if digits.len() <= 18 {
+        // Fits an `i64` (most order keys): read and checked in one pass.
+        let mut v = 0i64;
+        for &c in digits {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            v = v * 10 + i64::from(d);
+        }
+        return Some(i128::from(if neg { -v } else { v }));
     }
     if !digits.iter().all(u8::is_ascii_digit) {
         return None;
@@ -728,6 +765,7 @@ mod tests {
             order in proptest::sample::select(vec![
                 "0", "7", "-3", "-0", "01", "1.5", "1e3", "-", "", "99999999999999999999",
                 "18446744073709551615", "-9223372036854775808", "\"4\"",
+                "999999999999999999", "-999999999999999999", "1234567890123456789", "1a", "-1/",
             ]),
             tail in proptest::sample::select(vec!["}", "} ", "}}", ",}", "", "}x"]),
             bad in proptest::option::of(0usize..60),
