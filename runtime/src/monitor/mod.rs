@@ -45,6 +45,7 @@ pub mod session;
 mod session_live;
 mod session_pending;
 mod session_reorder;
+mod session_runs;
 #[cfg(test)]
 mod tests;
 mod verdicts;

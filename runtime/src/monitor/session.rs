@@ -20,13 +20,13 @@ use super::session_live::{decide_pending, feed, Key, Live};
 use super::session_pending::{Pending, Places};
 pub use super::session_reorder::Reorder;
 use super::session_reorder::{hold, later, release};
+use super::session_runs::Runs;
 use super::Monitor;
 
 use crate::check::Scratch;
 use crate::events::OrderKey;
 use crate::nfa::LetterId;
 use crate::record::ErrorRecord;
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -125,7 +125,7 @@ impl At<'_> {
 pub struct Session {
     /// Boxed: the map's slack (a quarter of its slots may be empty) costs a pointer per
     /// slot, not a whole run.
-    runs: FxHashMap<Box<str>, Box<Live>>,
+    runs: Runs,
     arrivals: u64,
     /// Largest timestamp seen (the stream's event clock).
     clock: Option<i128>,
@@ -144,7 +144,7 @@ impl Session {
     /// An empty session.
     pub fn new(opts: SessionOptions) -> Session {
         Session {
-            runs: FxHashMap::default(),
+            runs: Runs::default(),
             arrivals: 0,
             clock: None,
             dirty: Vec::new(),
@@ -241,7 +241,7 @@ impl Session {
             let locations = m.engine().model().alphabet.locations();
             let first_at = self.places.place_at(ev.at);
             self.runs
-                .insert(ev.run.into(), Live::new(m.start(), first_at, locations));
+                .insert(ev.run, Live::new(m.start(), first_at, locations));
         }
         let arrivals = self.arrivals;
         let live = self.runs.get_mut(ev.run).expect("inserted above");
@@ -348,8 +348,7 @@ impl Session {
         let places = &mut self.places;
         let live = self
             .runs
-            .entry(run.into())
-            .or_insert_with(|| Live::new(m.start(), places.place(first_at), 0));
+            .get_or_insert_with(run, || Live::new(m.start(), places.place(first_at), 0));
         if live.done {
             return;
         }
@@ -467,7 +466,7 @@ impl Session {
                 (Some(OrderKey::Time(last)), Some(c)) => c - last > t,
                 _ => (now_wall as i128) - (l.last_wall as i128) > t,
             })
-            .map(|(id, l)| (l.touched, id.to_string()))
+            .map(|(id, l)| (l.touched, id.text()))
             .collect();
         idle.sort();
         for (_, id) in idle {
@@ -478,7 +477,7 @@ impl Session {
     /// Every run, out of the session, oldest first (by the arrival of its latest event, then
     /// by id): moved, not copied (a session may hold a million runs).
     fn take_all(&mut self) -> Vec<(Box<str>, Box<Live>)> {
-        let mut all: Vec<(Box<str>, Box<Live>)> = self.runs.drain().collect();
+        let mut all: Vec<(Box<str>, Box<Live>)> = self.runs.drain();
         all.sort_unstable_by(|(a, x), (b, y)| (x.touched, a).cmp(&(y.touched, b)));
         all
     }
@@ -654,7 +653,7 @@ impl Session {
             .runs
             .iter()
             .min_by_key(|(_, l)| (!l.done, l.touched))
-            .map(|(id, _)| id.to_string());
+            .map(|(id, _)| id.text());
         if let Some(id) = oldest {
             self.close(m, scratch, &id, Closed::Evicted, out);
         }

@@ -6,7 +6,7 @@
 use rustc_hash::FxHashMap;
 
 /// Strings of at most this many bytes are packed.
-const PACKED: usize = 16;
+pub(crate) const PACKED: usize = 16;
 
 /// One slot of the table: the packed string, its length and its id plus one (0: empty).
 #[derive(Clone, Copy, Debug, Default)]
@@ -19,7 +19,7 @@ struct Slot {
 /// A string of at most [`PACKED`] bytes as two little-endian words (zero beyond its end),
 /// read a word (or half a word) at a time, the last read overlapping the one before.
 #[inline]
-fn pack(s: &[u8]) -> [u64; 2] {
+pub(crate) fn pack(s: &[u8]) -> [u64; 2] {
     let n = s.len();
     let word = |at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("8 bytes"));
     let half = |at: usize| {
