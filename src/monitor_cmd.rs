@@ -334,143 +334,161 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     let mut at = String::new();
     loop {
         let stopping = stop.load(Ordering::Relaxed);
-        lines.clear();
-        if !stopping {
-            // With checkpoints, smaller rounds: a checkpoint can follow any round.
-            let budget = if args.state.is_some() {
-                64 << 10
+        // With checkpoints, smaller rounds: a checkpoint can follow any round.
+        let budget = if args.state.is_some() {
+            64 << 10
+        } else {
+            1 << 20
+        };
+        let mut idle_round = true;
+        let mut handed = 0;
+        while !stopping && handed < budget {
+            // A round is read a piece at a time, each checked as soon as it is read: the
+            // kernel copies into a buffer still in the cache (on 100,000 runs a round's checks
+            // evict a whole round's buffer, and the copy took a tenth of the time).
+            lines.clear();
+            if handed == 0 {
+                follower.poll(PIECE, &mut lines);
             } else {
-                1 << 20
-            };
-            follower.poll(budget, &mut lines);
-        }
-        let wall = started.elapsed().as_nanos() as u64;
-        let idle_round = lines.is_empty();
-        for l in &lines {
-            let block = match l {
-                Ok(block) => block,
-                Err(message) => {
-                    bad = true;
-                    let r = Record::error(
-                        String::new(),
-                        None,
-                        ErrorRecord::message(message.clone()),
-                        Duration::ZERO,
-                    );
-                    tally.written += print(&mut out, &r, None, args.format)?;
-                    continue;
-                }
-            };
-            let source = block.source();
-            // A source's format is found once per block, not per line (its path's extension
-            // cost a twentieth of the monitor's time).
-            let is_csv = match forced {
-                Some(f) => f == EventFormat::Csv,
-                None => {
-                    source != "<stdin>" && EventFormat::of_path(source.as_ref()) == EventFormat::Csv
-                }
-            };
-            for (number, text) in block.iter() {
-                if text.chars().all(char::is_whitespace) {
-                    continue;
-                }
-                if let Some(map) = &otel {
-                    block.place(number, &mut at);
-                    // The status line counts span events, not lines.
-                    events += otel::push_line(
-                        otel::Line {
+                follower.read(PIECE, &mut lines);
+            }
+            if lines.is_empty() {
+                break;
+            }
+            idle_round = false;
+            handed += lines
+                .iter()
+                .map(|l| l.as_ref().map_or(1, |b| b.len()))
+                .sum::<usize>();
+            let wall = started.elapsed().as_nanos() as u64;
+            for l in &lines {
+                let block = match l {
+                    Ok(block) => block,
+                    Err(message) => {
+                        bad = true;
+                        let r = Record::error(
+                            String::new(),
+                            None,
+                            ErrorRecord::message(message.clone()),
+                            Duration::ZERO,
+                        );
+                        tally.written += print(&mut out, &r, None, args.format)?;
+                        continue;
+                    }
+                };
+                let source = block.source();
+                // A source's format is found once per block, not per line (its path's extension
+                // cost a twentieth of the monitor's time).
+                let is_csv = match forced {
+                    Some(f) => f == EventFormat::Csv,
+                    None => {
+                        source != "<stdin>"
+                            && EventFormat::of_path(source.as_ref()) == EventFormat::Csv
+                    }
+                };
+                for (number, text) in block.iter() {
+                    if text.chars().all(char::is_whitespace) {
+                        continue;
+                    }
+                    if let Some(map) = &otel {
+                        block.place(number, &mut at);
+                        // The status line counts span events, not lines.
+                        events += otel::push_line(
+                            otel::Line {
+                                text,
+                                at: &at,
+                                wall,
+                                map,
+                            },
+                            &m,
+                            &mut scratch,
+                            &mut session,
+                            &letters,
+                            &mut raw,
+                            &mut line_errors,
+                            &mut decided,
+                        );
+                        loose.extend(line_errors.drain(..).map(|r| (session.arrivals(), r)));
+                        continue;
+                    }
+                    let (end, run, body) = if is_csv {
+                        let Some(cols) = csv.columns(
+                            source,
+                            Some(number),
                             text,
-                            at: &at,
-                            wall,
-                            map,
-                        },
+                            &ev_opts,
+                            &mut loose,
+                            session.arrivals(),
+                        ) else {
+                            // The header row (or a source whose header cannot be read: one Error).
+                            continue;
+                        };
+                        events += 1;
+                        let (run, body) = match split_csv(text) {
+                            Some(fields) => csv_event(&fields, &cols, &ev_opts),
+                            None => (
+                                None,
+                                Err(multitrace_runtime::events::EventError::UnclosedQuote),
+                            ),
+                        };
+                        let end = args
+                            .end_field
+                            .as_ref()
+                            .is_some_and(|f| csv.end_flag(source, text, f));
+                        (end, run, body)
+                    } else {
+                        events += 1;
+                        let end = args.end_field.as_ref().is_some_and(|f| end_flag(text, f));
+                        // The fast path: a flat event read in place (the full parser words what it
+                        // cannot read, and reads the unusual).
+                        let fast = scan_flat_with(text, &fields)
+                            .and_then(|s| letters.letter(s.action).map(|l| (s, l)));
+                        if let Some((s, letter)) = fast {
+                            // Checked by the `settle` after this round's lines: one check per run
+                            // and round (the same decisions, at the same events).
+                            session.push_deferred(
+                                &m,
+                                &mut scratch,
+                                LiveEvent {
+                                    run: s.run,
+                                    letter,
+                                    key: s.order,
+                                    // The place as the file's index and the number: `FILE:LINE`
+                                    // is written only when a record names it.
+                                    at: At::Line {
+                                        file: source,
+                                        line: number,
+                                    },
+                                    wall,
+                                    end,
+                                },
+                                &mut decided,
+                            );
+                            continue;
+                        }
+                        let (run, body) = jsonl_event(text, &ev_opts);
+                        (end, run, body)
+                    };
+                    block.place(number, &mut at);
+                    bad |= push_slow(
                         &m,
                         &mut scratch,
                         &mut session,
                         &letters,
-                        &mut raw,
-                        &mut line_errors,
+                        &at,
+                        wall,
+                        end,
+                        run,
+                        body,
                         &mut decided,
-                    );
-                    loose.extend(line_errors.drain(..).map(|r| (session.arrivals(), r)));
-                    continue;
-                }
-                let (end, run, body) = if is_csv {
-                    let Some(cols) = csv.columns(
-                        source,
-                        Some(number),
-                        text,
-                        &ev_opts,
                         &mut loose,
-                        session.arrivals(),
-                    ) else {
-                        // The header row (or a source whose header cannot be read: one Error).
-                        continue;
-                    };
-                    events += 1;
-                    let (run, body) = match split_csv(text) {
-                        Some(fields) => csv_event(&fields, &cols, &ev_opts),
-                        None => (
-                            None,
-                            Err(multitrace_runtime::events::EventError::UnclosedQuote),
-                        ),
-                    };
-                    let end = args
-                        .end_field
-                        .as_ref()
-                        .is_some_and(|f| csv.end_flag(source, text, f));
-                    (end, run, body)
-                } else {
-                    events += 1;
-                    let end = args.end_field.as_ref().is_some_and(|f| end_flag(text, f));
-                    // The fast path: a flat event read in place (the full parser words what it
-                    // cannot read, and reads the unusual).
-                    let fast = scan_flat_with(text, &fields)
-                        .and_then(|s| letters.letter(s.action).map(|l| (s, l)));
-                    if let Some((s, letter)) = fast {
-                        // Checked by the `settle` after this round's lines: one check per run
-                        // and round (the same decisions, at the same events).
-                        session.push_deferred(
-                            &m,
-                            &mut scratch,
-                            LiveEvent {
-                                run: s.run,
-                                letter,
-                                key: s.order,
-                                // The place as the file's index and the number: `FILE:LINE`
-                                // is written only when a record names it.
-                                at: At::Line {
-                                    file: source,
-                                    line: number,
-                                },
-                                wall,
-                                end,
-                            },
-                            &mut decided,
-                        );
-                        continue;
-                    }
-                    let (run, body) = jsonl_event(text, &ev_opts);
-                    (end, run, body)
-                };
-                block.place(number, &mut at);
-                bad |= push_slow(
-                    &m,
-                    &mut scratch,
-                    &mut session,
-                    &letters,
-                    &at,
-                    wall,
-                    end,
-                    run,
-                    body,
-                    &mut decided,
-                    &mut loose,
-                );
+                    );
+                }
             }
+            // The blocks' buffers take the next piece's lines.
+            follower.recycle(&mut lines);
         }
-        // The blocks' buffers take the next round's lines.
-        follower.recycle(&mut lines);
+        let wall = started.elapsed().as_nanos() as u64;
         session.settle(&m, &mut scratch, &mut decided);
         if args.idle_timeout.is_some() && last_idle.elapsed() > Duration::from_millis(100) {
             session.close_idle(&m, &mut scratch, wall, &mut decided);
@@ -536,6 +554,10 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
         0
     })
 }
+
+/// Bytes of lines read and checked at a time within a round (about the cache a read's copy
+/// and the checks of its lines share).
+const PIECE: usize = 64 << 10;
 
 /// What was written: records, Fails among them, whether any is an Error, bytes.
 #[derive(Default)]

@@ -252,6 +252,12 @@ impl Follower {
         if self.follow {
             self.scan_dirs();
         }
+        self.read(budget, out);
+    }
+
+    /// [`Follower::poll`] without looking for new files in the directories (for more lines
+    /// of the same round).
+    pub fn read(&mut self, budget: usize, out: &mut Vec<Result<Lines, String>>) {
         if let Some(st) = &mut self.stdin {
             loop {
                 match st.rx.try_recv() {
