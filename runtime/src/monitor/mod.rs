@@ -27,8 +27,9 @@
 //! - [`session`] adds what a stream needs on top: runs keyed by id, their ends (an end action,
 //!   an idle timeout, the end of the input), per-location reorder windows, a cap on live
 //!   runs, and checkpoints of everything as bytes; its stages: one run's bookkeeping
-//!   (`session_live`), the reorder windows (`session_reorder`), the places of events fed
-//!   unchecked (`session_pending`) and the checkpoint file (`checkpoint`).
+//!   (`session_live`), the table of runs by id (`session_runs`), the reorder windows
+//!   (`session_reorder`), the places of events fed unchecked (`session_pending`) and the
+//!   checkpoint file (`checkpoint`).
 //!
 //! Invariant: a run's record is decided once; a Fail or Inconclusive record is final at the
 //! event that decides it, and later events of that run are counted, never checked.
