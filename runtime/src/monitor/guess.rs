@@ -29,6 +29,7 @@
 use super::product::Kernel;
 use crate::bits;
 use crate::nfa::{LetterId, StateId};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 
@@ -52,10 +53,30 @@ struct Walk {
     queue: Vec<u32>,
     t: Vec<u64>,
     path: Vec<LetterId>,
+    /// The tables' id the memo's walks are of.
+    owner: u64,
+    /// The walks' outcomes by `E` (of one or two words) and letter: the walk's letters,
+    /// oldest first, and the new `E`; `None` when the walk finds none. At most
+    /// [`MAX_WALKS`] (then it starts again empty: only speed depends on what it holds).
+    memo: FxHashMap<([u64; 2], LetterId), Option<WalkTaken>>,
 }
+
+/// What a walk found: its letters, oldest first, and the new `E`.
+type WalkTaken = (Box<[LetterId]>, [u64; 2]);
+
+/// Most walks kept per thread (a protocol's runs meet few distinct `E`s: on the MQTT set
+/// two in five events of runs whose guess holds walk, all from a handful of them).
+const MAX_WALKS: usize = 1 << 14;
 
 thread_local! {
     static WALK: RefCell<Walk> = RefCell::new(Walk::default());
+}
+
+/// Swaps this thread's memo of walks with `memo` (the tests compare guesses with and without
+/// it).
+#[cfg(test)]
+fn swap_walks(memo: &mut FxHashMap<([u64; 2], LetterId), Option<WalkTaken>>) {
+    WALK.with(|walk| std::mem::swap(&mut walk.borrow_mut().memo, memo));
 }
 
 impl Guess {
@@ -146,6 +167,18 @@ impl Guess {
             }
             return true;
         }
+        let w = self.end.len();
+        if w <= 2 {
+            // Most events of a run whose guess holds step `E` and stay live: for one or two
+            // words (up to 128 states), on the stack, without the walk's buffers (on NFA12 a
+            // fifth of the monitor's instructions went to this step and its setting up).
+            let mut t = [0u64; 2];
+            kernel.step(&self.end, a, &mut t[..w]);
+            if and_any(&mut t[..w], kernel.tables.live()) {
+                self.end.copy_from_slice(&t[..w]);
+                return true;
+            }
+        }
         WALK.with(|walk| self.append(kernel, &mut walk.borrow_mut(), j, a, max_guessed))
     }
 
@@ -175,13 +208,88 @@ impl Guess {
     ) -> bool {
         let w = self.end.len();
         let live = kernel.tables.live();
-        wk.t.clear();
-        wk.t.resize(w, 0);
-        kernel.step(&self.end, a, &mut wk.t);
-        if and_any(&mut wk.t, live) {
-            self.end.copy_from_slice(&wk.t);
-            return true;
+        if w > 2 {
+            // (One or two words were stepped by `extend`.)
+            wk.t.clear();
+            wk.t.resize(w, 0);
+            kernel.step(&self.end, a, &mut wk.t);
+            if and_any(&mut wk.t, live) {
+                self.end.copy_from_slice(&wk.t);
+                return true;
+            }
         }
+        if w <= 2 {
+            // The walk's outcome depends on `E` and `a` alone (and the model): kept.
+            let owner = kernel.tables.id();
+            if wk.owner != owner {
+                wk.memo.clear();
+                wk.owner = owner;
+            }
+            let mut key = [0u64; 2];
+            key[..w].copy_from_slice(&self.end);
+            if let Some(found) = wk.memo.get(&(key, a)) {
+                return match found {
+                    Some((path, end)) => self.take(kernel, path, &end[..w], max_guessed),
+                    None => false,
+                };
+            }
+            let found: Option<WalkTaken> = self.walk(kernel, wk, j, a).then(|| {
+                let mut end = [0u64; 2];
+                end[..w].copy_from_slice(&wk.t);
+                (wk.path.iter().rev().copied().collect(), end)
+            });
+            let took = match &found {
+                Some((path, end)) => self.take(kernel, path, &end[..w], max_guessed),
+                None => false,
+            };
+            if wk.memo.len() >= MAX_WALKS {
+                wk.memo.clear();
+            }
+            wk.memo.insert((key, a), found);
+            return took;
+        }
+        if !self.walk(kernel, wk, j, a) {
+            return false;
+        }
+        let path: Box<[LetterId]> = wk.path.iter().rev().copied().collect();
+        let end = std::mem::take(&mut wk.t);
+        let took = self.take(kernel, &path, &end, max_guessed);
+        wk.t = end;
+        took
+    }
+
+    /// The other locations' guesses grow by `path` (oldest first) and `E` becomes `end`,
+    /// unless more than `max_guessed` letters would then be guessed (`false`: the guess is
+    /// left as it was).
+    fn take(
+        &mut self,
+        kernel: &Kernel<'_>,
+        path: &[LetterId],
+        end: &[u64],
+        max_guessed: usize,
+    ) -> bool {
+        let guessed: usize = self
+            .silent
+            .iter()
+            .zip(&self.next)
+            .map(|(s, &n)| s.len() - n as usize)
+            .sum();
+        if guessed + path.len() > max_guessed {
+            return false;
+        }
+        for &l in path {
+            self.silent[kernel.alphabet.location(l).index()].push(l);
+        }
+        self.end.copy_from_slice(end);
+        true
+    }
+
+    /// The walk of the module docs from `E`, for event `a` of location `j`: `false` when no
+    /// state it reaches takes `a` to a live state; else the walk's letters are in
+    /// `wk.path`, newest first, and the live states `a` leads to from its end in `wk.t`.
+    fn walk(&self, kernel: &Kernel<'_>, wk: &mut Walk, j: usize, a: LetterId) -> bool {
+        let w = self.end.len();
+        let live = kernel.tables.live();
         // The walk, breadth first from `E` (the shortest guess), over live states only (a
         // state on a path to a live state is live).
         let nfa = kernel.nfa;
@@ -236,23 +344,12 @@ impl Guess {
             wk.path.push(l);
             s = p as usize;
         }
-        let guessed: usize = self
-            .silent
-            .iter()
-            .zip(&self.next)
-            .map(|(s, &n)| s.len() - n as usize)
-            .sum();
-        if guessed + wk.path.len() > max_guessed {
-            return false;
-        }
-        for &l in wk.path.iter().rev() {
-            self.silent[kernel.alphabet.location(l).index()].push(l);
-        }
-        self.end.iter_mut().for_each(|x| *x = 0);
+        wk.t.clear();
+        wk.t.resize(w, 0);
         for i in nfa.out_range(StateId(q as u32)) {
             let t = nfa.transitions()[i];
             if t.letter == a && bits::get(live, t.to.index()) {
-                bits::set(&mut self.end, t.to.index());
+                bits::set(&mut wk.t, t.to.index());
             }
         }
         true
@@ -398,5 +495,67 @@ mod tests {
             whole > 50 && accepted > 50 && taken > 500,
             "{whole} {accepted} {taken}"
         );
+    }
+
+    /// On random automata of 1 to 200 states (one to four words) and random events of three
+    /// locations, a guess fed with this thread's memo of walks kept (warmed by the runs
+    /// before) and one fed with it emptied before every event take and refuse the same
+    /// events and are equal after each: the memo changes no outcome. Walks are met, and
+    /// answered from the memo.
+    #[test]
+    fn the_memo_of_walks_changes_nothing() {
+        let alphabet = three_locations();
+        let mut rng = Rng::new(97);
+        let (mut walked, mut hits) = (0usize, 0usize);
+        for case in 0..300 {
+            let states = [1, 8, 30, 64, 65, 128, 129, 200][case % 8];
+            let transitions = rng.below(6 * states + 1);
+            let nfa = random_nfa(&mut rng, states, transitions);
+            let tables = AcTables::new(&nfa, &alphabet);
+            let kernel = Kernel {
+                tables: &tables,
+                nfa: &nfa,
+                alphabet: &alphabet,
+                closure: &[],
+            };
+            let Some(start) = Guess::start(&kernel) else {
+                continue;
+            };
+            // The same runs twice in a row: the second meets the walks of the first.
+            let runs: Vec<Vec<(usize, LetterId)>> = (0..4)
+                .map(|_| {
+                    (0..rng.between(1, 30))
+                        .map(|_| {
+                            let a = LetterId(rng.below(6) as u32);
+                            (alphabet.location(a).index(), a)
+                        })
+                        .collect()
+                })
+                .collect();
+            // The warm memo, kept here while the cold guess runs with an empty one.
+            let mut kept = Default::default();
+            for run in runs.iter().chain(&runs) {
+                let (mut warm, mut cold) = (start.clone(), start.clone());
+                for &(j, a) in run {
+                    let before: usize = warm.silent.iter().map(Vec::len).sum();
+                    super::swap_walks(&mut kept);
+                    let known = super::WALK.with(|w| w.borrow().memo.len());
+                    let took = warm.extend(&kernel, j, a, 16);
+                    let after = super::WALK.with(|w| w.borrow().memo.len());
+                    super::swap_walks(&mut kept);
+                    super::WALK.with(|w| w.borrow_mut().memo.clear());
+                    assert_eq!(took, cold.extend(&kernel, j, a, 16), "{run:?}");
+                    assert_eq!(warm, cold, "{run:?}");
+                    if took && warm.silent.iter().map(Vec::len).sum::<usize>() > before {
+                        walked += 1;
+                        hits += usize::from(after == known && known > 0);
+                    }
+                    if !took {
+                        break;
+                    }
+                }
+            }
+        }
+        assert!(walked > 1000 && hits > 500, "{walked} {hits}");
     }
 }
