@@ -34,6 +34,7 @@
 //! Invariant: a run's record is decided once; a Fail or Inconclusive record is final at the
 //! event that decides it, and later events of that run are counted, never checked.
 
+mod behind;
 mod checkpoint;
 pub mod decision;
 pub mod follow;

@@ -18,6 +18,7 @@
 //! states. So the bisection needs no bound on the searches' size (it had one, and on the
 //! MQTT set 518 of its 865 replays exceeded it and were replayed one event at a time).
 
+use super::behind::Behind;
 use super::product::{Kernel, Product};
 use super::run::{LiveRun, Monitor, Standing};
 use crate::check::Scratch;
@@ -91,7 +92,7 @@ impl Monitor<'_> {
             unsure: run.unsure,
             // (A replay is of a run whose guess broke before: it has none.)
             guess: None,
-            behind: Vec::new(),
+            behind: Behind::default(),
             // Read below, once the events the replay needs not check are in.
             local: Vec::new(),
         };

@@ -1,5 +1,6 @@
 //! One live run: its local traces so far, its incremental product, and what is decided.
 
+use super::behind::Behind;
 use super::guess::Guess;
 use super::product::{closure_rows, Kernel, Product, TooWide};
 use super::verdicts::EndProduct;
@@ -86,7 +87,7 @@ pub struct LiveRun {
     /// The locations of the events the product was not fed while the guess held, in the
     /// order they came (fed to it in that order when the guess breaks).
     #[serde(default)]
-    pub(super) behind: Vec<u32>,
+    pub(super) behind: Behind,
     /// Each location's local verifier state after its trace (the DFA `Proj(A, Σj)` of AS,
     /// seed 004), or [`REJECTED`] once it refused a letter; empty for runs re-checked from
     /// their traces. A trace the local verifier refuses is no multi-prefix's projection, so
@@ -149,7 +150,7 @@ impl LiveRun {
             + self.checked.as_ref().map_or(0, |c| c.bytes())
             + 4 * self.unchecked.capacity()
             + self.guess.as_ref().map_or(0, Guess::bytes)
-            + 4 * self.behind.capacity()
+            + self.behind.bytes()
             + 4 * self.local.capacity()
     }
 
@@ -165,7 +166,7 @@ impl LiveRun {
                 .sum::<usize>()
             + self.product.as_ref().map_or(0, Product::state_bytes)
             + self.guess.as_ref().map_or(0, Guess::state_bytes)
-            + 4 * self.behind.len()
+            + self.behind.state_bytes()
             + 4 * self.local.len()
     }
 
@@ -200,7 +201,7 @@ impl LiveRun {
         self.quiet = 0;
         self.checked = None;
         self.guess = None;
-        self.behind = Vec::new();
+        self.behind = Behind::default();
         self.local = Vec::new();
     }
 
@@ -311,7 +312,7 @@ impl<'e> Monitor<'e> {
             checked: None,
             unsure: false,
             guess: kernel.as_ref().and_then(Guess::start),
-            behind: Vec::new(),
+            behind: Behind::default(),
             // (State 0 is each local verifier's initial state.)
             local: match kernel {
                 Some(_) => vec![0; self.engine.model().alphabet.locations()],
@@ -447,7 +448,7 @@ impl<'e> Monitor<'e> {
             return Ok(true);
         }
         run.guess = None;
-        let behind = std::mem::take(&mut run.behind);
+        let behind = std::mem::take(&mut run.behind).to_vec();
         let p = run
             .product
             .as_mut()
@@ -591,7 +592,7 @@ impl<'e> Monitor<'e> {
         run.quiet = 0;
         run.checked = None;
         run.guess = None;
-        run.behind = Vec::new();
+        run.behind = Behind::default();
         run.local = Vec::new();
     }
 
@@ -702,7 +703,7 @@ impl<'e> Monitor<'e> {
             run.product = None;
             run.traces = Vec::new();
             run.guess = None;
-            run.behind = Vec::new();
+            run.behind = Behind::default();
             run.local = Vec::new();
         }
         decided

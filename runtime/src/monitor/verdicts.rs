@@ -209,7 +209,7 @@ impl Monitor<'_> {
                     c.advance(
                         &k,
                         &run.traces,
-                        &run.behind,
+                        &run.behind.to_vec(),
                         self.opts.max_vertices,
                         usize::MAX,
                     )
