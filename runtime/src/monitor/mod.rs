@@ -22,8 +22,9 @@
 //!   refuses is the run's Fail without the product, when every event before was checked.
 //!   Term-only models (and `--procedure term`) re-check the run's traces
 //!   after each event, within the check's budget: the cost of an event grows with the run.
-//!   Its stages: the run's state and the pushes (`run`), the replay of a round's events
-//!   (`replay`), and the records of its verdicts (`verdicts`).
+//!   Its stages: the run's state and the pushes (`run`), the list of the events a guess
+//!   skipped (`behind`), the replay of a round's events (`replay`), and the records of its
+//!   verdicts (`verdicts`).
 //! - [`session`] adds what a stream needs on top: runs keyed by id, their ends (an end action,
 //!   an idle timeout, the end of the input), per-location reorder windows, a cap on live
 //!   runs, and checkpoints of everything as bytes; its stages: one run's bookkeeping
