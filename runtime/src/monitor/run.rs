@@ -341,6 +341,12 @@ impl<'e> Monitor<'e> {
             .collect()
     }
 
+    /// The locations' local verifiers, for an automata run (see [`Monitor::local_states`]).
+    pub(super) fn verifiers(&self) -> Option<&[crate::project::ProjDfa]> {
+        let a = self.engine.model().automata()?;
+        self.kernel().map(|_| &a.projections[..])
+    }
+
     /// Steps location `j`'s local verifier by `letter`: `true` when it refuses it now (it
     /// refuses every later letter too, without saying so again).
     fn local_refuses(&self, run: &mut LiveRun, j: usize, letter: LetterId) -> bool {
@@ -396,6 +402,7 @@ impl<'e> Monitor<'e> {
                 guess,
                 &cut,
                 self.opts.max_vertices,
+                self.verifiers(),
             )),
             _ => None,
         };

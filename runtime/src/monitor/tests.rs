@@ -667,7 +667,9 @@ pub(crate) fn on_mqtt_kernel<R>(f: impl FnOnce(&Engine, &product::Kernel<'_>) ->
 /// ([`super::verdicts::EndProduct`], for the diagnosis of the run's record: by the run's
 /// guess, the plain and exact frontiers or a push and a search), get AC's answers, on random
 /// runs with a location held back and budgets small enough to run out (then the product
-/// says nothing and AC answers); every letter of every location is asked, in order.
+/// says nothing and AC answers), whether the exact frontier is searched at the first letter
+/// the plain one does not show or at the second; every letter of every location is asked, in
+/// order.
 #[test]
 fn the_product_answers_the_end_questions_as_ac_does() {
     use crate::check::ac;
@@ -691,7 +693,13 @@ fn the_product_answers_the_end_questions_as_ac_does() {
             } else {
                 None
             };
-            let mut end = super::verdicts::EndProduct::new(*kernel, &p, guess, &traces, budget);
+            // The exact frontier searched at the first letter the plain one does not show
+            // (when its verifier allows 0, 2 or 3 letters or more: on MQTT most allow one or
+            // two), or at the second (without the verifiers).
+            let verifiers = (rng.below(4) != 0).then_some(&a.projections[..]);
+            let mut end =
+                super::verdicts::EndProduct::new(*kernel, &p, guess, &traces, budget, verifiers)
+                    .wide_from([0, 2, 3][rng.below(3)]);
             let lens: Vec<usize> = traces.iter().map(Vec::len).collect();
             if lens.iter().any(|&n| n > 0) {
                 // A cut it holds nothing for: no answer.
