@@ -373,7 +373,32 @@ mod tests {
     use super::Guess;
     use crate::check::ac::AcTables;
     use crate::nfa::LetterId;
+    use crate::nfa::{Alphabet, Nfa};
     use crate::rng::Rng;
+
+    /// A random automaton of `states` states and up to `per_state` transitions a state, with
+    /// its tables.
+    fn random_tables(
+        rng: &mut Rng,
+        alphabet: &Alphabet,
+        states: usize,
+        per_state: usize,
+    ) -> (Nfa, AcTables) {
+        let transitions = rng.below(per_state * states + 1);
+        let nfa = random_nfa(rng, states, transitions);
+        let tables = AcTables::new(&nfa, alphabet);
+        (nfa, tables)
+    }
+
+    /// The kernel of `nfa` (without closure rows: the guess reads none).
+    fn kernel_of<'a>(nfa: &'a Nfa, tables: &'a AcTables, alphabet: &'a Alphabet) -> Kernel<'a> {
+        Kernel {
+            tables,
+            nfa,
+            alphabet,
+            closure: &[],
+        }
+    }
 
     /// On random automata of three locations and runs that follow a path of the automaton
     /// (some with a letter changed, some with a location held back to the end, fed in random
@@ -391,15 +416,8 @@ mod tests {
         let (mut whole, mut accepted, mut taken) = (0, 0, 0);
         for case in 0..400 {
             let states = rng.between(1, 30);
-            let transitions = rng.below(5 * states + 1);
-            let nfa = random_nfa(&mut rng, states, transitions);
-            let tables = AcTables::new(&nfa, &alphabet);
-            let kernel = Kernel {
-                tables: &tables,
-                nfa: &nfa,
-                alphabet: &alphabet,
-                closure: &[],
-            };
+            let (nfa, tables) = random_tables(&mut rng, &alphabet, states, 5);
+            let kernel = kernel_of(&nfa, &tables, &alphabet);
             let Some(mut g) = Guess::start(&kernel) else {
                 continue;
             };
@@ -509,15 +527,8 @@ mod tests {
         let (mut walked, mut hits) = (0usize, 0usize);
         for case in 0..300 {
             let states = [1, 8, 30, 64, 65, 128, 129, 200][case % 8];
-            let transitions = rng.below(6 * states + 1);
-            let nfa = random_nfa(&mut rng, states, transitions);
-            let tables = AcTables::new(&nfa, &alphabet);
-            let kernel = Kernel {
-                tables: &tables,
-                nfa: &nfa,
-                alphabet: &alphabet,
-                closure: &[],
-            };
+            let (nfa, tables) = random_tables(&mut rng, &alphabet, states, 6);
+            let kernel = kernel_of(&nfa, &tables, &alphabet);
             let Some(start) = Guess::start(&kernel) else {
                 continue;
             };
