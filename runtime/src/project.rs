@@ -7,7 +7,7 @@
 //! [`AreaTable`]; `subsets[s]` are the NFA states of DFA state `s`.
 
 pub use crate::area::{Area, AreaError, AreaId, AreaTable};
-use crate::nfa::{LocationId, StateId};
+use crate::nfa::{Alphabet, LetterId, LocationId, StateId};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -71,6 +71,26 @@ impl ProjDfa {
             n += 1;
         }
         (s, n)
+    }
+
+    /// The letters of location `location` (this DFA's) it reads into a live state after
+    /// `trace`, in the alphabet's order; none when it refuses a letter of `trace`.
+    pub fn live_letters_after<'a>(
+        &'a self,
+        alphabet: &'a Alphabet,
+        location: LocationId,
+        trace: &[LetterId],
+    ) -> impl Iterator<Item = LetterId> + 'a {
+        let (s, read) = self.read_live(trace.iter().map(|&l| alphabet.local_index(l)));
+        let letters = if read < trace.len() {
+            &[][..]
+        } else {
+            alphabet.letters_of(location)
+        };
+        letters
+            .iter()
+            .copied()
+            .filter(move |&l| self.live_step(s, alphabet.local_index(l)).is_some())
     }
 
     /// Number of transitions.

@@ -227,21 +227,9 @@ impl Oracle for AutomataOracle<'_> {
     /// the DFA recognises the prefixes of the projections of `A`'s words (AS's local
     /// verifier), so the others cannot extend a multi-prefix.
     fn possible(&mut self, v: &[usize], i: usize) -> Vec<Sym> {
-        let dfa = &self.automata.projections[i];
-        let alphabet = self.alphabet;
-        let (s, read) = dfa.read_live(
-            self.traces[i][..v[i]]
-                .iter()
-                .map(|&l| alphabet.local_index(l)),
-        );
-        if read < v[i] {
-            return Vec::new();
-        }
-        alphabet
-            .letters_of(LocationId(i as u32))
-            .iter()
-            .filter(|&&l| dfa.live_step(s, alphabet.local_index(l)).is_some())
-            .map(|&l| Sym::Letter(l))
+        self.automata.projections[i]
+            .live_letters_after(self.alphabet, LocationId(i as u32), &self.traces[i][..v[i]])
+            .map(Sym::Letter)
             .collect()
     }
     fn known_below(&self, v: &[usize]) -> bool {

@@ -56,12 +56,12 @@ struct Walk {
     /// The tables' id the memo's walks are of.
     owner: u64,
     /// The walks' outcomes by `E` (of one or two words) and letter: the walk's letters,
-    /// oldest first, and the new `E`; `None` when the walk finds none. At most
+    /// newest first, and the new `E`; `None` when the walk finds none. At most
     /// [`MAX_WALKS`] (then it starts again empty: only speed depends on what it holds).
     memo: FxHashMap<([u64; 2], LetterId), Option<WalkTaken>>,
 }
 
-/// What a walk found: its letters, oldest first, and the new `E`.
+/// What a walk found: its letters, newest first, and the new `E`.
 type WalkTaken = (Box<[LetterId]>, [u64; 2]);
 
 /// Most walks kept per thread (a protocol's runs meet few distinct `E`s: on the MQTT set
@@ -207,19 +207,9 @@ impl Guess {
         max_guessed: usize,
     ) -> bool {
         let w = self.end.len();
-        let live = kernel.tables.live();
-        if w > 2 {
-            // (One or two words were stepped by `extend`.)
-            wk.t.clear();
-            wk.t.resize(w, 0);
-            kernel.step(&self.end, a, &mut wk.t);
-            if and_any(&mut wk.t, live) {
-                self.end.copy_from_slice(&wk.t);
-                return true;
-            }
-        }
         if w <= 2 {
-            // The walk's outcome depends on `E` and `a` alone (and the model): kept.
+            // (`E` was stepped by `extend`.) The walk's outcome depends on `E` and `a` alone
+            // (and the model): kept.
             let owner = kernel.tables.id();
             if wk.owner != owner {
                 wk.memo.clear();
@@ -233,34 +223,32 @@ impl Guess {
                     None => false,
                 };
             }
-            let found: Option<WalkTaken> = self.walk(kernel, wk, j, a).then(|| {
-                let mut end = [0u64; 2];
-                end[..w].copy_from_slice(&wk.t);
-                (wk.path.iter().rev().copied().collect(), end)
-            });
-            let took = match &found {
-                Some((path, end)) => self.take(kernel, path, &end[..w], max_guessed),
-                None => false,
-            };
+            let found = self.walk(kernel, wk, j, a);
+            let took = found && self.take(kernel, &wk.path, &wk.t, max_guessed);
             if wk.memo.len() >= MAX_WALKS {
                 wk.memo.clear();
             }
-            wk.memo.insert((key, a), found);
+            let kept = found.then(|| {
+                let mut end = [0u64; 2];
+                end[..w].copy_from_slice(&wk.t);
+                (wk.path.as_slice().into(), end)
+            });
+            wk.memo.insert((key, a), kept);
             return took;
         }
-        if !self.walk(kernel, wk, j, a) {
-            return false;
+        wk.t.clear();
+        wk.t.resize(w, 0);
+        kernel.step(&self.end, a, &mut wk.t);
+        if and_any(&mut wk.t, kernel.tables.live()) {
+            self.end.copy_from_slice(&wk.t);
+            return true;
         }
-        let path: Box<[LetterId]> = wk.path.iter().rev().copied().collect();
-        let end = std::mem::take(&mut wk.t);
-        let took = self.take(kernel, &path, &end, max_guessed);
-        wk.t = end;
-        took
+        self.walk(kernel, wk, j, a) && self.take(kernel, &wk.path, &wk.t, max_guessed)
     }
 
-    /// The other locations' guesses grow by `path` (oldest first) and `E` becomes `end`,
-    /// unless more than `max_guessed` letters would then be guessed (`false`: the guess is
-    /// left as it was).
+    /// The other locations' guesses grow by `path` (a walk's letters, newest first) and `E`
+    /// becomes `end`, unless more than `max_guessed` letters would then be guessed (`false`:
+    /// the guess is left as it was).
     fn take(
         &mut self,
         kernel: &Kernel<'_>,
@@ -277,7 +265,7 @@ impl Guess {
         if guessed + path.len() > max_guessed {
             return false;
         }
-        for &l in path {
+        for &l in path.iter().rev() {
             self.silent[kernel.alphabet.location(l).index()].push(l);
         }
         self.end.copy_from_slice(end);

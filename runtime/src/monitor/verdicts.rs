@@ -8,7 +8,7 @@ use super::product::{Frontier, Kernel, Product, TooWide};
 use super::run::{Known, LiveRun, Monitor, Standing};
 use crate::check::diagnose::EndQueries;
 use crate::check::{CheckOptions, Choice, Scratch};
-use crate::nfa::{Alphabet, LetterId, LocationId};
+use crate::nfa::{LetterId, LocationId};
 use crate::project::ProjDfa;
 use crate::verdict::{Mode, Reason, Verdict, VerdictKind};
 
@@ -122,26 +122,6 @@ const FRONTIER_VERTICES: usize = 256;
 /// saw before): a record never depends on the runs before it, even when a budget runs out.
 const WIDE: usize = 3;
 
-/// How many letters location `i`'s local verifier allows after its trace (0 when it refused
-/// one of them).
-fn allowed(
-    verifiers: &[ProjDfa],
-    alphabet: &Alphabet,
-    traces: &[Vec<LetterId>],
-    i: usize,
-) -> usize {
-    let dfa = &verifiers[i];
-    let (s, read) = dfa.read_live(traces[i].iter().map(|&l| alphabet.local_index(l)));
-    if read < traces[i].len() {
-        return 0;
-    }
-    alphabet
-        .letters_of(LocationId(i as u32))
-        .iter()
-        .filter(|&&l| dfa.live_step(s, alphabet.local_index(l)).is_some())
-        .count()
-}
-
 impl EndQueries for EndProduct<'_> {
     fn extends(&mut self, v: &[usize], i: usize, a: LetterId) -> Option<bool> {
         let traces = self.traces;
@@ -165,7 +145,11 @@ impl EndQueries for EndProduct<'_> {
         let frontiers = &mut self.frontiers;
         let (verifiers, from) = (self.verifiers, self.wide_from);
         let wide = |i: usize| {
-            from == 0 || verifiers.is_some_and(|v| allowed(v, k.alphabet, traces, i) >= from)
+            let allowed = |v: &[ProjDfa]| {
+                v[i].live_letters_after(k.alphabet, LocationId(i as u32), &traces[i])
+                    .count()
+            };
+            from == 0 || verifiers.is_some_and(|v| allowed(v) >= from)
         };
         p.extends_memo(k, traces, i, a, max, || {
             Self::by_frontiers(frontiers, k, p, traces, i, a, max, wide)
