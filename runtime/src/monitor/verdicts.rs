@@ -180,11 +180,12 @@ impl EndProduct<'_> {
                 exact: None,
             }),
         };
+        if let Some(exact) = &f.exact {
+            // (It shows all the plain frontier shows.)
+            return Frontiers::ask(p, k, traces, exact, i, a, max);
+        }
         if p.extends_by(k, traces, &f.plain, a, max) == Ok(true) {
             return Some(true);
-        }
-        if let Some(exact) = &f.exact {
-            return Frontiers::ask(p, k, traces, exact, i, a, max);
         }
         if !f.asked && !wide(i) {
             // The first letter the plain frontier does not show: most often the only one
