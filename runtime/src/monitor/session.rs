@@ -17,7 +17,7 @@
 pub use super::checkpoint::Checkpoint;
 pub use super::decision::{Closed, Decision};
 use super::session_live::{decide_pending, feed, Key, Live};
-use super::session_pending::{Pending, Places};
+use super::session_pending::{Ids, Pending, Places};
 pub use super::session_reorder::Reorder;
 use super::session_reorder::{hold, later, release};
 use super::session_runs::Runs;
@@ -130,7 +130,7 @@ pub struct Session {
     /// Largest timestamp seen (the stream's event clock).
     clock: Option<i128>,
     /// Runs with events fed unchecked, to settle ([`Session::settle`]).
-    dirty: Vec<String>,
+    dirty: Ids,
     // Empty whenever a state is written (the monitor checkpoints after `settle`; Python's
     // events are checked at once): its events' layout is not part of format 3's bytes.
     pending: Pending,
@@ -147,7 +147,7 @@ impl Session {
             runs: Runs::default(),
             arrivals: 0,
             clock: None,
-            dirty: Vec::new(),
+            dirty: Ids::default(),
             pending: Pending::default(),
             places: Places::default(),
             opts: Some(opts),
@@ -591,7 +591,7 @@ impl Session {
             .pending
             .add(&mut self.places, ev.at, ev.key, number, self.arrivals, head);
         if head.is_none() {
-            self.dirty.push(ev.run.to_string());
+            self.dirty.push(ev.run);
             live.pending_head = index;
         }
         // Its place is in the pending list: the run's latest place is taken from there
@@ -621,7 +621,7 @@ impl Session {
     pub fn settle(&mut self, m: &Monitor<'_>, scratch: &mut Scratch, out: &mut Vec<Decision>) {
         let mut dirty = std::mem::take(&mut self.dirty);
         let start = out.len();
-        for id in &dirty {
+        for id in dirty.iter() {
             self.settle_run(m, scratch, id, out);
         }
         // Runs are settled in the order they were first fed this round; their records come
