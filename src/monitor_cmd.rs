@@ -193,7 +193,7 @@ fn parse_window(s: &str) -> Result<Reorder, String> {
 pub fn monitor(args: MonitorArgs) -> Result<u8> {
     // Many small live runs: memory faulted in 2 MiB pages (the allocator asks for them where
     // the system allows) is zeroed whole and compacted for, in the kernel's time: on 100,000
-    // NFA12 runs 700 to 1,230 ms of it against 380 to 540 with 4 KiB pages, user time alike.
+    // NFA12 runs 700 to 1,230 ms of it against 340 to 540 with 4 KiB pages, user time alike.
     // (Inherited by nothing we start; failing leaves the system's setting, which is correct.)
     #[cfg(target_os = "linux")]
     let _ = rustix::thread::disable_transparent_huge_pages(true);
