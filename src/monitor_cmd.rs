@@ -13,7 +13,7 @@ use multitrace_runtime::events::{
 };
 use multitrace_runtime::monitor::follow::Follower;
 use multitrace_runtime::monitor::session::{
-    end_flag, At, Checkpoint, Closed, Decision, LiveEvent, Reorder, Session, SessionOptions,
+    end_flag, At, Checkpoint, Closed, Decision, LiveEvent, Reorder, Round, Session, SessionOptions,
 };
 use multitrace_runtime::monitor::{Monitor, MonitorOptions};
 use multitrace_runtime::record::{ErrorRecord, Record};
@@ -320,6 +320,8 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     let mut last_checkpoint = Instant::now();
     let mut lines = Vec::new();
     let mut decided: Vec<Decision> = Vec::new();
+    // The fast path's events of a round, fed together grouped by run (the same records).
+    let mut round = Round::new();
     // Records of lines with no run to give them to, keyed by the arrivals before them: a round's
     // records are written together, in the order of the events that decided them.
     let mut loose: Vec<(u64, Record)> = Vec::new();
@@ -397,6 +399,8 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                         continue;
                     }
                     if let Some(map) = &otel {
+                        // (Every other path feeds the events before it first: they keep their order.)
+                        session.push_round(&m, &mut scratch, &mut round, &mut decided);
                         block.place(number, &mut at);
                         // The status line counts span events, not lines.
                         events += otel::push_line(
@@ -418,6 +422,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                         continue;
                     }
                     let (end, run, body) = if is_csv {
+                        session.push_round(&m, &mut scratch, &mut round, &mut decided);
                         let Some(cols) = csv.columns(
                             source,
                             Some(number),
@@ -450,28 +455,25 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
                         let fast = scan_flat_with(text, &fields)
                             .and_then(|s| letters.letter(s.action).map(|l| (s, l)));
                         if let Some((s, letter)) = fast {
-                            // Checked by the `settle` after this round's lines: one check per run
-                            // and round (the same decisions, at the same events).
-                            session.push_deferred(
-                                &m,
-                                &mut scratch,
-                                LiveEvent {
-                                    run: s.run,
-                                    letter,
-                                    key: s.order,
-                                    // The place as the file's index and the number: `FILE:LINE`
-                                    // is written only when a record names it.
-                                    at: At::Line {
-                                        file: source,
-                                        line: number,
-                                    },
-                                    wall,
-                                    end,
+                            // Fed with the round's other events, grouped by run, and checked
+                            // by the `settle` after this round's lines: one check per run and
+                            // round (the same decisions, at the same events).
+                            round.push(LiveEvent {
+                                run: s.run,
+                                letter,
+                                key: s.order,
+                                // The place as the file's index and the number: `FILE:LINE`
+                                // is written only when a record names it.
+                                at: At::Line {
+                                    file: source,
+                                    line: number,
                                 },
-                                &mut decided,
-                            );
+                                wall,
+                                end,
+                            });
                             continue;
                         }
+                        session.push_round(&m, &mut scratch, &mut round, &mut decided);
                         let (run, body) = jsonl_event(text, &ev_opts);
                         (end, run, body)
                     };
@@ -495,6 +497,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
             follower.recycle(&mut lines);
         }
         let wall = started.elapsed().as_nanos() as u64;
+        session.push_round(&m, &mut scratch, &mut round, &mut decided);
         session.settle(&m, &mut scratch, &mut decided);
         if args.idle_timeout.is_some() && last_idle.elapsed() > Duration::from_millis(100) {
             session.close_idle(&m, &mut scratch, wall, &mut decided);

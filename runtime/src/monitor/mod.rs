@@ -29,7 +29,7 @@
 //!   an idle timeout, the end of the input), per-location reorder windows, a cap on live
 //!   runs, and checkpoints of everything as bytes; its stages: one run's bookkeeping
 //!   (`session_live`), the table of runs by id (`session_runs`), the reorder windows
-//!   (`session_reorder`), the places of events fed unchecked (`session_pending`) and the
+//!   (`session_reorder`), a round's events grouped by run (`session_round`), the places of events fed unchecked (`session_pending`) and the
 //!   checkpoint file (`checkpoint`).
 //!
 //! Invariant: a run's record is decided once; a Fail or Inconclusive record is final at the
@@ -48,6 +48,7 @@ pub mod session;
 mod session_live;
 mod session_pending;
 mod session_reorder;
+mod session_round;
 mod session_runs;
 #[cfg(test)]
 mod tests;

@@ -131,3 +131,90 @@ fn a_state_of_another_format_is_refused_saying_so() {
     let e = Session::from_bytes(&other, SessionOptions::default()).unwrap_err();
     assert!(e.to_string().contains("format 9"), "{e}");
 }
+
+/// A round fed at once ([`Session::push_round`], grouped by run) gives the decisions, with
+/// their arrival numbers, and the state that [`Session::push_deferred`] gives event by event:
+/// on random interleavings of runs, some keys out of order (Error records), runs decided
+/// early, end events now and then (a round then keeps its order), ids short and long, two
+/// files and places of another form, reorder windows, a cap on live runs (rounds that
+/// could close a run keep their order) and few events fed unchecked before a check.
+#[test]
+fn a_round_fed_at_once_gives_the_records_of_its_events_one_by_one() {
+    let engine = mqtt();
+    let m = Monitor::new(&engine, MonitorOptions::default()).unwrap();
+    let mut scratch = engine.scratch();
+    let mut rng = Rng::new(11);
+    let (mut grouped_rounds, mut decisions) = (0, 0);
+    for case in 0..120 {
+        let opts = SessionOptions {
+            reorder: [Reorder::Events(0), Reorder::Events(0), Reorder::Events(2)][case % 3],
+            max_live_runs: [1_000_000, 5, 13][case % 5 % 3],
+            max_unchecked: [32, 3][case % 2],
+            end_letter: None,
+            ..SessionOptions::default()
+        };
+        let mut events = stream(&m, &mut rng, 0);
+        events.extend(stream(&m, &mut rng, 1000));
+        let long = case % 4 == 0;
+        let ends = case % 6 == 5;
+        let (mut a, mut b) = (Session::new(opts), Session::new(opts));
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        let mut round = Round::new();
+        let mut n = 0;
+        while n < events.len() {
+            let size = rng.between(1, 40);
+            let before = b.live_runs();
+            for (k, (run, letter, key)) in
+                events[n..(n + size).min(events.len())].iter().enumerate()
+            {
+                let id = if long {
+                    format!("{run}-of-an-id-longer-than-sixteen-bytes")
+                } else {
+                    run.clone()
+                };
+                let number = (n + k) as u32 + 1;
+                let text = format!("span {number}");
+                let ev = LiveEvent {
+                    run: &id,
+                    letter: *letter,
+                    key: OrderKey::Int(*key),
+                    at: match number % 5 {
+                        0 => At::Text(&text),
+                        1 | 2 => At::Line {
+                            file: "a.jsonl",
+                            line: number,
+                        },
+                        _ => At::Line {
+                            file: "b.jsonl",
+                            line: number,
+                        },
+                    },
+                    wall: u64::from(number),
+                    end: ends && rng.below(9) == 0,
+                };
+                a.push_deferred(&m, &mut scratch, ev, &mut x);
+                round.push(ev);
+            }
+            n += size;
+            let len = round.len();
+            b.push_round(&m, &mut scratch, &mut round, &mut y);
+            assert!(round.is_empty());
+            grouped_rounds += usize::from(!ends && before + len <= opts.max_live_runs);
+            a.settle(&m, &mut scratch, &mut x);
+            b.settle(&m, &mut scratch, &mut y);
+            x.sort_by_key(|d| d.arrival);
+            y.sort_by_key(|d| d.arrival);
+            assert_eq!(x, y, "case {case}");
+            assert_eq!(a.arrivals(), b.arrivals());
+            assert_eq!(a.live_runs(), b.live_runs());
+        }
+        a.close_all(&m, &mut scratch, Closed::EndOfInput, &mut x);
+        b.close_all(&m, &mut scratch, Closed::EndOfInput, &mut y);
+        assert_eq!(x, y, "case {case}");
+        decisions += x.len();
+    }
+    assert!(
+        grouped_rounds > 200 && decisions > 1000,
+        "{grouped_rounds} {decisions}"
+    );
+}
