@@ -260,7 +260,7 @@ mod tests {
             assert_eq!(e.at.to_string(), ev(id, 0, 0, i as u32 + 1).at.to_string());
         }
         assert_eq!(r.event(6).at.to_string(), "elsewhere");
-        assert_eq!(r.group(Some(LetterId(7))), None);
+        assert_eq!(r.group(Some(LetterId(4))), None);
         assert_eq!(r.group(None), Some(3));
         let order: Vec<u32> = (0..r.len()).map(|k| r.grouped(k).0).collect();
         assert_eq!(order, [0, 2, 5, 1, 4, 6, 3]);
