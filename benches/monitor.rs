@@ -16,7 +16,9 @@
 //!   the end, every record built ([`Decision::record`]);
 //! - `monitor/NAME/session_deferred`: the same with the checks deferred as `multitrace
 //!   monitor` defers them: [`Session::push_deferred`], and [`Session::settle`] after every
-//!   [`ROUND`] events (about the 1 MB a polling round reads).
+//!   [`ROUND`] events (about the 1 MB a polling round reads);
+//! - `monitor/NAME/session_round`: the same with each round's events fed at once, grouped by
+//!   run, as `multitrace monitor` feeds them: [`Round`] and [`Session::push_round`].
 
 #[path = "common.rs"]
 mod common;
@@ -29,7 +31,7 @@ use multitrace_runtime::check::Engine;
 use multitrace_runtime::events::{jsonl_event_full, scan_flat_with, EventOptions, FlatFields};
 use multitrace_runtime::formats::NameIndex;
 use multitrace_runtime::monitor::session::{
-    At, Closed, Decision, LiveEvent, Session, SessionOptions,
+    At, Closed, Decision, LiveEvent, Round, Session, SessionOptions,
 };
 use multitrace_runtime::monitor::{Monitor, MonitorOptions};
 use multitrace_runtime::rng::Rng;
@@ -239,6 +241,44 @@ fn bench(c: &mut Criterion) {
                         std::hint::black_box(d.record(&monitor));
                     }
                 }
+                session.settle(&monitor, &mut scratch, &mut out);
+                session.close_all(&monitor, &mut scratch, Closed::EndOfInput, &mut out);
+                records += out.len();
+                out.clear();
+                records
+            })
+        });
+        group.bench_function("session_round", |b| {
+            let mut scratch = engine.scratch();
+            let mut out: Vec<Decision> = Vec::new();
+            let mut round = Round::new();
+            b.iter(|| {
+                let mut session = Session::new(SessionOptions::default());
+                let mut records = 0usize;
+                for (n, line) in lines.iter().enumerate() {
+                    let s = scan_flat_with(line, &fields).expect("a flat event");
+                    let letter = names.letter(s.action).expect("a letter");
+                    round.push(LiveEvent {
+                        run: s.run,
+                        letter,
+                        key: s.order,
+                        at: At::Line {
+                            file: "bench",
+                            line: n as u32 + 1,
+                        },
+                        wall: 0,
+                        end: false,
+                    });
+                    if (n + 1) % ROUND == 0 {
+                        session.push_round(&monitor, &mut scratch, &mut round, &mut out);
+                        session.settle(&monitor, &mut scratch, &mut out);
+                    }
+                    for d in out.drain(..) {
+                        records += 1;
+                        std::hint::black_box(d.record(&monitor));
+                    }
+                }
+                session.push_round(&monitor, &mut scratch, &mut round, &mut out);
                 session.settle(&monitor, &mut scratch, &mut out);
                 session.close_all(&monitor, &mut scratch, Closed::EndOfInput, &mut out);
                 records += out.len();
