@@ -591,17 +591,16 @@ impl Session {
         let n = round.len();
         let opts = self.opts();
         // A new run is added without closing another while fewer than the cap are held.
-        let grouped = round
-            .group(opts.end_letter)
-            .is_some_and(|runs| self.runs.len() + runs <= opts.max_live_runs.max(1));
+        let grouped = self.runs.len() + round.runs() <= opts.max_live_runs.max(1)
+            && round.group(opts.end_letter);
         if grouped {
             let base = self.arrivals;
             let mut k = 0;
-            for &end in round.group_ends() {
-                let end = end as usize;
+            for r in 0..round.runs() {
+                let (id, end) = (round.run(r), round.run_end(r));
                 while k < end {
                     // One lookup for as many of the run's events as the deferred path takes.
-                    if let Some(live) = self.runs.get_mut(round.grouped_run(k)) {
+                    if let Some(live) = self.runs.get_mut(id) {
                         let mut feed = Unchecked {
                             arrivals: &mut self.arrivals,
                             clock: &mut self.clock,

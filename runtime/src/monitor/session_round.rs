@@ -18,31 +18,30 @@ use crate::events::OrderKey;
 use crate::nfa::LetterId;
 use rustc_hash::FxHashMap;
 
-/// Where a round's event was read.
-#[derive(Clone, Copy, Debug)]
-enum Where {
-    /// Line `line` of the round's file `file` (an index into [`Round::files`]).
-    Line { file: u32, line: u32 },
-    /// A place of another form: `text[from..to]`.
-    Text { from: u32, to: u32 },
-}
-
-/// One event of a round, its strings in the round's buffers.
+/// One event of a round, its strings in the round's buffers: 64 bytes, a cache line.
 #[derive(Clone, Copy, Debug)]
 struct RoundEvent {
-    /// Its number in the round (in the order added).
-    number: u32,
-    /// The run's id: `text[id_from..id_to]`.
-    id_from: u32,
-    id_to: u32,
-    letter: LetterId,
     /// (Kept whole: rebuilt from halves, its copy into the event fed waited for the halves'
     /// stores, a tenth of a round's feeding.)
     key: OrderKey,
-    at: Where,
     wall: u64,
-    end: bool,
+    /// Its number in the round (in the order added).
+    number: u32,
+    letter: LetterId,
+    /// Its run: an index into [`Round::runs`].
+    run: u32,
+    /// Where it was read: line `b` of the round's file `a` (an index into [`Round::files`]),
+    /// or with [`TEXT`], `Round::text[a..b]`.
+    a: u32,
+    b: u32,
+    /// [`TEXT`] and [`END`].
+    flags: u8,
 }
+
+/// [`RoundEvent::flags`]: a place of another form than a file's line.
+const TEXT: u8 = 1;
+/// [`RoundEvent::flags`]: an event flagged as its run's end.
+const END: u8 = 2;
 
 /// Events read together, in their order, to feed a session at once
 /// ([`Session::push_round`](super::session::Session::push_round)). Reused from round to
@@ -50,14 +49,22 @@ struct RoundEvent {
 #[derive(Debug, Default)]
 pub struct Round {
     events: Vec<RoundEvent>,
-    /// The runs' ids and the places of another form, one after another.
+    /// The runs' ids, one after another, in the order of their first event.
+    ids: String,
+    /// Where each run's id ends in `ids`.
+    id_ends: Vec<u32>,
+    /// Each run's number, by id.
+    runs: FxHashMap<Box<str>, u32>,
+    /// Events per run; then, while grouping, where the run's next event goes.
+    counts: Vec<u32>,
+    /// The places of another form, one after another.
     text: String,
     /// The files of the places (a round reads from few).
     files: Vec<String>,
     /// The events grouped by run ([`Round::group`]).
     grouped: Vec<RoundEvent>,
-    /// Where each run's events end in `grouped`.
-    ends: Vec<u32>,
+    /// Whether an event is flagged as its run's end.
+    ends: bool,
 }
 
 impl Round {
@@ -68,10 +75,19 @@ impl Round {
 
     /// Adds an event (after those added before).
     pub fn push(&mut self, ev: LiveEvent<'_>) {
-        let id_from = self.text.len() as u32;
-        self.text.push_str(ev.run);
-        let id_to = self.text.len() as u32;
-        let at = match ev.at {
+        let run = match self.runs.get(ev.run) {
+            Some(&r) => r,
+            None => {
+                let r = self.id_ends.len() as u32;
+                self.ids.push_str(ev.run);
+                self.id_ends.push(self.ids.len() as u32);
+                self.counts.push(0);
+                self.runs.insert(ev.run.into(), r);
+                r
+            }
+        };
+        self.counts[run as usize] += 1;
+        let (a, b, text) = match ev.at {
             At::Line { file, line } => {
                 let file = match self.files.iter().rposition(|f| f == file) {
                     Some(i) => i,
@@ -80,28 +96,24 @@ impl Round {
                         self.files.len() - 1
                     }
                 };
-                Where::Line {
-                    file: file as u32,
-                    line,
-                }
+                (file as u32, line, 0)
             }
             At::Text(t) => {
+                let from = self.text.len() as u32;
                 self.text.push_str(t);
-                Where::Text {
-                    from: id_to,
-                    to: self.text.len() as u32,
-                }
+                (from, self.text.len() as u32, TEXT)
             }
         };
+        self.ends |= ev.end;
         self.events.push(RoundEvent {
-            number: self.events.len() as u32,
-            id_from,
-            id_to,
-            letter: ev.letter,
             key: ev.key,
-            at,
             wall: ev.wall,
-            end: ev.end,
+            number: self.events.len() as u32,
+            letter: ev.letter,
+            run,
+            a,
+            b,
+            flags: text | if ev.end { END } else { 0 },
         });
     }
 
@@ -118,10 +130,14 @@ impl Round {
     /// Forgets every event (the buffers keep their room).
     pub fn clear(&mut self) {
         self.events.clear();
+        self.ids.clear();
+        self.id_ends.clear();
+        self.runs.clear();
+        self.counts.clear();
         self.text.clear();
         self.files.clear();
         self.grouped.clear();
-        self.ends.clear();
+        self.ends = false;
     }
 
     /// Event `i` (in the order added).
@@ -135,89 +151,68 @@ impl Round {
         (e.number, self.live_event(e))
     }
 
-    /// The run of event `k` of the order [`Round::group`] gave.
-    pub(super) fn grouped_run(&self, k: usize) -> &str {
-        let e = &self.grouped[k];
-        &self.text[e.id_from as usize..e.id_to as usize]
+    /// Runs in the round.
+    pub(super) fn runs(&self) -> usize {
+        self.id_ends.len()
     }
 
-    /// Where each run's events end in the order [`Round::group`] gave.
-    pub(super) fn group_ends(&self) -> &[u32] {
-        &self.ends
+    /// Run `r`'s id (runs are numbered in the order of their first event).
+    pub(super) fn run(&self, r: usize) -> &str {
+        let from = if r == 0 { 0 } else { self.id_ends[r - 1] };
+        &self.ids[from as usize..self.id_ends[r] as usize]
+    }
+
+    /// Where run `r`'s events end in the order [`Round::group`] gave.
+    pub(super) fn run_end(&self, r: usize) -> usize {
+        self.counts[r] as usize
     }
 
     fn live_event<'r>(&'r self, e: &RoundEvent) -> LiveEvent<'r> {
-        let at = match e.at {
-            Where::Line { file, line } => At::Line {
-                file: &self.files[file as usize],
-                line,
-            },
-            Where::Text { from, to } => At::Text(&self.text[from as usize..to as usize]),
+        let at = if e.flags & TEXT == 0 {
+            At::Line {
+                file: &self.files[e.a as usize],
+                line: e.b,
+            }
+        } else {
+            At::Text(&self.text[e.a as usize..e.b as usize])
         };
         LiveEvent {
-            run: &self.text[e.id_from as usize..e.id_to as usize],
+            run: self.run(e.run as usize),
             letter: e.letter,
             key: e.key,
             at,
             wall: e.wall,
-            end: e.end,
+            end: e.flags & END != 0,
         }
     }
 
-    /// Groups the events by run ([`Round::grouped`], [`Round::group_ends`]): the runs in the
-    /// order of their first event, each run's events in their order; returns the number of
-    /// runs, or `None` (and groups nothing) when an event ends its run (flagged, or the end
-    /// action `end_letter`).
-    pub(super) fn group(&mut self, end_letter: Option<LetterId>) -> Option<usize> {
-        let n = self.events.len();
-        let mut runs: FxHashMap<&str, u32> = FxHashMap::default();
-        // Per event its run's number; per run its count, then where its events go.
-        let mut group = Vec::with_capacity(n);
-        let starts = &mut self.ends;
-        starts.clear();
-        for e in &self.events {
-            if e.end || end_letter == Some(e.letter) {
-                return None;
-            }
-            let id = &self.text[e.id_from as usize..e.id_to as usize];
-            let next = starts.len() as u32;
-            let g = *runs.entry(id).or_insert(next);
-            if g == next {
-                starts.push(0);
-            }
-            starts[g as usize] += 1;
-            group.push(g);
+    /// Groups the events by run ([`Round::grouped`], [`Round::run_end`]): the runs in the
+    /// order of their first event, each run's events in their order. `false` (and nothing
+    /// grouped) when an event ends its run (flagged, or the end action `end_letter`).
+    pub(super) fn group(&mut self, end_letter: Option<LetterId>) -> bool {
+        if self.ends || end_letter.is_some_and(|l| self.events.iter().any(|e| e.letter == l)) {
+            return false;
         }
+        // Each run's count becomes where its events start.
         let mut at = 0;
-        for s in starts.iter_mut() {
-            at += *s;
-            *s = at - *s;
+        for c in self.counts.iter_mut() {
+            at += *c;
+            *c = at - *c;
         }
         // (Copied in their new order: the feeding reads them one after another.)
         self.grouped.clear();
-        self.grouped
-            .resize(n, self.events.first().copied().unwrap_or(EMPTY));
-        for (e, &g) in self.events.iter().zip(&group) {
-            let s = &mut starts[g as usize];
-            self.grouped[*s as usize] = *e;
-            *s += 1;
+        if let Some(&first) = self.events.first() {
+            self.grouped.resize(self.events.len(), first);
         }
-        // Each start moved past its run's events: the ends.
-        Some(starts.len())
+        for e in &self.events {
+            let c = &mut self.counts[e.run as usize];
+            self.grouped[*c as usize] = *e;
+            *c += 1;
+        }
+        // Each start moved past its run's events: their end.
+        true
     }
 }
-
-/// A placeholder event.
-const EMPTY: RoundEvent = RoundEvent {
-    number: 0,
-    id_from: 0,
-    id_to: 0,
-    letter: LetterId(0),
-    key: OrderKey::Int(0),
-    at: Where::Text { from: 0, to: 0 },
-    wall: 0,
-    end: false,
-};
 
 #[cfg(test)]
 mod tests {
@@ -260,11 +255,13 @@ mod tests {
             assert_eq!(e.at.to_string(), ev(id, 0, 0, i as u32 + 1).at.to_string());
         }
         assert_eq!(r.event(6).at.to_string(), "elsewhere");
-        assert_eq!(r.group(Some(LetterId(4))), None);
-        assert_eq!(r.group(None), Some(3));
+        assert!(!r.group(Some(LetterId(4))));
+        assert!(r.group(None));
         let order: Vec<u32> = (0..r.len()).map(|k| r.grouped(k).0).collect();
         assert_eq!(order, [0, 2, 5, 1, 4, 6, 3]);
-        assert_eq!(r.group_ends(), &[3, 6, 7]);
+        assert_eq!(r.runs(), 3);
+        let ends: Vec<usize> = (0..3).map(|g| r.run_end(g)).collect();
+        assert_eq!(ends, [3, 6, 7]);
         for k in 0..r.len() {
             let (i, e) = r.grouped(k);
             let f = r.event(i as usize);
@@ -273,10 +270,16 @@ mod tests {
                 (f.run, f.letter, f.key, f.wall)
             );
             assert_eq!(e.at.to_string(), f.at.to_string());
-            assert_eq!(r.grouped_run(k), e.run);
+            assert_eq!(e.run, r.run(usize::from(k >= 3) + usize::from(k >= 6)));
         }
+        r.push(LiveEvent {
+            end: true,
+            ..ev("x", 0, 0, 9)
+        });
+        assert!(!r.group(None));
         r.clear();
         assert!(r.is_empty());
-        assert_eq!(r.group(None), Some(0));
+        assert!(r.group(None));
+        assert_eq!(r.runs(), 0);
     }
 }
