@@ -205,6 +205,19 @@ impl Places {
         i
     }
 
+    /// File `i`'s name (an index [`Places::file`] gave).
+    pub(super) fn file_name(&self, i: u32) -> &str {
+        &self.texts[i as usize]
+    }
+
+    /// Forgets every file.
+    pub(super) fn clear(&mut self) {
+        self.texts.clear();
+        self.index.clear();
+        self.last = None;
+        self.last_packed = None;
+    }
+
     /// The place `at`.
     pub(super) fn place(&mut self, at: &str) -> Place {
         // Most places are of the file of the place before (a followed file's lines).

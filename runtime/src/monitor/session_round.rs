@@ -14,9 +14,10 @@
 //! written) is never grouped: such a round is fed in its order.
 
 use super::session::{At, LiveEvent};
+use super::session_pending::Places;
 use crate::events::OrderKey;
+use crate::formats::events::intern::ByteIds;
 use crate::nfa::LetterId;
-use rustc_hash::FxHashMap;
 
 /// One event of a round, its strings in the round's buffers: 64 bytes, a cache line.
 #[derive(Clone, Copy, Debug)]
@@ -53,14 +54,15 @@ pub struct Round {
     ids: String,
     /// Where each run's id ends in `ids`.
     id_ends: Vec<u32>,
-    /// Each run's number, by id.
-    runs: FxHashMap<Box<str>, u32>,
+    /// Each run's number, by id (most ids compared as two words, not as bytes).
+    runs: ByteIds,
     /// Events per run; then, while grouping, where the run's next event goes.
     counts: Vec<u32>,
     /// The places of another form, one after another.
     text: String,
-    /// The files of the places (a round reads from few).
-    files: Vec<String>,
+    /// The files of the places (a round reads from few; most events are of the file of the
+    /// event before).
+    files: Places,
     /// The events grouped by run ([`Round::group`]).
     grouped: Vec<RoundEvent>,
     /// Whether an event is flagged as its run's end.
@@ -75,28 +77,22 @@ impl Round {
 
     /// Adds an event (after those added before).
     pub fn push(&mut self, ev: LiveEvent<'_>) {
-        let run = match self.runs.get(ev.run) {
-            Some(&r) => r,
+        let run = match self.runs.get(ev.run.as_bytes()) {
+            Some(r) => r,
             None => {
                 let r = self.id_ends.len() as u32;
                 self.ids.push_str(ev.run);
                 self.id_ends.push(self.ids.len() as u32);
                 self.counts.push(0);
-                self.runs.insert(ev.run.into(), r);
+                self.runs.insert(ev.run.as_bytes(), r);
                 r
             }
         };
         self.counts[run as usize] += 1;
         let (a, b, text) = match ev.at {
             At::Line { file, line } => {
-                let file = match self.files.iter().rposition(|f| f == file) {
-                    Some(i) => i,
-                    None => {
-                        self.files.push(file.to_string());
-                        self.files.len() - 1
-                    }
-                };
-                (file as u32, line, 0)
+                let file = self.files.file(file);
+                (file, line, 0)
             }
             At::Text(t) => {
                 let from = self.text.len() as u32;
@@ -170,7 +166,7 @@ impl Round {
     fn live_event<'r>(&'r self, e: &RoundEvent) -> LiveEvent<'r> {
         let at = if e.flags & TEXT == 0 {
             At::Line {
-                file: &self.files[e.a as usize],
+                file: self.files.file_name(e.a),
                 line: e.b,
             }
         } else {

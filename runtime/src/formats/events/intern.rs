@@ -130,7 +130,7 @@ impl ByteIds {
     }
 
     /// Forgets every string (the table keeps its size).
-    pub(super) fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.slots.iter_mut().for_each(|s| *s = Slot::default());
         self.packed = 0;
         self.long.clear();
