@@ -578,9 +578,15 @@ impl Session {
     }
 
     /// Feeds a round's events as [`Session::push_deferred`] feeds them one at a time in their
-    /// order (the same decisions, arrival numbers and state), grouped by run when nothing can
-    /// depend on the order of other runs' events ([`Round`]: no end event in the round, and
-    /// room for every run of the round without closing one); empties the round.
+    /// order, grouped by run when nothing can depend on the order of other runs' events
+    /// ([`Round`]: an incremental monitor without reorder windows, no end event in the round,
+    /// and room for every run of the round without closing one); empties the round.
+    ///
+    /// The same decisions, with the same arrival numbers, and the same runs; but the
+    /// decisions appended to `out` come in the order the runs were fed (sort them by
+    /// [`Decision::arrival`], as [`Session::settle`] and `multitrace monitor` do), and the
+    /// files of the places may be numbered in another order (a state's bytes, never a
+    /// record, show it).
     pub fn push_round(
         &mut self,
         m: &Monitor<'_>,
@@ -589,9 +595,16 @@ impl Session {
         out: &mut Vec<Decision>,
     ) {
         let n = round.len();
+        if n == 0 {
+            return;
+        }
         let opts = self.opts();
-        // A new run is added without closing another while fewer than the cap are held.
-        let grouped = self.runs.len() + round.runs() <= opts.max_live_runs.max(1)
+        // Every event of a monitor that is not incremental, or with reorder windows, goes to
+        // `push` (whose checks share the scratch's term store: kept in order). A new run is
+        // added without closing another while fewer than the cap are held.
+        let grouped = m.incremental()
+            && opts.reorder == Reorder::Events(0)
+            && self.runs.len() + round.runs() <= opts.max_live_runs.max(1)
             && round.group(opts.end_letter);
         if grouped {
             let base = self.arrivals;
@@ -646,7 +659,8 @@ impl Session {
         for id in dirty.iter() {
             self.settle_run(m, scratch, id, out);
         }
-        // Runs are settled in the order they were first fed this round; their records come
+        // Runs are settled in the order they were first fed this round (or, in a round fed
+        // grouped, of their first events); their records come
         // in the order of the events that decided them, as when every event is checked.
         out[start..].sort_by_key(|d| d.arrival);
         dirty.clear();

@@ -282,7 +282,8 @@ impl Place {
     }
 }
 
-/// The ids of the runs to settle this round, in the order they were first fed, in one
+/// The ids of the runs to settle this round, in the order they were first fed (grouped: of
+/// their first events), in one
 /// buffer (an id a `String` of its own cost an allocation and a free per run and round: on
 /// 100,000 interleaved runs nearly one per event). Serialized as the list of ids.
 #[derive(Clone, Debug, Default, PartialEq)]

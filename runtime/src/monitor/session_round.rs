@@ -6,12 +6,13 @@
 //! MQTT runs, a third of the time waited for memory; the same events sorted by run took 30 %
 //! less). A round's events, grouped by run, touch each run's state once per round.
 //!
-//! Invariant: grouping changes no record and no state. A run's events keep their order;
+//! Invariant: grouping changes no record. A run's events keep their order;
 //! each event keeps its arrival number (the order of records and of idle runs); runs are met
 //! in the order of their first event of the round (the order of the runs to settle). What
 //! could depend on the order of other runs' events (a run closed to make room for a new one,
 //! an end event's record, which sorts after the events' records in the order it was
-//! written) is never grouped: such a round is fed in its order.
+//! written, the checks of a monitor that is not incremental, which share a term store) is
+//! never grouped: such a round is fed in its order.
 
 use super::session::{At, LiveEvent};
 use super::session_pending::Places;
@@ -125,6 +126,10 @@ impl Round {
 
     /// Forgets every event (the buffers keep their room).
     pub fn clear(&mut self) {
+        if self.events.is_empty() {
+            // (Nothing to forget: the table of ids is not rewritten.)
+            return;
+        }
         self.events.clear();
         self.ids.clear();
         self.id_ends.clear();
@@ -158,7 +163,8 @@ impl Round {
         &self.ids[from as usize..self.id_ends[r] as usize]
     }
 
-    /// Where run `r`'s events end in the order [`Round::group`] gave.
+    /// Where run `r`'s events end in the order [`Round::group`] gave (once it returned
+    /// `true`).
     pub(super) fn run_end(&self, r: usize) -> usize {
         self.counts[r] as usize
     }
