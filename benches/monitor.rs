@@ -120,6 +120,22 @@ fn events(engine: &Engine) -> Vec<String> {
     }
 }
 
+/// Line `n` (from 0) of a set, a flat event of the model.
+fn event<'l>(line: &'l str, n: usize, fields: &FlatFields, names: &NameIndex) -> LiveEvent<'l> {
+    let s = scan_flat_with(line, fields).expect("a flat event");
+    LiveEvent {
+        run: s.run,
+        letter: names.letter(s.action).expect("a letter"),
+        key: s.order,
+        at: At::Line {
+            file: "bench",
+            line: n as u32 + 1,
+        },
+        wall: 0,
+        end: false,
+    }
+}
+
 fn bench(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut models = vec![(
@@ -179,24 +195,8 @@ fn bench(c: &mut Criterion) {
                 let mut session = Session::new(SessionOptions::default());
                 let mut records = 0usize;
                 for (n, line) in lines.iter().enumerate() {
-                    let s = scan_flat_with(line, &fields).expect("a flat event");
-                    let letter = names.letter(s.action).expect("a letter");
-                    session.push(
-                        &monitor,
-                        &mut scratch,
-                        LiveEvent {
-                            run: s.run,
-                            letter,
-                            key: s.order,
-                            at: At::Line {
-                                file: "bench",
-                                line: n as u32 + 1,
-                            },
-                            wall: 0,
-                            end: false,
-                        },
-                        &mut out,
-                    );
+                    let ev = event(line, n, &fields, &names);
+                    session.push(&monitor, &mut scratch, ev, &mut out);
                     for d in out.drain(..) {
                         records += 1;
                         std::hint::black_box(d.record(&monitor));
@@ -215,24 +215,8 @@ fn bench(c: &mut Criterion) {
                 let mut session = Session::new(SessionOptions::default());
                 let mut records = 0usize;
                 for (n, line) in lines.iter().enumerate() {
-                    let s = scan_flat_with(line, &fields).expect("a flat event");
-                    let letter = names.letter(s.action).expect("a letter");
-                    session.push_deferred(
-                        &monitor,
-                        &mut scratch,
-                        LiveEvent {
-                            run: s.run,
-                            letter,
-                            key: s.order,
-                            at: At::Line {
-                                file: "bench",
-                                line: n as u32 + 1,
-                            },
-                            wall: 0,
-                            end: false,
-                        },
-                        &mut out,
-                    );
+                    let ev = event(line, n, &fields, &names);
+                    session.push_deferred(&monitor, &mut scratch, ev, &mut out);
                     if (n + 1) % ROUND == 0 {
                         session.settle(&monitor, &mut scratch, &mut out);
                     }
@@ -256,19 +240,7 @@ fn bench(c: &mut Criterion) {
                 let mut session = Session::new(SessionOptions::default());
                 let mut records = 0usize;
                 for (n, line) in lines.iter().enumerate() {
-                    let s = scan_flat_with(line, &fields).expect("a flat event");
-                    let letter = names.letter(s.action).expect("a letter");
-                    round.push(LiveEvent {
-                        run: s.run,
-                        letter,
-                        key: s.order,
-                        at: At::Line {
-                            file: "bench",
-                            line: n as u32 + 1,
-                        },
-                        wall: 0,
-                        end: false,
-                    });
+                    round.push(event(line, n, &fields, &names));
                     if (n + 1) % ROUND == 0 {
                         session.push_round(&monitor, &mut scratch, &mut round, &mut out);
                         session.settle(&monitor, &mut scratch, &mut out);

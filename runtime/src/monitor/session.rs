@@ -561,20 +561,25 @@ impl Session {
     ) {
         let opts = self.opts();
         if plain(m, &opts, &ev) {
-            if let Some(live) = self.runs.get_mut(ev.run) {
-                let mut feed = Unchecked {
-                    arrivals: &mut self.arrivals,
-                    clock: &mut self.clock,
-                    pending: &mut self.pending,
-                    places: &mut self.places,
-                    dirty: &mut self.dirty,
-                };
+            if let (Some(live), mut feed) = self.unchecked(ev.run) {
                 if defer(&mut feed, m, scratch, live, &ev, &opts, out) {
                     return;
                 }
             }
         }
         self.push(m, scratch, ev, out)
+    }
+
+    /// Run `id`, and what an event fed to it unchecked changes beside it.
+    fn unchecked(&mut self, id: &str) -> (Option<&mut Live>, Unchecked<'_>) {
+        let feed = Unchecked {
+            arrivals: &mut self.arrivals,
+            clock: &mut self.clock,
+            pending: &mut self.pending,
+            places: &mut self.places,
+            dirty: &mut self.dirty,
+        };
+        (self.runs.get_mut(id), feed)
     }
 
     /// Feeds a round's events as [`Session::push_deferred`] feeds them one at a time in their
@@ -613,14 +618,7 @@ impl Session {
                 let (id, end) = (round.run(r), round.run_end(r));
                 while k < end {
                     // One lookup for as many of the run's events as the deferred path takes.
-                    if let Some(live) = self.runs.get_mut(id) {
-                        let mut feed = Unchecked {
-                            arrivals: &mut self.arrivals,
-                            clock: &mut self.clock,
-                            pending: &mut self.pending,
-                            places: &mut self.places,
-                            dirty: &mut self.dirty,
-                        };
+                    if let (Some(live), mut feed) = self.unchecked(id) {
                         while k < end {
                             let (i, ev) = round.grouped(k);
                             // (Each event is one arrival: its number in the round's order.)
