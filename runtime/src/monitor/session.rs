@@ -623,9 +623,9 @@ impl Session {
                             let (i, ev) = round.grouped(k);
                             // (Each event is one arrival: its number in the round's order.)
                             *feed.arrivals = base + u64::from(i);
-                            if !plain(m, &opts, &ev)
-                                || !defer(&mut feed, m, scratch, live, &ev, &opts, out)
-                            {
+                            // (A grouped round's events are all plain: see `grouped`.)
+                            debug_assert!(plain(m, &opts, &ev));
+                            if !defer(&mut feed, m, scratch, live, &ev, &opts, out) {
                                 break;
                             }
                             k += 1;
