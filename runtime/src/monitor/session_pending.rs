@@ -173,13 +173,21 @@ impl Places {
     }
 
     /// The index of `file` (kept from now on).
+    #[inline]
     pub(super) fn file(&mut self, file: &str) -> u32 {
-        // Most places are of the file of the place before (a followed file's lines).
+        // Most places are of the file of the place before (a followed file's lines): that
+        // comparison inlined in the event's path, the rest a call.
         if let Some((words, len, i)) = self.last_packed {
             if file.len() == len && pack(file.as_bytes()) == words {
                 return i;
             }
         }
+        self.file_found(file)
+    }
+
+    /// [`Places::file`] past its first comparison.
+    #[inline(never)]
+    fn file_found(&mut self, file: &str) -> u32 {
         if let Some(i) = self.last {
             if *self.texts[i as usize] == *file {
                 return i;
