@@ -520,3 +520,37 @@ fn term_exploration_keeps_an_order_through_an_unobserved_co_located_lifeline() {
         assert!(out.contains("ok.htf: WeakPass"), "{p}: {out}");
     }
 }
+
+/// Lifeline removal also forgets an order through a removed lifeline at a `coreg` whose region
+/// leaves out a lifeline both sides use, even with one lifeline per location: in
+/// `coreg(l0)(strict(l0!m0, l1?m0), strict(l1?m0, l0?m0))` the sides are weakly sequenced on
+/// `l1`, so `l0!m0` precedes `l0?m0`; with `l1` removed the term is `coreg(l0)(l0!m0, l0?m0)`,
+/// which lets `l0?m0` come first. Term exploration said WeakPass for `([l0?m0], [])` (found by
+/// the differential test of the diagnoses in CI); every procedure now says Fail.
+#[test]
+fn term_exploration_keeps_an_order_through_a_coregion() {
+    let d = scratch("coreg-removal");
+    std::fs::write(d.join("m.hsf"), "@lifeline{l0;l1}\n@message{m0}\n").unwrap();
+    std::fs::write(
+        d.join("m.hif"),
+        "coreg(l0)(strict(l0 -- m0 ->|, m0 -> l1), strict(m0 -> l1, m0 -> l0))\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("bad.htf"), "{ [l0] l0?m0; [l1] }\n").unwrap();
+    std::fs::write(d.join("ok.htf"), "{ [l0] l0!m0; [l1] }\n").unwrap();
+    for p in ["ac", "as", "term"] {
+        let o = run(&[
+            "check",
+            d.join("m.hif").to_str().unwrap(),
+            d.join("bad.htf").to_str().unwrap(),
+            d.join("ok.htf").to_str().unwrap(),
+            "--mode",
+            "prefix",
+            "--procedure",
+            p,
+        ]);
+        let out = stdout(&o);
+        assert!(out.contains("bad.htf: Fail"), "{p}: {out}");
+        assert!(out.contains("ok.htf: WeakPass"), "{p}: {out}");
+    }
+}

@@ -7,9 +7,10 @@
 //!   lifelines are removed from the term (`rmv_H`, all emptied lifelines at once, before any
 //!   execution); a vertex whose traces are all consumed is a success (the multitrace is a
 //!   multi-prefix). Complete mode: no removal; success needs a terminating term. Removal is
-//!   exact only with one lifeline per location (seed 001's setting); with co-localized
-//!   lifelines it over-approximates, and its successes are confirmed by silent moves
-//!   (`removal_loses_order`).
+//!   exact only with one lifeline per location and seed 001's operators; with co-localized
+//!   lifelines (`removal_loses_order`), or a `coreg` whose region leaves out a lifeline both
+//!   sides use (`TermStore::has_hidden_order`), it over-approximates, and its successes are
+//!   confirmed by silent moves.
 //! - POR: when a head action is one-unambiguous (seed 001 Def. 11) and executable, its
 //!   derivative is the only successor; more generally, when the head action of a one-lifeline
 //!   location executes now at every position of its local restriction, its derivatives are
@@ -218,7 +219,9 @@ fn prepare(
         por: false,
         ..*opts
     });
-    let confirm = !head && removal_loses_order(&owned.as_ref().unwrap_or(mt).components);
+    let confirm = !head
+        && (store.has_hidden_order(root)
+            || removal_loses_order(&owned.as_ref().unwrap_or(mt).components));
     (
         owned,
         adjusted,

@@ -80,6 +80,9 @@ pub(crate) struct TermInfo {
     pub depth: u32,
     /// Whether a `loopH` occurs in the term.
     pub head_loop: bool,
+    /// Whether a `coreg` occurs whose region leaves out a lifeline both sides use (see
+    /// [`TermStore::has_hidden_order`]).
+    pub hidden_order: bool,
 }
 
 /// An arena of hash-consed terms with memo tables for the semantic functions.
@@ -206,6 +209,17 @@ impl TermStore {
         self.info[t.index()].head_loop
     }
 
+    /// Whether a `coreg(s)(x, y)` occurs in the term whose region `s` leaves out a lifeline
+    /// both `x` and `y` use. There the two sides are weakly sequenced on that lifeline, so an
+    /// order between them on the region's lifelines may go through it (in
+    /// `coreg({l0})(strict(l0!m, l1?m), strict(l1?m, l0?m))`, `l0!m` precedes `l0?m` through
+    /// `l1`), and lifeline removal forgets it: seed 001's Th. 1 does not extend to such a
+    /// coreg, whose multitraces are not a function of its sides' multitraces.
+    #[inline]
+    pub fn has_hidden_order(&self, t: TermId) -> bool {
+        self.info[t.index()].hidden_order
+    }
+
     fn intern(&mut self, term: Term) -> TermId {
         if let Some(&id) = self.index.get(&term) {
             return id;
@@ -227,6 +241,7 @@ impl TermStore {
                 terminates: true,
                 depth: 1,
                 head_loop: false,
+                hidden_order: false,
             },
             Term::Act(a) => TermInfo {
                 lifelines: LifelineSet::single(a.lifeline),
@@ -234,15 +249,21 @@ impl TermStore {
                 terminates: false,
                 depth: 1,
                 head_loop: false,
+                hidden_order: false,
             },
             Term::Strict(x, y) | Term::Seq(x, y) | Term::Par(x, y) | Term::Coreg(_, x, y) => {
                 let (a, b) = (i(x), i(y));
+                let hidden = match term {
+                    Term::Coreg(s, _, _) => !a.lifelines.inter(b.lifelines).minus(s).is_empty(),
+                    _ => false,
+                };
                 TermInfo {
                     lifelines: a.lifelines.union(b.lifelines),
                     collides: a.collides.union(b.collides),
                     terminates: a.terminates && b.terminates,
                     depth: 1 + a.depth.max(b.depth),
                     head_loop: a.head_loop || b.head_loop,
+                    hidden_order: hidden || a.hidden_order || b.hidden_order,
                 }
             }
             Term::Alt(x, y) => {
@@ -253,6 +274,7 @@ impl TermStore {
                     terminates: a.terminates || b.terminates,
                     depth: 1 + a.depth.max(b.depth),
                     head_loop: a.head_loop || b.head_loop,
+                    hidden_order: a.hidden_order || b.hidden_order,
                 }
             }
             Term::Loop(k, x) => {
@@ -263,6 +285,7 @@ impl TermStore {
                     terminates: true,
                     depth: 1 + a.depth,
                     head_loop: a.head_loop || k == LoopKind::Head,
+                    hidden_order: a.hidden_order,
                 }
             }
         }
