@@ -230,3 +230,46 @@ fn head_first_loops_are_not_restricted_by_removal() {
         );
     }
 }
+
+/// A confirmation by silent moves raises its bound on them step by step: the success below
+/// needs three silent moves of the consumed location `{l0, l1}` (finish the `loopP`
+/// iteration begun, so that the `strict` lets `l2!m0` go), but a depth-first search with the
+/// whole bound spent them opening new iterations first (each a new `par` term) and found it
+/// after 61,507 vertices (without memoization, not within 25 minutes); a diagnosis's
+/// queries on it ran out of 200,000 (found by the diagnosis's property test). Now 70 to 74
+/// vertices with memoization, 560 to 564 without.
+#[test]
+fn silent_moves_are_searched_by_deepening_their_bound() {
+    let mut store = TermStore::new();
+    let (r, e) = (
+        |l: u32, m: u32| act(l, ActionKind::Reception, m),
+        |l: u32, m: u32| act(l, ActionKind::Emission, m),
+    );
+    let (a, b, c) = (store.act(r(0, 1)), store.act(r(1, 1)), store.act(r(0, 0)));
+    let ab = store.seq(a, b);
+    let iteration = store.par(ab, c);
+    let left = store.repeat(LoopKind::Par, iteration);
+    let (d, f, g) = (store.act(e(1, 1)), store.act(e(2, 0)), store.act(r(2, 0)));
+    let df = store.seq(d, f);
+    let gs = store.repeat(LoopKind::Strict, g);
+    let p = store.par(df, gs);
+    let right = store.seq(d, p);
+    let root = store.strict(left, right);
+    let groups = [LifelineSet(0b011), LifelineSet(0b100)];
+    let mu = multitrace(&groups, &[vec![r(0, 0)], vec![e(2, 0)]]);
+    for opts in all_options(Mode::Prefix) {
+        let opts = ExploreOptions {
+            budget: Budget {
+                max_vertices: Some(1_000),
+                timeout: None,
+                ..Budget::UNLIMITED
+            },
+            ..opts
+        };
+        assert_eq!(
+            explore(&mut store, root, &mu, &opts).kind,
+            VerdictKind::WeakPass,
+            "{opts:?}"
+        );
+    }
+}

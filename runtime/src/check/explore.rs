@@ -249,17 +249,53 @@ struct Prefix {
 /// whose bound gives `Exhausted`, never a wrong answer).
 fn first_search(search: &mut Search<'_>, root: TermId, prefix: bool, how: Prefix) -> Outcome {
     search.silent = how.silent;
-    let first = search.run(root, prefix);
+    let first = if prefix && how.silent {
+        deepening(search, root)
+    } else {
+        search.run(root, prefix)
+    };
     if !(prefix && how.confirm && first == Outcome::Found) {
         return first;
     }
     search.silent = true;
     search.confirming = true;
-    let confirmed = search.run(root, true);
+    let confirmed = deepening(search, root);
     search.silent = false;
     search.confirming = false;
     confirmed
 }
+
+/// A prefix-mode search by silent moves, with their bound per path raised step by step
+/// ([`SILENT_FIRST`], then [`SILENT_STEP`] times more, up to the search's own bound).
+///
+/// Why: a depth-first search spends its silent moves where the successors come first, and a
+/// `loopP` of the consumed locations opens a new iteration at every silent move (each a new
+/// term: `par` of the iterations begun), so a success that needs three silent moves of
+/// another branch came after tens of thousands of vertices (a diagnosis's queries ran out of
+/// 200,000 vertices on a term of depth 7). Exact at every step: a success is one; a search
+/// that found none and cut no path at its bound explored every vertex (`NotFound` is final);
+/// only the last step's cut gives `Exhausted("silent moves")`. Searches that end within the
+/// first bound cost what they did; one that needs the whole bound pays about the sum of the
+/// steps, dominated by the last.
+fn deepening(search: &mut Search<'_>, root: TermId) -> Outcome {
+    let mut cap = SILENT_FIRST;
+    loop {
+        search.silent_cap = cap;
+        let out = search.run(root, true);
+        search.silent_cap = u32::MAX;
+        match out {
+            Outcome::Exhausted("silent moves") if !search.capped_at_bound => {
+                cap = cap.saturating_mul(SILENT_STEP);
+            }
+            out => return out,
+        }
+    }
+}
+
+/// The first bound on silent moves per path of [`deepening`].
+const SILENT_FIRST: u32 = 4;
+/// How much [`deepening`] raises the bound on silent moves per path at each step.
+const SILENT_STEP: u32 = 4;
 
 /// Whether lifeline removal may accept more than the multi-prefixes: when a location of
 /// several lifelines remains beside another one. Seed 001's Th. 1 (`rmv` commutes with the
@@ -343,6 +379,10 @@ struct Search<'a> {
     silent: bool,
     /// Silent moves that confirm a success found with removal (see [`first_search`]).
     confirming: bool,
+    /// A bound on silent moves per path below the search's own ([`deepening`]).
+    silent_cap: u32,
+    /// Whether the last search's bound on silent moves was its own (not [`Search::silent_cap`]).
+    capped_at_bound: bool,
 }
 
 type Vertex = (TermId, Box<[u32]>);
@@ -364,6 +404,8 @@ impl<'a> Search<'a> {
             path: None,
             silent: false,
             confirming: false,
+            silent_cap: u32::MAX,
+            capped_at_bound: true,
         }
     }
 
@@ -395,11 +437,13 @@ impl<'a> Search<'a> {
         // grows with the observed actions.
         let observed: u32 = (0..n).map(|k| self.len(k)).sum();
         let per_path = 2 * self.store.depth(root) + 8;
-        let silent_max = if self.confirming {
+        let own = if self.confirming {
             per_path.saturating_mul(observed + 1)
         } else {
             per_path
         };
+        self.capped_at_bound = own <= self.silent_cap;
+        let silent_max = own.min(self.silent_cap);
         let mut cut = false;
         // Bytes of the store before this search: what it grows by is this search's.
         let store_before = self.store.heap_bytes();
