@@ -478,6 +478,41 @@ fn every_line_of_a_large_jsonl_file_is_checked_at_any_jobs() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// Writes `model`, its signature, `bad` and `ok` (multitraces), checks both in prefix mode
+/// with every procedure (`extra`: more arguments) and asserts `bad` is a Fail and `ok` a
+/// WeakPass.
+fn every_procedure_fails_bad_and_weakly_passes_ok(
+    tag: &str,
+    signature: &str,
+    model: &str,
+    bad: &str,
+    ok: &str,
+    extra: &[&str],
+) {
+    let d = scratch(tag);
+    std::fs::write(d.join("m.hsf"), signature).unwrap();
+    std::fs::write(d.join("m.hif"), model).unwrap();
+    std::fs::write(d.join("bad.htf"), bad).unwrap();
+    std::fs::write(d.join("ok.htf"), ok).unwrap();
+    for p in ["ac", "as", "term"] {
+        let (m, b, o) = (d.join("m.hif"), d.join("bad.htf"), d.join("ok.htf"));
+        let mut args = vec![
+            "check",
+            m.to_str().unwrap(),
+            b.to_str().unwrap(),
+            o.to_str().unwrap(),
+            "--mode",
+            "prefix",
+            "--procedure",
+            p,
+        ];
+        args.extend_from_slice(extra);
+        let out = stdout(&run(&args));
+        assert!(out.contains("bad.htf: Fail"), "{tag} {p}: {out}");
+        assert!(out.contains("ok.htf: WeakPass"), "{tag} {p}: {out}");
+    }
+}
+
 /// Lifeline removal forgets an order through the removed lifelines when a location holds
 /// several lifelines (seed 001's Th. 1 is for one component per lifeline): `l1?m0` comes after
 /// every `l0?m0` (through `l2`'s two receptions), so `l0?m0` after `l1?m0` at location
@@ -485,40 +520,14 @@ fn every_line_of_a_large_jsonl_file_is_checked_at_any_jobs() {
 /// procedure now says Fail, and the multitrace without that last action is a WeakPass.
 #[test]
 fn term_exploration_keeps_an_order_through_an_unobserved_co_located_lifeline() {
-    let d = scratch("colocated-removal");
-    std::fs::write(d.join("m.hsf"), "@lifeline{l0;l1;l2}\n@message{m0}\n").unwrap();
-    std::fs::write(
-        d.join("m.hif"),
+    every_procedure_fails_bad_and_weakly_passes_ok(
+        "colocated-removal",
+        "@lifeline{l0;l1;l2}\n@message{m0}\n",
         "seq(strict(loopS(m0 -> l0), m0 -> l2), strict(m0 -> l2, m0 -> l1))\n",
-    )
-    .unwrap();
-    std::fs::write(
-        d.join("bad.htf"),
         "{ [l0,l1] l0?m0.l0?m0.l0?m0.l1?m0.l0?m0; [l2] }\n",
-    )
-    .unwrap();
-    std::fs::write(
-        d.join("ok.htf"),
         "{ [l0,l1] l0?m0.l0?m0.l0?m0.l1?m0; [l2] }\n",
-    )
-    .unwrap();
-    for p in ["ac", "as", "term"] {
-        let o = run(&[
-            "check",
-            d.join("m.hif").to_str().unwrap(),
-            d.join("bad.htf").to_str().unwrap(),
-            d.join("ok.htf").to_str().unwrap(),
-            "--mode",
-            "prefix",
-            "--procedure",
-            p,
-            "--locations",
-            "l0,l1;l2",
-        ]);
-        let out = stdout(&o);
-        assert!(out.contains("bad.htf: Fail"), "{p}: {out}");
-        assert!(out.contains("ok.htf: WeakPass"), "{p}: {out}");
-    }
+        &["--locations", "l0,l1;l2"],
+    );
 }
 
 /// Lifeline removal also forgets an order through a removed lifeline at a `coreg` whose region
@@ -529,28 +538,12 @@ fn term_exploration_keeps_an_order_through_an_unobserved_co_located_lifeline() {
 /// the differential test of the diagnoses in CI); every procedure now says Fail.
 #[test]
 fn term_exploration_keeps_an_order_through_a_coregion() {
-    let d = scratch("coreg-removal");
-    std::fs::write(d.join("m.hsf"), "@lifeline{l0;l1}\n@message{m0}\n").unwrap();
-    std::fs::write(
-        d.join("m.hif"),
+    every_procedure_fails_bad_and_weakly_passes_ok(
+        "coreg-removal",
+        "@lifeline{l0;l1}\n@message{m0}\n",
         "coreg(l0)(strict(l0 -- m0 ->|, m0 -> l1), strict(m0 -> l1, m0 -> l0))\n",
-    )
-    .unwrap();
-    std::fs::write(d.join("bad.htf"), "{ [l0] l0?m0; [l1] }\n").unwrap();
-    std::fs::write(d.join("ok.htf"), "{ [l0] l0!m0; [l1] }\n").unwrap();
-    for p in ["ac", "as", "term"] {
-        let o = run(&[
-            "check",
-            d.join("m.hif").to_str().unwrap(),
-            d.join("bad.htf").to_str().unwrap(),
-            d.join("ok.htf").to_str().unwrap(),
-            "--mode",
-            "prefix",
-            "--procedure",
-            p,
-        ]);
-        let out = stdout(&o);
-        assert!(out.contains("bad.htf: Fail"), "{p}: {out}");
-        assert!(out.contains("ok.htf: WeakPass"), "{p}: {out}");
-    }
+        "{ [l0] l0?m0; [l1] }\n",
+        "{ [l0] l0!m0; [l1] }\n",
+        &[],
+    );
 }
