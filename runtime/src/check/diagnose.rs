@@ -1101,7 +1101,14 @@ mod tests {
                 }
                 let fast = diagnose_with(&mut oracle, whole, &budget, true);
                 let slow = diagnose_with(&mut AskAll(&mut oracle), None, &budget, true);
-                prop_assert!(!fast.partial && !slow.partial);
+                // With co-located lifelines a confirmation by silent moves may reach its bound
+                // on them and honestly give up (docs/semantics.md); then the two are not
+                // comparable. Any other budget must not run out on these small cases.
+                let silent = |d: &Diagnosis| d.ran_out.as_deref() == Some("silent moves");
+                if colocated && (silent(&fast) || silent(&slow)) {
+                    continue;
+                }
+                prop_assert!(!fast.partial && !slow.partial, "{:?} {:?}", fast.ran_out, slow.ran_out);
                 prop_assert_eq!(&fast.consumed, &slow.consumed);
                 prop_assert_eq!(&fast.blocked, &slow.blocked);
                 prop_assert_eq!(fast.ended, slow.ended);
