@@ -8,7 +8,7 @@
 
 use super::session::At;
 use crate::events::OrderKey;
-use crate::formats::events::intern::{pack, PACKED};
+use crate::formats::events::intern::same_bytes;
 use serde::{Deserialize, Serialize};
 
 /// The pending events' places, for all runs.
@@ -148,10 +148,6 @@ pub(super) struct Places {
     /// The text found last (events come in runs of lines of one file).
     #[serde(skip)]
     last: Option<u32>,
-    /// The text found last when it has at most [`PACKED`] bytes: packed, with its length
-    /// and index (compared in two words per event instead of a call to `memcmp`).
-    #[serde(skip)]
-    last_packed: Option<([u64; 2], usize, u32)>,
 }
 
 impl PartialEq for Places {
@@ -177,8 +173,9 @@ impl Places {
     pub(super) fn file(&mut self, file: &str) -> u32 {
         // Most places are of the file of the place before (a followed file's lines): that
         // comparison inlined in the event's path, the rest a call.
-        if let Some((words, len, i)) = self.last_packed {
-            if file.len() == len && pack(file.as_bytes()) == words {
+        if let Some(i) = self.last {
+            // (Word by word: a path of 27 bytes cost a call to `memcmp` per event.)
+            if same_bytes(self.texts[i as usize].as_bytes(), file.as_bytes()) {
                 return i;
             }
         }
@@ -188,11 +185,6 @@ impl Places {
     /// [`Places::file`] past its first comparison.
     #[inline(never)]
     fn file_found(&mut self, file: &str) -> u32 {
-        if let Some(i) = self.last {
-            if *self.texts[i as usize] == *file {
-                return i;
-            }
-        }
         if self.index.len() != self.texts.len() {
             // Read back from bytes: the index is rebuilt.
             self.index = (0..self.texts.len() as u32)
@@ -209,7 +201,6 @@ impl Places {
             }
         };
         self.last = Some(i);
-        self.last_packed = (file.len() <= PACKED).then(|| (pack(file.as_bytes()), file.len(), i));
         i
     }
 
@@ -223,7 +214,6 @@ impl Places {
         self.texts.clear();
         self.index.clear();
         self.last = None;
-        self.last_packed = None;
     }
 
     /// The place `at`.
@@ -420,12 +410,12 @@ mod tests {
 
     /// Files of 0 to 24 bytes (of equal lengths, differing in one byte anywhere, with NUL
     /// bytes), asked in a random order: each file has one index, the same as a map from names
-    /// gives, whatever the name asked before (the last name is compared packed).
+    /// gives, whatever the name asked before (the last name is compared word by word).
     #[test]
     fn a_file_has_one_index() {
         let mut rng = crate::rng::Rng::new(5);
         let mut names: Vec<String> = Vec::new();
-        for len in [0, 1, 7, 8, 9, 15, 16, 17, 24] {
+        for len in [0, 1, 7, 8, 9, 15, 16, 17, 24, 27, 33] {
             let base: String = (0..len)
                 .map(|i| char::from(b'a' + (i % 26) as u8))
                 .collect();
