@@ -219,9 +219,8 @@ fn prepare(
         por: false,
         ..*opts
     });
-    let confirm = !head
-        && (store.has_hidden_order(root)
-            || removal_loses_order(&owned.as_ref().unwrap_or(mt).components));
+    let confirm =
+        !head && removal_loses_order(store, root, &owned.as_ref().unwrap_or(mt).components);
     (
         owned,
         adjusted,
@@ -278,13 +277,14 @@ fn first_search(search: &mut Search<'_>, root: TermId, prefix: bool, how: Prefix
 /// first bound cost what they did; one that needs the whole bound pays about the sum of the
 /// steps, dominated by the last.
 fn deepening(search: &mut Search<'_>, root: TermId) -> Outcome {
+    let own = search.silent_bound(root);
     let mut cap = SILENT_FIRST;
     loop {
         search.silent_cap = cap;
         let out = search.run(root, true);
         search.silent_cap = u32::MAX;
         match out {
-            Outcome::Exhausted("silent moves") if !search.capped_at_bound => {
+            Outcome::Exhausted("silent moves") if cap < own => {
                 cap = cap.saturating_mul(SILENT_STEP);
             }
             out => return out,
@@ -309,8 +309,13 @@ const SILENT_STEP: u32 = 4;
 /// confirmed with silent moves (the consumed locations' later actions, executed without
 /// consuming anything), which are exact; a confirmation that reaches their bound is
 /// inconclusive, never a WeakPass.
-fn removal_loses_order(components: &[Component]) -> bool {
-    components.len() > 1 && components.iter().any(|c| c.lifelines.len() > 1)
+///
+/// The same holds, with one lifeline per location, when the term has a `coreg` whose region
+/// leaves out a lifeline both sides use ([`TermStore::has_hidden_order`]): its sides are
+/// ordered through that lifeline, and removing it forgets the order.
+fn removal_loses_order(store: &TermStore, root: TermId, components: &[Component]) -> bool {
+    store.has_hidden_order(root)
+        || (components.len() > 1 && components.iter().any(|c| c.lifelines.len() > 1))
 }
 
 fn inconclusive(limit: &str, established: Option<String>) -> Verdict {
@@ -381,8 +386,6 @@ struct Search<'a> {
     confirming: bool,
     /// A bound on silent moves per path below the search's own ([`deepening`]).
     silent_cap: u32,
-    /// Whether the last search's bound on silent moves was its own (not [`Search::silent_cap`]).
-    capped_at_bound: bool,
 }
 
 type Vertex = (TermId, Box<[u32]>);
@@ -405,7 +408,21 @@ impl<'a> Search<'a> {
             silent: false,
             confirming: false,
             silent_cap: u32::MAX,
-            capped_at_bound: true,
+        }
+    }
+
+    /// The search's own bound on silent moves per path (a [`Search::silent_cap`] may lower
+    /// it). A confirmation ([`first_search`]) may need the consumed locations to act between
+    /// every two observed actions (a `loopS` whose iterations span locations), so its bound
+    /// grows with the observed actions.
+    fn silent_bound(&self, root: TermId) -> u32 {
+        let n = self.components.len();
+        let observed: u32 = (0..n).map(|k| self.len(k)).sum();
+        let per_path = 2 * self.store.depth(root) + 8;
+        if self.confirming {
+            per_path.saturating_mul(observed + 1)
+        } else {
+            per_path
         }
     }
 
@@ -432,18 +449,7 @@ impl<'a> Search<'a> {
         let mut succ: Vec<(Vertex, u32)> = Vec::new();
         // Silent moves along one path are bounded; a search that hit the bound and found
         // nothing is inconclusive, never a Fail.
-        // A confirmation (`Prefix::confirm`) may need the consumed locations to act between
-        // every two observed actions (a `loopS` whose iterations span locations), so its bound
-        // grows with the observed actions.
-        let observed: u32 = (0..n).map(|k| self.len(k)).sum();
-        let per_path = 2 * self.store.depth(root) + 8;
-        let own = if self.confirming {
-            per_path.saturating_mul(observed + 1)
-        } else {
-            per_path
-        };
-        self.capped_at_bound = own <= self.silent_cap;
-        let silent_max = own.min(self.silent_cap);
+        let silent_max = self.silent_bound(root).min(self.silent_cap);
         let mut cut = false;
         // Bytes of the store before this search: what it grows by is this search's.
         let store_before = self.store.heap_bytes();
