@@ -35,7 +35,7 @@ use crate::nfa::LetterId;
 /// Location `i`'s face (`v_i = n_i`) of a product, each vertex with the states the search
 /// with silent moves reaches there when `i` is never silent ([`Product::frontier`]): where
 /// every letter appended to `i`'s trace starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Frontier {
     /// The location.
     i: usize,
@@ -72,6 +72,42 @@ impl Frontier {
     }
 }
 
+/// A location's frontier search kept between a record's questions, to be taken further
+/// ([`Product::resume_frontier`]) when its sets, cut short, show nothing for a letter: a
+/// worklist search stopped after a vertex goes on from where it stopped, so a search taken
+/// by steps to a bound does the work of one search to that bound, and a letter shown early
+/// saves the steps after it.
+pub struct FrontierSearch {
+    /// The search's buffers (its own: the thread's are used by the questions in between).
+    wk: Option<Box<Work>>,
+    /// The location.
+    i: usize,
+    /// The search reached its fixpoint: its frontier is exact.
+    done: bool,
+}
+
+thread_local! {
+    /// Buffers of frontier searches that ended, for the next one (a record's search
+    /// allocates nothing once they grew).
+    static SPARE: std::cell::RefCell<Option<Box<Work>>> = const { std::cell::RefCell::new(None) };
+}
+
+impl Drop for FrontierSearch {
+    fn drop(&mut self) {
+        if let Some(wk) = self.wk.take() {
+            // (A thread being torn down keeps nothing.)
+            let _ = SPARE.try_with(|s| *s.borrow_mut() = Some(wk));
+        }
+    }
+}
+
+impl FrontierSearch {
+    /// Whether the search reached its fixpoint (its frontier is exact).
+    pub fn done(&self) -> bool {
+        self.done
+    }
+}
+
 impl Product {
     /// Location `i`'s [`Frontier`], exact when its search stays within `max_vertices`
     /// vertices; else the sets the search had reached when it stopped, at most the exact
@@ -83,39 +119,103 @@ impl Product {
         i: usize,
         max_vertices: usize,
     ) -> Frontier {
-        WORK.with(|work| {
-            let wk = &mut work.borrow_mut();
-            by_shape!(self, frontier_in(wk, kernel, traces, i, max_vertices))
-        })
+        let mut search = self.frontier_search(kernel, i);
+        self.resume_frontier(&mut search, kernel, traces, max_vertices)
     }
 
-    fn frontier_in<const K: usize, const W: usize>(
+    /// Location `i`'s frontier search, set up (its seeds queued) and not yet run: see
+    /// [`Product::resume_frontier`].
+    pub fn frontier_search(&self, kernel: &Kernel<'_>, i: usize) -> FrontierSearch {
+        let mut wk = SPARE.with(|s| s.borrow_mut().take()).unwrap_or_default();
+        by_shape!(self, frontier_start(&mut wk, kernel, i));
+        FrontierSearch {
+            wk: Some(wk),
+            i,
+            done: false,
+        }
+    }
+
+    /// Takes `search` (of this product, with `traces` its traces) on until it holds more than
+    /// `max_vertices` vertices or reaches its fixpoint, and gives its frontier: exact at the
+    /// fixpoint, else the sets reached, at most the exact ones.
+    pub fn resume_frontier(
+        &self,
+        search: &mut FrontierSearch,
+        kernel: &Kernel<'_>,
+        traces: &[Vec<LetterId>],
+        max_vertices: usize,
+    ) -> Frontier {
+        let i = search.i;
+        let wk = search
+            .wk
+            .as_mut()
+            .expect("a search keeps its buffers until dropped");
+        let done = search.done;
+        let (fr, done) = by_shape!(
+            self,
+            frontier_resume(wk, kernel, traces, i, done, max_vertices)
+        );
+        search.done = done;
+        fr
+    }
+
+    fn frontier_start<const K: usize, const W: usize>(
         &self,
         wk: &mut Work,
         kernel: &Kernel<'_>,
-        traces: &[Vec<LetterId>],
         i: usize,
-        max_vertices: usize,
-    ) -> Frontier {
+    ) {
         let (k, w) = (
             fixed_len::<K>(self.k as usize),
             fixed_len::<W>(self.w as usize),
         );
         let closure = Closure::<W>::new(kernel.closure, k, kernel.nfa.states(), w);
         wk.reset(k, w);
-        // `i` is never silent: no position reaches this length.
-        let mut at_end = self.lens.clone();
-        at_end[i] = u32::MAX;
         // The gains of the silent moves, as [`Product::search`] seeds them (no vertex has
         // every location silent: never `true`).
-        self.gains::<K, W>(wk, &closure, &at_end, kernel.tables.live());
+        self.gains::<K, W>(wk, &closure, &self.at_end_but(i), kernel.tables.live());
         self.load::<K, W>(wk);
         wk.gained::<W>();
+    }
+
+    /// The lengths, but `i`'s replaced by one no position reaches: `i` is never silent.
+    fn at_end_but(&self, i: usize) -> Vec<u32> {
+        let mut at_end = self.lens.clone();
+        at_end[i] = u32::MAX;
+        at_end
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn frontier_resume<const K: usize, const W: usize>(
+        &self,
+        wk: &mut Work,
+        kernel: &Kernel<'_>,
+        traces: &[Vec<LetterId>],
+        i: usize,
+        done: bool,
+        max_vertices: usize,
+    ) -> (Frontier, bool) {
+        let (k, w) = (
+            fixed_len::<K>(self.k as usize),
+            fixed_len::<W>(self.w as usize),
+        );
+        let closure = Closure::<W>::new(kernel.closure, k, kernel.nfa.states(), w);
         // (Never `Some(true)`: no vertex has every location silent. A search cut short has
         // added only states some path reaches: its sets are at most the fixpoint's.)
-        let exact = wk
-            .spread::<K, W>(kernel, &closure, traces, &self.lens, &at_end, max_vertices)
-            .is_some();
+        // A search resumed already past its bound takes no vertex: a search taken by steps
+        // stops where one run at once to its last bound stops.
+        let exact = done
+            || (wk.faces.len() <= max_vertices
+                && wk
+                    .spread::<K, W>(
+                        kernel,
+                        &closure,
+                        traces,
+                        &self.lens,
+                        &self.at_end_but(i),
+                        max_vertices,
+                    )
+                    .is_some());
         let mut fr = self.frontier_of(i, exact);
         for v in 0..wk.faces.len() {
             let set = &wk.faces.sets[v * w..(v + 1) * w];
@@ -123,7 +223,7 @@ impl Product {
                 fr.add(&wk.faces.pos[v * k..(v + 1) * k], set);
             }
         }
-        fr
+        (fr, exact)
     }
 
     /// An empty frontier of location `i` (`exact`: to be given the sets of a whole search).
@@ -299,6 +399,52 @@ mod tests {
             yes > 300 && no > 300 && empty > 10 && hidden > 5,
             "{yes} {no} {empty} {hidden}"
         );
+    }
+
+    /// A frontier search taken by steps, its bound raised between them, stops where a search
+    /// run at once to the last bound stops, with the same sets: a step wastes nothing and
+    /// loses nothing. Taken to its fixpoint it is the exact frontier.
+    #[test]
+    fn a_search_taken_by_steps_is_one_search() {
+        let mut rng = Rng::new(29);
+        let (mut cut, mut exact) = (0, 0);
+        for case in 0..120 {
+            let k = 2 + case % 3;
+            let (alphabet, nfa, events) = shaped_case(&mut rng, k, 12);
+            let parts = Parts::new(&nfa, &alphabet);
+            let kernel = parts.kernel(&nfa, &alphabet);
+            let mut p = Product::new(&kernel);
+            let mut traces = vec![Vec::new(); k];
+            for &a in &events {
+                let j = alphabet.location(a).index();
+                traces[j].push(a);
+                p.push(&kernel, &traces, j, a, usize::MAX).unwrap();
+                for i in 0..k {
+                    let last = p.vertices() + rng.below(40);
+                    let at_once = p.frontier(&kernel, &traces, i, last);
+                    let mut search = p.frontier_search(&kernel, i);
+                    let mut bound = p.vertices();
+                    let stepped = loop {
+                        bound = (bound + rng.below(8)).min(last);
+                        let fr = p.resume_frontier(&mut search, &kernel, &traces, bound);
+                        if bound == last {
+                            break fr;
+                        }
+                    };
+                    assert_eq!(stepped, at_once, "{k} locations, {traces:?}, {i}");
+                    assert_eq!(search.done(), at_once.exact());
+                    if at_once.exact() {
+                        exact += 1;
+                    } else {
+                        cut += 1;
+                        let whole = p.resume_frontier(&mut search, &kernel, &traces, usize::MAX);
+                        assert!(search.done() && whole.exact());
+                        assert_eq!(whole, p.frontier(&kernel, &traces, i, usize::MAX));
+                    }
+                }
+            }
+        }
+        assert!(cut > 50 && exact > 50, "{cut} cut, {exact} exact");
     }
 
     /// A budget too small for the frontier's search leaves it inexact, and then it shows

@@ -59,7 +59,7 @@ pub use closure::closure_rows;
 /// Random automata and the walks the product's tests compare it with.
 #[cfg(test)]
 pub(super) use closure::tests as test_models;
-pub use extension::Frontier;
+pub use extension::{Frontier, FrontierSearch};
 
 use crate::check::ac::AcTables;
 use crate::nfa::{Alphabet, LetterId, Nfa};
