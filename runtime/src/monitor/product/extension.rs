@@ -337,9 +337,43 @@ impl Product {
 #[cfg(test)]
 mod tests {
     use super::super::closure::tests::{multi_prefix_walked, shaped_case, Parts};
-    use super::super::Product;
-    use crate::nfa::{LetterId, LocationId};
+    use super::super::{Kernel, Product};
+    use crate::nfa::{Alphabet, LetterId, LocationId, Nfa};
     use crate::rng::Rng;
+
+    /// A random case of `k` locations (a run of up to `len` letters) fed to a product event
+    /// by event: `each` sees the model, the product and the traces after every event, and
+    /// whether it was the last.
+    fn each_event(
+        rng: &mut Rng,
+        k: usize,
+        len: usize,
+        mut each: impl FnMut(
+            &mut Rng,
+            (&Alphabet, &Nfa, &Kernel<'_>),
+            &Product,
+            &mut [Vec<LetterId>],
+            bool,
+        ),
+    ) {
+        let (alphabet, nfa, events) = shaped_case(rng, k, len);
+        let parts = Parts::new(&nfa, &alphabet);
+        let kernel = parts.kernel(&nfa, &alphabet);
+        let mut p = Product::new(&kernel);
+        let mut traces = vec![Vec::new(); k];
+        for (n, &a) in events.iter().enumerate() {
+            let j = alphabet.location(a).index();
+            traces[j].push(a);
+            p.push(&kernel, &traces, j, a, usize::MAX).unwrap();
+            each(
+                rng,
+                (&alphabet, &nfa, &kernel),
+                &p,
+                &mut traces,
+                n + 1 == events.len(),
+            );
+        }
+    }
 
     /// On random automata of every shape the product is compiled for and runs that follow a
     /// path of the automaton (some with a location held back or a letter changed), after
@@ -409,40 +443,36 @@ mod tests {
         let mut rng = Rng::new(29);
         let (mut cut, mut exact) = (0, 0);
         for case in 0..120 {
-            let k = 2 + case % 3;
-            let (alphabet, nfa, events) = shaped_case(&mut rng, k, 12);
-            let parts = Parts::new(&nfa, &alphabet);
-            let kernel = parts.kernel(&nfa, &alphabet);
-            let mut p = Product::new(&kernel);
-            let mut traces = vec![Vec::new(); k];
-            for &a in &events {
-                let j = alphabet.location(a).index();
-                traces[j].push(a);
-                p.push(&kernel, &traces, j, a, usize::MAX).unwrap();
-                for i in 0..k {
-                    let last = p.vertices() + rng.below(40);
-                    let at_once = p.frontier(&kernel, &traces, i, last);
-                    let mut search = p.frontier_search(&kernel, i);
-                    let mut bound = p.vertices();
-                    let stepped = loop {
-                        bound = (bound + rng.below(8)).min(last);
-                        let fr = p.resume_frontier(&mut search, &kernel, &traces, bound);
-                        if bound == last {
-                            break fr;
+            each_event(
+                &mut rng,
+                2 + case % 3,
+                12,
+                |rng, (_, _, kernel), p, traces, _| {
+                    for i in 0..traces.len() {
+                        let last = p.vertices() + rng.below(40);
+                        let at_once = p.frontier(kernel, traces, i, last);
+                        let mut search = p.frontier_search(kernel, i);
+                        let mut bound = p.vertices();
+                        let stepped = loop {
+                            bound = (bound + rng.below(8)).min(last);
+                            let fr = p.resume_frontier(&mut search, kernel, traces, bound);
+                            if bound == last {
+                                break fr;
+                            }
+                        };
+                        assert_eq!(stepped, at_once, "{traces:?}, {i}");
+                        assert_eq!(search.done(), at_once.exact());
+                        if at_once.exact() {
+                            exact += 1;
+                        } else {
+                            cut += 1;
+                            let whole = p.resume_frontier(&mut search, kernel, traces, usize::MAX);
+                            assert!(search.done() && whole.exact());
+                            assert_eq!(whole, p.frontier(kernel, traces, i, usize::MAX));
                         }
-                    };
-                    assert_eq!(stepped, at_once, "{k} locations, {traces:?}, {i}");
-                    assert_eq!(search.done(), at_once.exact());
-                    if at_once.exact() {
-                        exact += 1;
-                    } else {
-                        cut += 1;
-                        let whole = p.resume_frontier(&mut search, &kernel, &traces, usize::MAX);
-                        assert!(search.done() && whole.exact());
-                        assert_eq!(whole, p.frontier(&kernel, &traces, i, usize::MAX));
                     }
-                }
-            }
+                },
+            );
         }
         assert!(cut > 50 && exact > 50, "{cut} cut, {exact} exact");
     }
@@ -455,35 +485,34 @@ mod tests {
         let mut rng = Rng::new(5);
         let mut wide = 0;
         for _ in 0..100 {
-            let k = 3;
-            let (alphabet, nfa, events) = shaped_case(&mut rng, k, 10);
-            let parts = Parts::new(&nfa, &alphabet);
-            let kernel = parts.kernel(&nfa, &alphabet);
-            let mut p = Product::new(&kernel);
-            let mut traces = vec![Vec::new(); k];
-            for &a in &events {
-                let j = alphabet.location(a).index();
-                traces[j].push(a);
-                p.push(&kernel, &traces, j, a, usize::MAX).unwrap();
-            }
-            for i in 0..k {
-                let fr = p.frontier(&kernel, &traces, i, 1);
-                let exact = p.frontier(&kernel, &traces, i, usize::MAX);
-                wide += usize::from(!fr.exact());
-                for &a in alphabet.letters_of(LocationId(i as u32)) {
-                    traces[i].push(a);
-                    let want = multi_prefix_walked(&nfa, &alphabet, &traces, true);
-                    traces[i].pop();
-                    let by_exact = p.extends_by(&kernel, &traces, &exact, a, usize::MAX);
-                    assert_eq!(by_exact, Ok(want));
-                    match p.extends_by(&kernel, &traces, &fr, a, 1) {
-                        Err(_) => wide += 1,
-                        // A frontier cut short shows only letters that extend the run.
-                        Ok(got) if !fr.exact() => assert!(!got || want),
-                        Ok(got) => assert_eq!(got, want),
+            each_event(
+                &mut rng,
+                3,
+                10,
+                |_, (alphabet, nfa, kernel), p, traces, last| {
+                    if !last {
+                        return;
                     }
-                }
-            }
+                    for i in 0..traces.len() {
+                        let fr = p.frontier(kernel, traces, i, 1);
+                        let exact = p.frontier(kernel, traces, i, usize::MAX);
+                        wide += usize::from(!fr.exact());
+                        for &a in alphabet.letters_of(LocationId(i as u32)) {
+                            traces[i].push(a);
+                            let want = multi_prefix_walked(nfa, alphabet, traces, true);
+                            traces[i].pop();
+                            let by_exact = p.extends_by(kernel, traces, &exact, a, usize::MAX);
+                            assert_eq!(by_exact, Ok(want));
+                            match p.extends_by(kernel, traces, &fr, a, 1) {
+                                Err(_) => wide += 1,
+                                // A frontier cut short shows only letters that extend the run.
+                                Ok(got) if !fr.exact() => assert!(!got || want),
+                                Ok(got) => assert_eq!(got, want),
+                            }
+                        }
+                    }
+                },
+            );
         }
         assert!(wide > 10, "{wide}");
     }
