@@ -17,9 +17,10 @@ mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use multitrace_analysis::generate::{generate, GenOptions, Kind};
+use multitrace_check::{CheckOptions, Choice, Engine};
 use multitrace_compiler::compile::{CompileOptions, LocationChoice};
 use multitrace_compiler::source::load_model;
-use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
+use multitrace_model::verdict::Procedure;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

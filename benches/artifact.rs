@@ -12,7 +12,7 @@ mod common;
 use criterion::{criterion_group, criterion_main, Criterion};
 use multitrace_compiler::compile::CompileOptions;
 use multitrace_compiler::source::{compile_source, read_source};
-use multitrace_runtime::artifact::{decode, encode};
+use multitrace_model::artifact::{decode, encode};
 use std::path::{Path, PathBuf};
 
 fn bench(c: &mut Criterion) {

@@ -22,7 +22,7 @@ pub fn automatark_locations() -> LocationChoice {
 /// locations); empty when the data is absent.
 pub fn automatark(root: &Path) -> Vec<(String, PathBuf, CompileOptions)> {
     let _ = root;
-    let Some(data) = multitrace_runtime::testdata::data("automatark/NFA", "AutomatArk benchmarks")
+    let Some(data) = multitrace_model::testdata::data("automatark/NFA", "AutomatArk benchmarks")
     else {
         return Vec::new();
     };

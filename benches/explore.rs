@@ -19,15 +19,15 @@ use criterion::BatchSize;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use multitrace_analysis::generate::sat::{Cnf, SatInstance};
 use multitrace_analysis::generate::{generate, to_multitrace, GenOptions, Kind};
+use multitrace_check::explore::{explore, ExploreOptions};
+use multitrace_check::Engine;
 use multitrace_compiler::compile::{CompileOptions, LocationChoice};
 use multitrace_compiler::source::load_model;
 use multitrace_compiler::syntax::{read_interaction, read_text, InteractionModel};
-use multitrace_runtime::check::explore::{explore, ExploreOptions};
-use multitrace_runtime::check::Engine;
-use multitrace_runtime::formats::parse_htf;
-use multitrace_runtime::multitrace::Multitrace;
-use multitrace_runtime::term::TermStore;
-use multitrace_runtime::verdict::{Mode, VerdictKind};
+use multitrace_formats::parse_htf;
+use multitrace_model::multitrace::Multitrace;
+use multitrace_model::term::TermStore;
+use multitrace_model::verdict::{Mode, VerdictKind};
 use std::path::{Path, PathBuf};
 
 fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
@@ -109,7 +109,7 @@ fn bench(c: &mut Criterion) {
     long(c, root);
 
     let Some(lfrem) =
-        multitrace_runtime::testdata::data("hibou-lfrem-sample/gen_ints", "explore/lfrem")
+        multitrace_model::testdata::data("hibou-lfrem-sample/gen_ints", "explore/lfrem")
     else {
         return;
     };

@@ -25,17 +25,16 @@ mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use multitrace_analysis::generate::{generate, render_htf, GenOptions, Kind};
+use multitrace_batch::{Batch, BatchOptions};
+use multitrace_check::{CheckOptions, Engine};
 use multitrace_compiler::compile::{CompileOptions, LocationChoice};
 use multitrace_compiler::source::load_model;
 use multitrace_compiler::syntax::parse_interaction;
-use multitrace_runtime::batch::{
-    lines_of, split_chunk, Batch, BatchOptions, Cut, Cutter, DEFAULT_MAX_LINE_BYTES,
-};
-use multitrace_runtime::check::{CheckOptions, Engine};
-use multitrace_runtime::formats::{
+use multitrace_formats::input::{lines_of, split_chunk, Cut, Cutter, DEFAULT_MAX_LINE_BYTES};
+use multitrace_formats::{
     parse_htf, parse_jsonl_line, parse_mtf_indexed, write_jsonl_line, write_mtf, NameIndex,
 };
-use multitrace_runtime::verdict::Mode;
+use multitrace_model::verdict::Mode;
 use std::path::Path;
 use std::time::Duration;
 
@@ -213,7 +212,7 @@ fn bench_htf(c: &mut Criterion, root: &Path) {
         b.iter(|| {
             for _ in 0..SET {
                 let mut sig = sig.clone();
-                let mut store = multitrace_runtime::term::TermStore::new();
+                let mut store = multitrace_model::term::TermStore::new();
                 std::hint::black_box(
                     parse_interaction("bench.hif", &hif, &mut sig, false, &mut store)
                         .expect("valid"),

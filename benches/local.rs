@@ -10,17 +10,17 @@
 mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use multitrace_check::semi::local_check;
 use multitrace_compiler::compile::CompileOptions;
 use multitrace_compiler::source::load_model;
-use multitrace_runtime::check::semi::local_check;
-use multitrace_runtime::model::CompiledModel;
-use multitrace_runtime::nfa::{LetterId, StateId};
-use multitrace_runtime::rng::Rng;
-use multitrace_runtime::verdict::Mode;
+use multitrace_model::model::CompiledModel;
+use multitrace_model::nfa::{LetterId, StateId};
+use multitrace_model::rng::Rng;
+use multitrace_model::verdict::Mode;
 use std::path::Path;
 
 /// A random walk of `steps` transitions that stays within states that can reach an accepting
-/// state and continue forever (deterministic: `multitrace_runtime::rng`); its local traces are
+/// state and continue forever (deterministic: `multitrace_model::rng`); its local traces are
 /// live prefixes.
 fn walk(m: &CompiledModel, steps: usize, seed: u64) -> Vec<LetterId> {
     let nfa = &m.automata().unwrap().nfa;

@@ -25,16 +25,16 @@ mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use multitrace_analysis::generate::{generate, GenOptions, Kind};
+use multitrace_check::Engine;
 use multitrace_compiler::compile::{CompileOptions, LocationChoice};
 use multitrace_compiler::source::load_model;
-use multitrace_runtime::check::Engine;
-use multitrace_runtime::events::{jsonl_event_full, scan_flat_with, EventOptions, FlatFields};
-use multitrace_runtime::formats::NameIndex;
-use multitrace_runtime::monitor::session::{
+use multitrace_formats::events::{jsonl_event_full, scan_flat_with, EventOptions, FlatFields};
+use multitrace_formats::NameIndex;
+use multitrace_model::rng::Rng;
+use multitrace_monitor::session::{
     At, Closed, Decision, LiveEvent, Round, Session, SessionOptions,
 };
-use multitrace_runtime::monitor::{Monitor, MonitorOptions};
-use multitrace_runtime::rng::Rng;
+use multitrace_monitor::{Monitor, MonitorOptions};
 use std::path::Path;
 use std::time::Duration;
 

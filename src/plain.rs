@@ -5,7 +5,11 @@
 //! and error messages are clap's. The plain form gives exactly what clap gives for the same
 //! arguments: the defaults below are clap's, and a test compares the two.
 
-use crate::{CheckArgs, ColorArg, FormatArg, ModeArg, ModelArgs, ProcedureArg};
+use crate::args::{ColorArg, FormatArg, ProcedureArg};
+use crate::check_args::CheckArgs;
+use multitrace_batch::inputs::InputArgs;
+use multitrace_compiler::open::ModelOptions;
+use multitrace_model::verdict::Mode;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -17,9 +21,7 @@ pub fn plain_check(argv: impl IntoIterator<Item = OsString>) -> Option<CheckArgs
     }
     let mut paths = Vec::new();
     for a in argv {
-        let plain = a
-            .to_str()
-            .is_some_and(|t| !t.is_empty() && !t.starts_with('-'));
+        let plain = a.to_str().is_some_and(|t| !t.is_empty() && !t.starts_with('-'));
         if !plain {
             return None;
         }
@@ -32,17 +34,8 @@ pub fn plain_check(argv: impl IntoIterator<Item = OsString>) -> Option<CheckArgs
     Some(CheckArgs {
         model,
         traces: paths,
-        events: Vec::new(),
-        xes: Vec::new(),
-        otel: Vec::new(),
-        otel_map: None,
-        lifeline_field: None,
-        run_field: "run".into(),
-        action_field: "action".into(),
-        order_field: "order".into(),
-        events_format: None,
-        events_sorted: false,
-        mode: ModeArg::Prefix,
+        input: InputArgs::default(),
+        mode: Mode::Prefix,
         procedure: ProcedureArg::Auto,
         expect: None,
         jobs: None,
@@ -53,17 +46,7 @@ pub fn plain_check(argv: impl IntoIterator<Item = OsString>) -> Option<CheckArgs
         no_progress: false,
         no_diagnosis: false,
         report: None,
-        model_args: ModelArgs {
-            signature: None,
-            locations: None,
-            random_locations: None,
-            seed: 0,
-            state_cap: None,
-            dfa_cap: None,
-            area_cap_mb: None,
-            source: None,
-            allow_stale: false,
-        },
+        model_args: ModelOptions::default(),
         timeout_ms: 10_000,
         max_vertices: 5_000_000,
         max_memory: None,
@@ -83,10 +66,7 @@ mod tests {
     use clap::Parser;
 
     fn argv(words: &[&str]) -> Vec<OsString> {
-        std::iter::once("multitrace")
-            .chain(words.iter().copied())
-            .map(OsString::from)
-            .collect()
+        std::iter::once("multitrace").chain(words.iter().copied()).map(OsString::from).collect()
     }
 
     fn clap_check(words: &[&str]) -> Option<CheckArgs> {

@@ -21,10 +21,11 @@ impl Progress {
         }))
     }
 
-    /// A spinner with `message` and the time elapsed, redrawn every 100 ms while a long
-    /// step runs (`gen`, `compare`, `partition`: steps that report no count), when standard
-    /// error is a terminal. [`Progress::clear`] removes it before anything is printed.
-    pub fn spinner(message: &str) -> Self {
+    /// The bar of an analysis (`gen`, `compare`, `partition`), when standard error is a
+    /// terminal: a spinner with `message` and the time elapsed, redrawn every 100 ms until the
+    /// first report, then count (of the total when known), rate and time left.
+    /// [`Progress::clear`] removes it before anything is printed.
+    pub fn analysis(message: &str) -> Self {
         let p = Progress::new(true);
         if let Some(bar) = &p.0 {
             bar.set_style(Self::style("{spinner} {msg} ({elapsed})"));
@@ -32,12 +33,6 @@ impl Progress {
             bar.enable_steady_tick(std::time::Duration::from_millis(100));
         }
         p
-    }
-
-    /// The bar of an analysis: `message` and the time elapsed until the first report, then
-    /// count (of the total when known), rate and time left.
-    pub fn analysis(message: &str) -> Self {
-        Progress::spinner(message)
     }
 
     /// A report of the analysis library: `done` `unit`s of `total` when known.
@@ -70,9 +65,7 @@ impl Progress {
         let Some(bar) = &self.0 else { return };
         if let (Some(total), None) = (total, bar.length()) {
             bar.set_length(total as u64);
-            bar.set_style(Self::style(
-                "[{bar:30}] {pos}/{len} {msg}, {per_sec}, {eta} left",
-            ));
+            bar.set_style(Self::style("[{bar:30}] {pos}/{len} {msg}, {per_sec}, {eta} left"));
         }
         bar.set_position(done as u64);
     }
@@ -91,4 +84,16 @@ impl Progress {
             bar.finish_and_clear();
         }
     }
+}
+
+/// Runs the analysis `f` with a progress bar saying `message` (fed by the library's reports),
+/// removed before anything is printed (`gen`, `compare`, `partition`).
+pub fn with_bar<R>(
+    message: &str,
+    f: impl FnOnce(Option<multitrace_analysis::progress::ProgressFn>) -> R,
+) -> R {
+    let bar = Progress::analysis(message);
+    let result = f(Some(&|p| bar.report(p)));
+    bar.clear();
+    result
 }

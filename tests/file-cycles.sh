@@ -1,19 +1,52 @@
 #!/usr/bin/env bash
 # No two files of a library import each other, directly or in a circle.
 #
-#   bash tests/file-cycles.sh                  # runtime, compiler, analysis, report
-#   bash tests/file-cycles.sh runtime/src      # one crate
+#   bash tests/file-cycles.sh                  # every crate's src/ and the Python package
+#   bash tests/file-cycles.sh monitor/src      # one crate
+#   bash tests/file-cycles.sh python/multitrace python/src   # the Python package and its extension
+#   bash tests/file-cycles.sh --test-files [DIR...]          # list the test-only files (see below)
 #
-# An edge A -> B is a path in A that names an item of B: `use crate::...`, `use super::...`,
+# The default set is found, not listed: the src/ of every directory holding a Cargo.toml (the
+# root binary's src/, the libraries, python/src), and every Python package (a directory with an
+# __init__.py) next to a pyproject.toml (python/multitrace); fuzz/, target/, hidden
+# directories and directories holding a .git of their own (worktrees, other clones) are not
+# searched.
+#
+# Rust: an edge A -> B is a path in A that names an item of B: `use crate::...`, `use super::...`,
 # `use self::...` (use trees expanded), the same paths written in code, and in a `mod.rs` or
 # `lib.rs` a path through one of its own child modules (`child::f`). A name that a module
 # re-exports (`pub use child::Name`) is counted as the child's. Comments, strings and test
-# code (`#[cfg(test)]` items and the files of `#[cfg(test)] mod name;`) are skipped: the
-# libraries are what must form a DAG. Declaring a module (`mod child;`) is not an edge. Prints each cycle (a strongly
-# connected component, with its edges) and exits 1 if there is one, 0 otherwise. Needs python3.
+# code (`#[cfg(test)]` items, and the files of `#[cfg(test)] mod name;`, other attributes such
+# as `#[path = "file.rs"]` allowed in between, with the files of their child modules) are
+# skipped: the libraries are what must form a DAG. Declaring a module (`mod child;`) is not
+# an edge.
+#
+# Python: an edge A -> B is an import of module B of the same package in A, wherever the
+# import statement is (at the top or in a function): `from . import b`, `from .b import x`,
+# `import pkg.b`, `from pkg.b import x`; `from . import name` where name is not a module is an
+# edge to the package's __init__.py, which defines it. Importing pkg.b also runs pkg's
+# __init__.py first; that is not an edge (else every module would make a cycle with an
+# __init__.py that imports it). Read with Python's own parser (ast), so docstrings and
+# comments are never taken for imports.
+#
+# Both languages: a Python import of the package's Rust extension (`from . import _native`,
+# the `#[pymodule] fn _native` of python/src/lib.rs) is an edge to that lib.rs, so one graph
+# holds both and a cycle is reported wherever it runs. The other way there is no edge: the
+# extension names Python modules only at run time, inside a function (`py.import(
+# "multitrace._errors")` for its exceptions, `multitrace.load` in Model.__reduce__ for
+# pickling), calls back into the package that loaded it; counting them would make
+# __init__.py, lib.rs and model.rs a cycle by construction. So a cycle cannot span the two
+# languages today: the one issue 49 reported as python/src/{model,check,generate,monitor}.rs
+# with spark.py was this script's cycle in python/src, whose fifth file is python/src/spark.rs
+# (the native side of multitrace.spark); python/multitrace/spark.py imports only _native and
+# the package's __init__.py, which imports nothing back.
+#
+# Prints each cycle (a strongly connected component, with its edges) and exits 1 if there is
+# one, 0 otherwise. With --test-files it prints instead the test-only Rust files of the
+# directories (the files of `#[cfg(test)] mod name;` and their children), one a line, for
+# tests/file-sizes.sh. Needs python3.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-if [ $# -eq 0 ]; then set -- runtime/src compiler/src analysis/src report/src; fi
 exec python3 - "$@" <<'PY'
 import os, re, sys
 from collections import defaultdict
@@ -73,15 +106,35 @@ def drop_test_code(text):
     return ''.join(out)
 
 def test_only_files(mods):
-    """files declared `#[cfg(test)] mod name;`"""
+    """files declared `#[cfg(test)] mod name;` (other attributes, such as `#[path = "f.rs"]`,
+    may stand between), and the files of their child modules"""
     out = set()
+    by_file = {f: m for m, f in mods.items()}
+    roots = set()
     for mpath, f in mods.items():
-        text = strip(open(f).read())
-        for m in re.finditer(r'#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;', text):
-            child = mpath + (m.group(1),)
-            if child in mods:
-                out.add(mods[child])
+        text = strip_keep_path(open(f).read())
+        for m in re.finditer(r'#\[cfg\(test\)\]((?:\s*#\[[^\]]*\])*)\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;', text):
+            p = re.search(r'#\[path\s*=\s*"([^"]*)"\s*\]', m.group(1))
+            if p:
+                # relative to the declaring file's directory
+                g = os.path.normpath(os.path.join(os.path.dirname(f), p.group(1)))
+                if g in by_file: roots.add(by_file[g])
+            else:
+                child = mpath + (m.group(2),)
+                if child in mods: roots.add(child)
+    for mpath, f in mods.items():
+        if any(mpath[:len(r)] == r for r in roots):
+            out.add(f)
     return out
+
+def strip_keep_path(text):
+    """strip(), but the string of a `#[path = "..."]` attribute kept"""
+    paths = []
+    def keep(m):
+        paths.append(m.group(1)); return f'#[path = PATH{len(paths) - 1}]'
+    text = re.sub(r'#\[path\s*=\s*"([^"]*)"\s*\]', keep, text)
+    text = strip(text)
+    return re.sub(r'#\[path = PATH(\d+)\]', lambda m: f'#[path = "{paths[int(m.group(1))]}"]', text)
 
 def file_modules(src):
     """map module path tuple -> file, for a crate's src dir"""
@@ -204,12 +257,109 @@ def sccs(nodes, edges):
         if v not in index: visit(v)
     return res
 
+SKIP = {'target', 'fuzz', 'node_modules'}
+
+def default_dirs():
+    """every crate's src/ and every Python package next to a pyproject.toml"""
+    out = []
+    for root, dirs, files in os.walk('.'):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP and not d.startswith('.')
+                         and not os.path.exists(os.path.join(root, d, '.git')))
+        rel = os.path.normpath(root)
+        if 'Cargo.toml' in files and os.path.isdir(os.path.join(root, 'src')):
+            out.append(os.path.normpath(os.path.join(rel, 'src')))
+        if 'pyproject.toml' in files:
+            for d in dirs:
+                if os.path.isfile(os.path.join(root, d, '__init__.py')):
+                    out.append(os.path.normpath(os.path.join(rel, d)))
+    return sorted(set(out))
+
+def is_python(src):
+    return os.path.isfile(os.path.join(src, '__init__.py'))
+
+def extension(pkg):
+    """the Rust extension modules beside a package: module name -> the lib.rs defining it"""
+    out = {}
+    up = os.path.dirname(os.path.normpath(pkg)) or '.'
+    lib = os.path.normpath(os.path.join(up, 'src', 'lib.rs'))
+    if os.path.isfile(os.path.join(up, 'Cargo.toml')) and os.path.isfile(lib):
+        for m in re.finditer(r'#\[pymodule\]\s*(?:pub(?:\([^)]*\))?\s+)?fn\s+(\w+)', strip(open(lib).read())):
+            out[m.group(1)] = lib
+    return out
+
+def analyse_python(pkg):
+    import ast
+    name = os.path.basename(os.path.normpath(pkg))
+    mods = {}  # dotted module name -> file
+    for root, dirs, files in os.walk(pkg):
+        dirs[:] = sorted(d for d in dirs if os.path.isfile(os.path.join(root, d, '__init__.py')))
+        for f in files:
+            if not f.endswith('.py'): continue
+            parts = [name] + os.path.relpath(os.path.join(root, f), pkg)[:-3].split(os.sep)
+            if parts[-1] == '__init__': parts = parts[:-1]
+            mods['.'.join(parts)] = os.path.normpath(os.path.join(root, f))
+    native = {name + '.' + n: lib for n, lib in extension(pkg).items()}
+    def target(dotted):
+        """the file of the longest prefix of `dotted` that names a module"""
+        parts = dotted.split('.')
+        for k in range(len(parts), 0, -1):
+            d = '.'.join(parts[:k])
+            if d in mods: return mods[d]
+            if d in native: return native[d]
+        return None
+    edges = defaultdict(set)
+    for mod, f in mods.items():
+        package = mod if f.endswith('__init__.py') else mod.rpartition('.')[0]
+        tree = ast.parse(open(f).read(), f)
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names if a.name.split('.')[0] == name]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split('.')
+                    base = base[:len(base) - (node.level - 1)]
+                    base = '.'.join(base + ([node.module] if node.module else []))
+                elif node.module and node.module.split('.')[0] == name:
+                    base = node.module
+                else:
+                    continue
+                names = [base + '.' + a.name if a.name != '*' else base for a in node.names]
+            for dotted in names:
+                g = target(dotted)
+                if g and g != f: edges[f].add(g)
+    return mods, edges
+
+srcs = sys.argv[1:]
+list_tests = bool(srcs) and srcs[0] == '--test-files'
+if list_tests: srcs = srcs[1:]
+if not srcs: srcs = default_dirs()
+srcs = [os.path.normpath(s) for s in srcs]
+
+if list_tests:
+    for src in srcs:
+        if is_python(src): continue
+        for f in sorted(test_only_files(file_modules(src))):
+            print(f)
+    sys.exit(0)
+
+# one graph over every directory (a Python package's imports of its extension are edges
+# into the crate's src/); each file belongs to the directory it was found in
+owner, nodes, edges = {}, [], defaultdict(set)
+for k, src in enumerate(srcs):
+    mods, e = (analyse_python if is_python(src) else analyse)(src)
+    for f in sorted(mods.values()):
+        if f not in owner: owner[f] = k; nodes.append(f)
+    for f, gs in e.items(): edges[f] |= gs
 bad = 0
-for src in sys.argv[1:]:
-    mods, edges = analyse(src)
-    for comp in sccs(sorted(mods.values()), edges):
+by_src = defaultdict(list)
+for comp in sccs(nodes, edges):
+    by_src[min(owner[f] for f in comp)].append(comp)
+for k, src in enumerate(srcs):
+    for comp in by_src[k]:
         bad += 1
-        print(f"cycle in {src}:")
+        others = sorted({srcs[owner[f]] for f in comp} - {src})
+        print(f"cycle in {' and '.join([src] + others)}:")
         for f in comp:
             print(f"  {f} -> {', '.join(sorted(g for g in edges[f] if g in comp))}")
 sys.exit(1 if bad else 0)

@@ -25,8 +25,9 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 echo "== Rust tests"
 cargo test --workspace --all-targets --locked
 cargo test --workspace --doc --locked
-# The runtime without OpenTelemetry (its `otel` feature), and the command refusing --otel then.
-cargo check -p multitrace-runtime --no-default-features --locked
+# The readers, the monitor and the batch without OpenTelemetry (their `otel` feature), and the
+# command refusing --otel then.
+cargo check -p multitrace-formats -p multitrace-monitor -p multitrace-batch --no-default-features --locked
 cargo check -p multitrace --no-default-features --locked
 # The fuzz targets (their own workspace) keep compiling against the libraries.
 cargo check --manifest-path fuzz/Cargo.toml

@@ -9,10 +9,10 @@
 //! without a row.
 
 use crate::manifest::{mode_name, Expectations};
-use multitrace_runtime::record::Record;
-use multitrace_runtime::syntax::{read_text, ModelError, ParseError};
-use multitrace_runtime::tally::{plural, Tally};
-use multitrace_runtime::verdict::Mode;
+use multitrace_model::record::Record;
+use multitrace_model::syntax::{read_text, ModelError, ParseError};
+use multitrace_model::tally::{plural, Tally};
+use multitrace_model::verdict::Mode;
 use std::fmt;
 use std::path::Path;
 
@@ -231,7 +231,7 @@ impl ExpectCheck {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use multitrace_runtime::record::ErrorRecord;
+    use multitrace_model::record::ErrorRecord;
     use std::time::Duration;
 
     fn record(name: &str, verdict: &str, reason: Option<&str>) -> Record {

@@ -6,8 +6,8 @@
 //!
 //! Invariants of the crate:
 //!
-//! - it depends on `multitrace-compiler` (to read and compile models) and `multitrace-runtime`
-//!   (to check); never on `multitrace-report` nor on a skin (the command line, Python), so
+//! - it depends on `multitrace-compiler` (to read and compile models) and the crates that
+//!   check (`multitrace-check`, `multitrace-batch`); never on `multitrace-report` nor on a skin (the command line, Python), so
 //!   nothing here prints: every analysis returns a value that a skin prints or writes;
 //! - nothing is labelled by construction: a generated multitrace is checked before it is kept
 //!   with its verdict ([`generate`]), a counterexample of the partition analysis is re-checked
@@ -23,6 +23,7 @@
 //! - [`expect`]: `check --expect`, a batch's records compared with their expected verdicts;
 //! - [`compare`]: the comparison harness (AC, AS and term exploration timed on such sets);
 //! - [`partition`]: which participants must be monitored together (seed 002);
+//! - [`limits`]: the limits given as plain numbers (`0`: none, a time limit in seconds);
 //! - [`progress`]: how far a long analysis has got, reported to a skin's callback.
 //!
 //! Papers are cited as "seed NNN": see `docs/papers.md` for the table of the papers.
@@ -32,6 +33,7 @@
 pub mod compare;
 pub mod expect;
 pub mod generate;
+pub mod limits;
 pub mod manifest;
 pub mod partition;
 pub mod progress;

@@ -17,8 +17,8 @@
 //! the order its kinds were generated in; both readers report a bad row as a [`ParseError`] at
 //! its line (blank lines and `#` comment lines are skipped, a trailing `\r` is ignored).
 
-use multitrace_runtime::syntax::{read_text, ModelError, ParseError};
-use multitrace_runtime::verdict::{Mode, VerdictKind};
+use multitrace_model::syntax::{read_text, ModelError, ParseError};
+use multitrace_model::verdict::{Mode, VerdictKind};
 use std::path::{Path, PathBuf};
 
 /// The header of a `gen` manifest.

@@ -40,7 +40,7 @@ cargo build --release --locked --bin multitrace
 rm -f "$out/multitrace"
 cp "$root/target/release/multitrace" "$out/multitrace"
 b="$out/multitrace"
-stack=$(grep -o 'CHECK_STACK_SIZE: usize = [^;]*' runtime/src/check/explore.rs | sed 's/.*= //')
+stack=$(grep -o 'CHECK_STACK_SIZE: usize = [^;]*' check/src/explore.rs | sed 's/.*= //')
 printf 'fn main() { println!("Hello, world!"); }\n' > "$out/hello.rs"
 cat > "$out/hello_thread.rs" <<RS
 fn main() {

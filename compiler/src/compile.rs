@@ -5,13 +5,13 @@ use crate::nfa::synthesize;
 use crate::project::{project_all, CapKind, DfaCapReached};
 use crate::rewrite::{non_regular, strengthen};
 use crate::syntax::{random_partition, InteractionModel, TimbukAutomaton};
-use multitrace_runtime::artifact::{source_hash, SourceHash};
-use multitrace_runtime::model::{
+use multitrace_model::artifact::{source_hash, SourceHash};
+use multitrace_model::model::{
     Automata, CompileStats, CompiledModel, ModelKind, Origin, TermModel,
 };
-use multitrace_runtime::nfa::{Alphabet, LetterId, LocationId, Nfa, StateId, Transition};
-use multitrace_runtime::signature::{Action, ActionKind, LifelineSet, MessageId};
-use multitrace_runtime::term::TermDisplay;
+use multitrace_model::nfa::{Alphabet, LetterId, LocationId, Nfa, StateId, Transition};
+use multitrace_model::signature::{Action, ActionKind, LifelineSet, MessageId};
+use multitrace_model::term::TermDisplay;
 use std::fmt;
 use std::time::Instant;
 
@@ -156,7 +156,7 @@ fn interaction_groups(
                     let l = sig.lifeline(name).ok_or_else(|| {
                         CompileError::Locations(format!(
                             "unknown lifeline `{name}`; {}lifelines are {}",
-                            multitrace_runtime::suggest::did_you_mean(
+                            multitrace_model::suggest::did_you_mean(
                                 name,
                                 sig.lifelines().iter().map(String::as_str)
                             ),
@@ -179,7 +179,7 @@ fn interaction_groups(
                 .map_err(|e| CompileError::Locations(e.to_string()))?;
             groups = vec![LifelineSet::EMPTY; *count];
             for (l, &g) in assign.iter().enumerate() {
-                groups[g].insert(multitrace_runtime::signature::LifelineId(l as u32));
+                groups[g].insert(multitrace_model::signature::LifelineId(l as u32));
             }
         }
     }
@@ -341,7 +341,7 @@ pub fn compile_interaction(
                     &mut stats,
                     format!(
                         "the NFA exceeds the state cap of {}",
-                        multitrace_runtime::tally::plural(cap.cap, "state", "states")
+                        multitrace_model::tally::plural(cap.cap, "state", "states")
                     ),
                 )?,
                 Ok(synth) => {
@@ -372,7 +372,7 @@ fn cap_reason(alphabet: &Alphabet, cap: DfaCapReached) -> String {
     match cap.what {
         CapKind::States => format!(
             "the local verifier of location {at} exceeds the cap of {}",
-            multitrace_runtime::tally::plural(cap.cap, "state", "states")
+            multitrace_model::tally::plural(cap.cap, "state", "states")
         ),
         CapKind::AreaBytes => format!(
             "the areas of the local verifiers exceed the cap of {} MiB (reached at location {at})",

@@ -1,7 +1,7 @@
 //! # multitrace-compiler
 //!
 //! Turns models into what the runtime checks, and nothing else: it reads models and synthesizes
-//! the compiled model ([`multitrace_runtime::model::CompiledModel`]), up to the artifact.
+//! the compiled model ([`multitrace_model::model::CompiledModel`]), up to the artifact.
 //!
 //! Invariants of the crate:
 //!
@@ -22,7 +22,7 @@
 //!   check that sends non-regular models to term exploration;
 //! - [`nfa`]: NFA synthesis from an interaction (states are normalized terms);
 //! - [`project`]: the local verifiers `Proj(A, Σi)` with their areas;
-//! - [`compile`]: the pipeline producing a [`multitrace_runtime::model::CompiledModel`];
+//! - [`compile`]: the pipeline producing a [`multitrace_model::model::CompiledModel`];
 //! - [`source`]: models named by path (`.hif`, `.timbuk`, `.mtm`), read and compiled as needed;
 //! - [`open`]: models named by a user, with their options, refusals and notes (every front end);
 //! - [`diagrams`]: Mermaid and PlantUML sequence diagrams read as interactions, and written back.

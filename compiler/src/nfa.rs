@@ -6,9 +6,9 @@
 //! is kept, so the automaton is never empty). Synthesis stops at a state cap: it is the caller
 //! who decides what a capped model becomes (term-only, never a truncated automaton).
 
-use multitrace_runtime::nfa::{LetterId, Nfa, StateId, Transition};
-use multitrace_runtime::signature::Action;
-use multitrace_runtime::term::{TermId, TermStore};
+use multitrace_model::nfa::{LetterId, Nfa, StateId, Transition};
+use multitrace_model::signature::Action;
+use multitrace_model::term::{TermId, TermStore};
 use rustc_hash::FxHashMap;
 
 /// An automaton synthesized from a term, with the term of each state.

@@ -13,34 +13,80 @@ use crate::source::{
     Freshness, Source, SourceError,
 };
 use crate::syntax::parse_locations_spec;
-use multitrace_runtime::model::CompiledModel;
-use multitrace_runtime::model::Origin;
-use multitrace_runtime::signature::Signature;
-use multitrace_runtime::term::{TermId, TermStore};
+use multitrace_model::model::CompiledModel;
+use multitrace_model::model::Origin;
+use multitrace_model::signature::Signature;
+use multitrace_model::term::{TermId, TermStore};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// How a source model is compiled, and how a compiled model is checked against its source.
+// The struct's documentation is for rustdoc only (`cfg(doc)`): clap would make a doc comment
+// the `about` of every (deferred) subcommand that flattens these options. Its fields' docs are
+// the command line's help.
+#[cfg_attr(
+    doc,
+    doc = "How a source model is compiled, and how a compiled model is checked against its source"
+)]
+#[cfg_attr(
+    doc,
+    doc = "(the options of every command that opens a model; with the `clap` feature, its arguments)."
+)]
+#[cfg_attr(not(doc), allow(missing_docs))]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+#[cfg_attr(feature = "clap", command(next_help_heading = "Model"))]
 pub struct ModelOptions {
-    /// Signature file of an interaction (default: found beside it, else names are inferred);
-    /// with a compiled model, only with [`ModelOptions::source`].
+    /// Signature file (.hsf).
+    ///
+    /// Default: `<stem>.hsf` or signature.hsf beside the model, or signature.hsf in its parent
+    /// directory, else names are inferred from the interaction. With a compiled model (.mtm):
+    /// only with --source, the signature of that source.
+    #[cfg_attr(feature = "clap", arg(long))]
     pub signature: Option<PathBuf>,
-    /// Locations: `l1,l2;l3` (source models only).
+    /// Locations: groups of lifelines or letters, e.g. 'l1,l2;l3'.
+    ///
+    /// Groups of lifelines (interactions) or letters (Timbuk). Default: one per lifeline, or
+    /// the Timbuk file's Systems block. Source models only.
+    #[cfg_attr(feature = "clap", arg(long))]
     pub locations: Option<String>,
-    /// A random partition into this many locations, seeded by [`ModelOptions::seed`].
+    /// A random partition into N locations (with --seed). Source models only.
+    #[cfg_attr(
+        feature = "clap",
+        arg(long, value_name = "N", conflicts_with = "locations")
+    )]
     pub random_locations: Option<usize>,
-    /// Seed of the random partition.
+    /// Seed of --random-locations (and of `gen`).
+    #[cfg_attr(feature = "clap", arg(long, default_value_t = 0))]
     pub seed: u64,
-    /// Largest NFA synthesized (default: the compiler's).
+    /// Largest NFA synthesized from an interaction [default: 200000].
+    ///
+    /// Above it the model is term-only (checked by term exploration). Source models only.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "STATE_CAP"))]
     pub state_cap: Option<usize>,
-    /// Largest local verifier (default: the compiler's).
+    /// Largest local verifier, in DFA states per location [default: 200000].
+    ///
+    /// Above it an interaction is term-only and a raw automaton is refused. Source models
+    /// only.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "DFA_CAP"))]
     pub dfa_cap: Option<usize>,
-    /// Largest table of areas, in MiB (default: the compiler's).
+    /// Largest table of areas of the local verifiers, in MiB [default: 256].
+    ///
+    /// All locations together (a sparse area costs 4 bytes per transition, a dense one a bit
+    /// per NFA transition); above it an interaction is term-only and a raw automaton is
+    /// refused. Source models only.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "MIB"))]
     pub area_cap_mb: Option<usize>,
-    /// With a compiled model: the source it must have been compiled from.
+    /// With a compiled model (.mtm): the source it was compiled from.
+    ///
+    /// A .hif (with the signature given or found as for compiling) or .timbuk; a model
+    /// compiled from anything else is refused (compile it again). Without it, the source the
+    /// model records is compared.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "FILE"))]
     pub source: Option<PathBuf>,
-    /// With a compiled model: use it even when its recorded source has changed (a note).
+    /// With a compiled model (.mtm): use it even when its source has changed.
+    ///
+    /// The change is then a note instead of an error.
+    #[cfg_attr(feature = "clap", arg(long, conflicts_with = "source"))]
     pub allow_stale: bool,
 }
 

@@ -14,7 +14,7 @@
 //! body is not a choice among single actions, can have a non-regular multitrace language: such
 //! a model is never approximated by an automaton ([`non_regular`]).
 
-use multitrace_runtime::term::{LoopKind, Term, TermId, TermStore};
+use multitrace_model::term::{LoopKind, Term, TermId, TermStore};
 use rustc_hash::FxHashMap;
 
 /// Rewrites weak into strict sequencing where it is sound (see the module documentation).
@@ -157,7 +157,7 @@ pub fn non_regular(
             }
             _ => {}
         }
-        let children: Vec<TermId> = multitrace_runtime::term::children(store.get(t)).collect();
+        let children: Vec<TermId> = multitrace_model::term::children(store.get(t)).collect();
         for c in children.into_iter().rev() {
             stack.push(c);
         }
@@ -184,7 +184,7 @@ fn is_choice_of_actions(store: &TermStore, t: TermId) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use multitrace_runtime::signature::{Action, ActionKind, LifelineId, MessageId};
+    use multitrace_model::signature::{Action, ActionKind, LifelineId, MessageId};
 
     fn act(s: &mut TermStore, l: u32, m: u32) -> TermId {
         s.act(Action {

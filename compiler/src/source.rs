@@ -10,9 +10,9 @@ use crate::syntax::{
     find_signature, interaction_text_digest, parse_timbuk, read_interaction, read_text,
     InteractionModel, ModelError, TimbukAutomaton,
 };
-use multitrace_runtime::artifact::{decode, LoadError, SourceHash, MAX_ARTIFACT_BYTES};
-use multitrace_runtime::model::{CompiledModel, ModelKind, Origin};
-use multitrace_runtime::nfa::LocationId;
+use multitrace_model::artifact::{decode, LoadError, SourceHash, MAX_ARTIFACT_BYTES};
+use multitrace_model::model::{CompiledModel, ModelKind, Origin};
+use multitrace_model::nfa::LocationId;
 use std::fmt;
 use std::path::{Path, PathBuf};
 

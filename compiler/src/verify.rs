@@ -14,10 +14,10 @@
 use crate::compile::{AutomataPolicy, TERM_ONLY_BY_OPTION};
 use crate::open::{ModelOptions, OpenError};
 use crate::source::{compile_source, load_artifact, read_source, RecordedSource, SourceError};
-use multitrace_runtime::artifact::encode;
-use multitrace_runtime::model::{CompiledModel, ModelKind, Origin};
-use multitrace_runtime::nfa::LocationId;
-use multitrace_runtime::syntax::ModelError;
+use multitrace_model::artifact::encode;
+use multitrace_model::model::{CompiledModel, ModelKind, Origin};
+use multitrace_model::nfa::LocationId;
+use multitrace_model::syntax::ModelError;
 use std::path::{Path, PathBuf};
 
 /// What [`verify`] found.
@@ -31,6 +31,26 @@ pub struct Verification {
     pub rebuilt_bytes: usize,
     /// The first byte where they differ; `None` when identical.
     pub first_difference: Option<usize>,
+}
+
+impl Verification {
+    /// What `verify` prints of the compiled model `artifact`: identical, or where it differs
+    /// and how to rebuild it.
+    pub fn message(&self, artifact: &Path) -> String {
+        let (model, source) = (artifact.display(), self.source.display());
+        match self.first_difference {
+            None => format!(
+                "{model}: verified: identical to what {source} compiles to ({} bytes)",
+                self.artifact_bytes
+            ),
+            Some(at) => format!(
+                "{model}: differs from what {source} compiles to (first difference at byte {at}; \
+                 {} bytes against {}): stale, compiled with other options, or altered; \
+                 `multitrace compile {source} -o {model}` rebuilds it",
+                self.artifact_bytes, self.rebuilt_bytes
+            ),
+        }
+    }
 }
 
 /// Compiles again the source of the compiled model `artifact` (`opts.source`, else the source
@@ -128,7 +148,7 @@ fn locations_spec(model: &CompiledModel) -> String {
 mod tests {
     use super::*;
     use crate::open::compile_model;
-    use multitrace_runtime::nfa::{Nfa, StateId};
+    use multitrace_model::nfa::{Nfa, StateId};
 
     fn fixture(rel: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))

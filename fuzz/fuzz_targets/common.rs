@@ -1,8 +1,8 @@
 //! Shared fixtures of the fuzz targets (included with `#[path]`, not a module of its own).
 #![allow(dead_code)]
 
-use multitrace_runtime::nfa::{Alphabet, LocationId};
-use multitrace_runtime::signature::Signature;
+use multitrace_model::nfa::{Alphabet, LocationId};
+use multitrace_model::signature::Signature;
 
 /// Input bytes as text: valid UTF-8 as is, anything else through lossy conversion (the
 /// readers take `&str`; `read_text` refuses invalid UTF-8 before them).

@@ -12,8 +12,8 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use multitrace_runtime::events::{EventFormat, EventOptions, EventReader, Grouper, RunOut};
-use multitrace_runtime::nfa::LetterId;
+use multitrace_formats::events::{EventFormat, EventOptions, EventReader, Grouper, RunOut};
+use multitrace_model::nfa::LetterId;
 use std::collections::HashSet;
 
 fuzz_target!(|data: &[u8]| {

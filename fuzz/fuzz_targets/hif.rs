@@ -7,8 +7,8 @@ mod common;
 
 use libfuzzer_sys::fuzz_target;
 use multitrace_compiler::syntax::parse_interaction;
-use multitrace_runtime::signature::Signature;
-use multitrace_runtime::term::TermStore;
+use multitrace_model::signature::Signature;
+use multitrace_model::term::TermStore;
 
 fuzz_target!(|data: &[u8]| {
     let text = common::text(data);

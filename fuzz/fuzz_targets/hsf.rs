@@ -7,7 +7,7 @@ mod common;
 
 use libfuzzer_sys::fuzz_target;
 use multitrace_compiler::syntax::parse_signature;
-use multitrace_runtime::signature::MAX_LIFELINES;
+use multitrace_model::signature::MAX_LIFELINES;
 
 fuzz_target!(|data: &[u8]| {
     let text = common::text(data);

@@ -6,8 +6,8 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use multitrace_runtime::formats::parse_htf;
-use multitrace_runtime::signature::{LifelineSet, Signature};
+use multitrace_formats::parse_htf;
+use multitrace_model::signature::{LifelineSet, Signature};
 
 fuzz_target!(|data: &[u8]| {
     let text = common::text(data);

@@ -11,11 +11,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use multitrace_runtime::artifact::decode;
-use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
-use multitrace_runtime::monitor::{LiveRun, Monitor, MonitorOptions};
-use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::verdict::{Mode, Verdict, VerdictKind};
+use multitrace_check::{CheckOptions, Choice, Engine};
+use multitrace_model::artifact::decode;
+use multitrace_model::nfa::LetterId;
+use multitrace_model::verdict::Procedure;
+use multitrace_model::verdict::{Mode, Verdict, VerdictKind};
+use multitrace_monitor::{LiveRun, Monitor, MonitorOptions};
 use std::sync::OnceLock;
 
 fn engine() -> &'static Engine {

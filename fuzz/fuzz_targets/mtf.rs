@@ -6,8 +6,8 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use multitrace_runtime::formats::{parse_mtf, write_mtf};
-use multitrace_runtime::nfa::LocationId;
+use multitrace_formats::{parse_mtf, write_mtf};
+use multitrace_model::nfa::LocationId;
 
 fuzz_target!(|data: &[u8]| {
     let text = common::text(data);

@@ -9,12 +9,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use multitrace_runtime::artifact::{decode, fnv1a, FORMAT_VERSION, MAGIC, MAX_PAYLOAD};
-use multitrace_runtime::check::explore::{Budget, ExploreOptions, CHECK_STACK_SIZE};
-use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
-use multitrace_runtime::model::{CompiledModel, ModelKind};
-use multitrace_runtime::nfa::LocationId;
-use multitrace_runtime::verdict::Mode;
+use multitrace_check::explore::{Budget, ExploreOptions, CHECK_STACK_SIZE};
+use multitrace_check::{CheckOptions, Choice, Engine};
+use multitrace_model::artifact::{decode, fnv1a, FORMAT_VERSION, MAGIC, MAX_PAYLOAD};
+use multitrace_model::model::{CompiledModel, ModelKind};
+use multitrace_model::nfa::LocationId;
+use multitrace_model::verdict::Mode;
+use multitrace_model::verdict::Procedure;
 use std::time::Duration;
 
 fn frame(payload: &[u8]) -> Vec<u8> {
@@ -54,7 +55,7 @@ fn exercise(model: CompiledModel, noise: &[u8]) {
         }
     }
     for l in 0..m.alphabet.len() {
-        let _ = m.alphabet.name(multitrace_runtime::nfa::LetterId(l as u32));
+        let _ = m.alphabet.name(multitrace_model::nfa::LetterId(l as u32));
     }
     if let Some(sig) = m.signature() {
         for l in sig.lifelines() {

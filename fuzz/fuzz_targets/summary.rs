@@ -10,15 +10,15 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use multitrace_runtime::artifact::decode;
-use multitrace_runtime::check::explore::Budget;
-use multitrace_runtime::check::semi::{central_check, local_summary};
-use multitrace_runtime::check::Engine;
-use multitrace_runtime::nfa::LocationId;
-use multitrace_runtime::summary::{
+use multitrace_check::explore::Budget;
+use multitrace_check::semi::{central_check, local_summary};
+use multitrace_check::summary::{
     read_summary, write_summary, LocalResult, LocalSummary, Summary, SummarySet,
 };
-use multitrace_runtime::verdict::Mode;
+use multitrace_check::Engine;
+use multitrace_model::artifact::decode;
+use multitrace_model::nfa::LocationId;
+use multitrace_model::verdict::Mode;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -45,7 +45,7 @@ fn consistent(s: &Summary) {
     let k = s.location();
     assert!(k.index() < alphabet.locations());
     assert_eq!(s.digest(), model.digest);
-    let own = |l: &multitrace_runtime::nfa::LetterId| alphabet.location(*l) == k;
+    let own = |l: &multitrace_model::nfa::LetterId| alphabet.location(*l) == k;
     assert!(s.trace().iter().all(own));
     match s.result() {
         LocalResult::Pass { area } => {

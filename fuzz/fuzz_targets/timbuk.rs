@@ -8,7 +8,7 @@ mod common;
 use libfuzzer_sys::fuzz_target;
 use multitrace_compiler::compile::{compile_automaton, CompileOptions};
 use multitrace_compiler::syntax::parse_timbuk;
-use multitrace_runtime::artifact::{decode, encode};
+use multitrace_model::artifact::{decode, encode};
 
 fuzz_target!(|data: &[u8]| {
     let text = common::text(data);

@@ -3,7 +3,7 @@
 ``pip install 'multitrace[spark]'`` (pyspark and pyarrow). Two functions, same verdicts:
 
 - :func:`check_events`: the events are shuffled by run id, and each partition's runs are
-  grouped and checked by the runtime (``multitrace_runtime::events``, the code of
+  grouped and checked by the runtime (``multitrace_formats::events``, the code of
   ``multitrace check --events``) on whole Arrow batches: no Python call per event.
 - :func:`check_events_semi`: seed 004's semi-centralized architecture. The local step runs
   where each (run, location)'s events are and gives the local verdict and ``Area(μi)`` as a

@@ -8,13 +8,14 @@
 //! `jobs * 2 * window_per_job` items are in flight, so memory does not grow with the input;
 //! dropping the iterator stops the batch.
 
+use crate::compiled::Model;
 use crate::errors::{error, internal, panic_message, record_error, At};
-use crate::model::Model;
 use crate::options::{cli_defaults, Options, Signature};
 use crate::read::{entry_of, Names};
 use crate::result::CheckResult;
 use crate::threads::detached;
-use multitrace_runtime::batch::{collect_traces, Batch, Entry, Outcome, RunError};
+use multitrace_batch::{Batch, Outcome, RunError};
+use multitrace_formats::{entry::Entry, input::collect_traces};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyIterator;

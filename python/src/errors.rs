@@ -8,7 +8,7 @@
 
 use multitrace_compiler::source::SourceError;
 use multitrace_compiler::syntax::ModelError;
-use multitrace_runtime::record::ErrorRecord;
+use multitrace_model::record::ErrorRecord;
 use pyo3::prelude::*;
 
 /// Where an error is, when known.

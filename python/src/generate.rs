@@ -4,15 +4,15 @@
 //! Invariant: each dict's `verdict`, `reason` and `mode` are those the multitrace was checked
 //! to have when it was generated; `reason` is None where a Result's is (Pass, WeakPass).
 
+use crate::compiled::Model;
 use crate::errors::{error, At};
-use crate::model::Model;
 use crate::options::choices;
 use crate::read::traces_to_py;
 use crate::threads::detached;
 use multitrace_analysis::generate::{
     generate as gen_multitraces, reason_label, GenError, GenOptions, Kind,
 };
-use multitrace_runtime::verdict::Mode;
+use multitrace_model::verdict::Mode;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};

@@ -11,11 +11,12 @@
 //!
 //! A thin layer over the libraries: models are compiled by `multitrace-compiler` and loaded by
 //! `multitrace-runtime` (`artifact`), multitraces are checked through the runtime's batch API
-//! (`multitrace_runtime::batch`), and every result is the runtime's verdict record
-//! (`multitrace_runtime::record::Record`), converted to Python through its serde
+//! (`multitrace_batch`), and every result is the runtime's verdict record
+//! (`multitrace_model::record::Record`), converted to Python through its serde
 //! serialization, so that Python and the command line write the same record.
 //!
-//! One module per topic: `model` (the `Model` class, `compile`, `load`), `check` (checking
+//! One module per topic: `model` (the `Model` class's methods, `compile`, `load`; its state
+//! is in `compiled`, which the other topics use), `check` (checking
 //! one multitrace, many, or files), `result` (the `Result` class), `read` (multitraces in
 //! and out of Python), `generate`, `spark` (the native side of `multitrace.spark`), `monitor`
 //! (the live `Monitor` of `Model.monitor`), `otel` (OpenTelemetry spans: `read_otel` and
@@ -25,6 +26,7 @@
 //! a `register` function, added to the list below.
 
 mod check;
+mod compiled;
 mod errors;
 mod generate;
 mod model;
@@ -48,7 +50,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     spark::register(m)?;
     monitor::register(m)?;
     otel::register(m)?;
-    m.add("RECORD_SCHEMA", multitrace_runtime::record::RECORD_SCHEMA)?;
-    m.add("DEFAULT_JOBS", multitrace_runtime::batch::default_jobs())?;
+    m.add("RECORD_SCHEMA", multitrace_model::record::RECORD_SCHEMA)?;
+    m.add("DEFAULT_JOBS", multitrace_model::budget::default_jobs())?;
     Ok(())
 }

@@ -1,69 +1,32 @@
-//! `multitrace.Model` and how one is made: `compile` (a source model, by
+//! `multitrace.Model`'s methods and how one is made: `compile` (a source model, by
 //! `multitrace-compiler`) and `load` (a `.mtm`, compared with its recorded source as the
 //! command line does).
 //!
 //! Invariants: a Model is immutable and safe to share between threads (its engine is shared
 //! by every check, batch and generation); it pickles as its `.mtm` bytes. Its methods only
-//! bind arguments and call the topic modules (`check`, `read`, `generate`), which hold the
-//! work.
+//! bind arguments and call the topic modules (`check`, `read`, `generate`, `monitor`), which
+//! hold the work; its state is `compiled::Model`.
 
 use crate::check::{self, ResultIterator};
+use crate::compiled::Model;
 use crate::errors::{error, source_error, At};
 use crate::generate;
 use crate::options::{choices, Options};
-use crate::read::{self, Names};
+use crate::read;
 use crate::result::CheckResult;
-use crate::threads::{detached, Executor};
+use crate::threads::detached;
 use multitrace_compiler::compile::{AutomataPolicy, CompileOptions, LocationChoice};
 use multitrace_compiler::source::{
     check_recorded_source, compile_source, load_artifact, read_source, record_source, Freshness,
     SourceError,
 };
 use multitrace_compiler::syntax::parse_locations_spec;
-use multitrace_runtime::artifact::{decode, encode};
-use multitrace_runtime::batch::{Batch, BatchOptions};
-use multitrace_runtime::check::{CheckOptions, Engine, Scratch};
-use multitrace_runtime::model::CompiledModel;
-use multitrace_runtime::nfa::LocationId;
+use multitrace_model::artifact::{decode, encode};
+use multitrace_model::nfa::LocationId;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-
-/// A compiled model, ready to check multitraces (immutable; safe to share between threads).
-#[pyclass(frozen, module = "multitrace", name = "Model")]
-pub(crate) struct Model {
-    pub batch: Batch<'static>,
-    /// The model's names as Python dicts (shared with the iterators of `check_many`).
-    pub names: Arc<Names>,
-    /// Threads of single checks.
-    pub executor: Executor,
-    /// Scratch states of finished single checks, reused by the next ones.
-    pub scratch: Mutex<Vec<Scratch>>,
-}
-
-impl Model {
-    pub fn new(py: Python<'_>, model: CompiledModel) -> PyResult<Self> {
-        let names = Arc::new(Names::new(py, &model)?);
-        let engine = Arc::new(Engine::new(model));
-        Ok(Model {
-            batch: Batch::shared(engine, CheckOptions::default(), BatchOptions::default()),
-            names,
-            executor: Executor::default(),
-            scratch: Mutex::new(Vec::new()),
-        })
-    }
-
-    pub fn engine(&self) -> &Engine {
-        self.batch.engine()
-    }
-
-    pub fn shared_engine(&self) -> Batch<'static> {
-        self.batch
-            .reconfigure(CheckOptions::default(), BatchOptions::default())
-    }
-}
 
 #[pymethods]
 impl Model {

@@ -1,5 +1,5 @@
 //! `Model.monitor`: live verdicts from Python, the runtime's incremental engine
-//! ([`multitrace_runtime::monitor`]) behind a [`PyMonitor`] that takes events one at a time
+//! ([`multitrace_monitor`]) behind a [`PyMonitor`] that takes events one at a time
 //! (`push`) or by columns (`push_many`) and returns the records decided.
 //!
 //! Invariants: the engine and the session are the runtime's, as `multitrace monitor` uses
@@ -8,20 +8,20 @@
 //! state (`state()`, pickling) is the session's bytes behind a header naming the model's
 //! digest, so a state of another model or version is refused, never used.
 
+use crate::compiled::Model;
 use crate::errors::{error, At};
-use crate::model::Model;
 use crate::options::{cli_defaults, Options, Signature};
 use crate::result::CheckResult;
 use crate::spark::order_keys;
-use multitrace_runtime::batch::Batch;
-use multitrace_runtime::check::Scratch;
-use multitrace_runtime::events::{EventError, OrderKey};
-use multitrace_runtime::monitor::session::{
+use multitrace_batch::Batch;
+use multitrace_check::Scratch;
+use multitrace_formats::events::{EventError, OrderKey};
+use multitrace_model::nfa::LetterId;
+use multitrace_model::record::{ErrorRecord, Record};
+use multitrace_monitor::session::{
     At as Place, Closed, Decision, LiveEvent, Reorder, Session, SessionOptions,
 };
-use multitrace_runtime::monitor::{Monitor, MonitorOptions, DEFAULT_MAX_LIVE_VERTICES};
-use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::record::{ErrorRecord, Record};
+use multitrace_monitor::{Monitor, MonitorOptions, DEFAULT_MAX_LIVE_VERTICES};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};

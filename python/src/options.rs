@@ -10,10 +10,12 @@
 //! [`Settings::check_options`] is the one mapping to the check options (the command line's
 //! too). So no entry point lists or converts the check options itself.
 
-use multitrace_runtime::batch::{default_jobs, BatchOptions};
-use multitrace_runtime::check::settings::Settings;
-use multitrace_runtime::check::{Choice, Procedure};
-use multitrace_runtime::verdict::Mode;
+use multitrace_batch::BatchOptions;
+use multitrace_check::settings::Settings;
+use multitrace_check::Choice;
+use multitrace_model::budget::default_jobs;
+use multitrace_model::verdict::Mode;
+use multitrace_model::verdict::Procedure;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};

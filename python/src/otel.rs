@@ -1,20 +1,18 @@
 //! OpenTelemetry spans in Python: `multitrace.read_otel` (span files to the runs that
 //! `multitrace check --otel` checks) and the native side of `multitrace.spark.events_from_otel`
 //! (OTLP JSON lines to event columns), both by the runtime's reader
-//! ([`multitrace_runtime::formats::otel`]) and its mapping rules.
+//! ([`multitrace_formats::otel`]) and its mapping rules.
 //!
 //! Invariant: nothing is dropped silently: a run with a span that gives no action of the model
 //! is an Error item (its record as `check --otel` writes it), an unreadable file an Error item
 //! after the runs; a line or span that gives no event is a row with its `error`.
 
+use crate::compiled::Model;
 use crate::errors::{error, At};
-use crate::model::Model;
 use crate::result::to_py;
 use crate::threads::detached;
-use multitrace_runtime::events::{OrderKey, RawEvent, RunOut};
-use multitrace_runtime::formats::otel::{
-    otel_json_events, parse_otel_map, read_otel_runs, OtelMap,
-};
+use multitrace_formats::events::{OrderKey, RawEvent, RunOut};
+use multitrace_formats::otel::{otel_json_events, parse_otel_map, read_otel_runs, OtelMap};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;

@@ -9,10 +9,11 @@
 
 use crate::errors::record_error;
 use crate::threads::detached;
-use multitrace_runtime::batch::{Batch, BatchOptions, Entry, Item, Letters};
-use multitrace_runtime::check::CheckOptions;
-use multitrace_runtime::model::CompiledModel;
-use multitrace_runtime::nfa::LetterId;
+use multitrace_batch::{Batch, BatchOptions};
+use multitrace_check::CheckOptions;
+use multitrace_formats::entry::{Entry, Item, Letters};
+use multitrace_model::model::CompiledModel;
+use multitrace_model::nfa::LetterId;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyIterator, PyList, PyMapping, PyString, PyTuple};

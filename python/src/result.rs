@@ -5,7 +5,7 @@
 //! `multitrace check --format jsonl` writes, `to_dict()` has its keys in its order, equality
 //! and hashing are the record's, and pickling goes through the JSON line.
 
-use multitrace_runtime::record::{
+use multitrace_model::record::{
     BlockedRecord, BudgetRecord, Consumed, DiagnosisRecord, ErrorRecord, Record,
 };
 use pyo3::exceptions::PyValueError;

@@ -15,22 +15,24 @@
 //!
 //! The letters are the location's trace: the central step needs it for AC on `Inter`.
 
-use crate::model::Model;
+use crate::compiled::Model;
 use crate::options::{parse_mode, Options, Signature};
 use crate::threads::detached;
-use multitrace_runtime::batch::BatchOptions;
-use multitrace_runtime::check::explore::Budget;
-use multitrace_runtime::check::semi::{central_check, local_summary};
-use multitrace_runtime::check::settings::Settings;
-use multitrace_runtime::check::{CheckOptions, Procedure};
-use multitrace_runtime::events::{
-    check_runs, EventError, Field, Grouper, OrderKey, OrderKeyError, RawEvent, RunOut,
+use multitrace_batch::events::check_runs;
+use multitrace_batch::BatchOptions;
+use multitrace_check::explore::Budget;
+use multitrace_check::semi::{central_check, local_summary};
+use multitrace_check::settings::Settings;
+use multitrace_check::summary::{LocalSummary, Summary, SummarySet};
+use multitrace_check::CheckOptions;
+use multitrace_formats::events::{
+    EventError, Field, Grouper, OrderKey, OrderKeyError, RawEvent, RunOut,
 };
-use multitrace_runtime::model::CompiledModel;
-use multitrace_runtime::nfa::{LetterId, LocationId};
-use multitrace_runtime::record::{ErrorRecord, Names, Record};
-use multitrace_runtime::summary::{LocalSummary, Summary, SummarySet};
-use multitrace_runtime::verdict::{Mode, Sym};
+use multitrace_model::model::CompiledModel;
+use multitrace_model::nfa::{LetterId, LocationId};
+use multitrace_model::record::{ErrorRecord, Names, Record};
+use multitrace_model::verdict::Procedure;
+use multitrace_model::verdict::{Mode, Sym};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
@@ -290,11 +292,11 @@ fn decode(model: &CompiledModel, bytes: &[u8]) -> Option<Decoded> {
     let location = model.alphabet.location_names().get(k)?.clone();
     let trace = r.letters(model)?;
     let mut s = LocalSummary {
-        format: multitrace_runtime::summary::FORMAT.into(),
-        version: multitrace_runtime::summary::VERSION,
+        format: multitrace_check::summary::FORMAT.into(),
+        version: multitrace_check::summary::VERSION,
         digest: format!("{digest:016x}"),
         location,
-        mode: multitrace_runtime::summary::mode_name(mode).into(),
+        mode: multitrace_check::summary::mode_name(mode).into(),
         trace,
         verdict: "Pass".into(),
         position: None,
@@ -445,8 +447,8 @@ fn error_record(run: &str, message: String) -> Record {
 }
 
 fn central(
-    engine: &multitrace_runtime::check::Engine,
-    scratch: &mut multitrace_runtime::check::Scratch,
+    engine: &multitrace_check::Engine,
+    scratch: &mut multitrace_check::Scratch,
     m: &CompiledModel,
     run: &str,
     parts: &[Vec<u8>],

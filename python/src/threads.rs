@@ -5,7 +5,7 @@
 //! as an internal `MultitraceError`).
 
 use crate::errors::{internal, panic_message};
-use multitrace_runtime::check::explore::CHECK_STACK_SIZE;
+use multitrace_check::explore::CHECK_STACK_SIZE;
 use pyo3::prelude::*;
 use std::sync::mpsc::{RecvTimeoutError, Sender};
 use std::sync::Mutex;

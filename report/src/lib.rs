@@ -7,8 +7,9 @@
 //! Invariants of the crate:
 //!
 //! - it only presents: it reads models through `multitrace-compiler` and records through
-//!   `multitrace-runtime`, and decides no verdict (a verdict drawn is the record's); it never
-//!   depends on a skin (the command line, Python), nor on `multitrace-analysis`;
+//!   `multitrace-model` and `multitrace-batch`, and decides no verdict (a verdict drawn is the
+//!   record's); it never depends on a skin (the command line, Python), nor on
+//!   `multitrace-analysis`;
 //! - what it writes is self-contained and needs no external program: the report is one page
 //!   with no network access, a diagram is SVG written here; only the Graphviz text (`.dot`) is
 //!   meant for an external program, and the skin decides whether to run it;

@@ -33,8 +33,8 @@
 //! (`<toolspecific tool="ProM" activity="$invisible$"/>`).
 
 use crate::view::DrawError;
-use multitrace_runtime::model::CompiledModel;
-use multitrace_runtime::nfa::StateId;
+use multitrace_model::model::CompiledModel;
+use multitrace_model::nfa::StateId;
 use std::fmt::Write as _;
 
 /// Escapes text for XML content and attribute values (the one escaping of the drawings).

@@ -1,10 +1,10 @@
 //! The options of a batch check as a user would write them: the option table of the HTML
 //! report ([`crate::html::ReportSetup::options`]), the same for every front end.
 
+use multitrace_check::explore::Budget;
+use multitrace_check::summary::mode_name;
+use multitrace_check::{CheckOptions, Choice};
 use multitrace_compiler::open::ModelOptions;
-use multitrace_runtime::check::explore::Budget;
-use multitrace_runtime::check::{CheckOptions, Choice};
-use multitrace_runtime::summary::mode_name;
 
 /// `(name, value)` rows: mode, procedure, jobs (`None`: one per core, `cores` of them),
 /// budgets, the term exploration's switches, the diagnosis, and the model options given.

@@ -42,7 +42,7 @@
 //!   (`clt1!begin`, `N - 2` times `clt1!pub`, `clt1!end`);
 //! - `repeat TEXT N`: `TEXT` (no whitespace) `N` times;
 //! - `bytes N SEED`: `N` pseudo-random bytes (the high byte of each draw of
-//!   `multitrace_runtime::rng::Rng::new(SEED)`);
+//!   `multitrace_model::rng::Rng::new(SEED)`);
 //! - `from FILE EDITS...`: a copy of `FILE` (a path, placeholders allowed) with edits applied
 //!   in order: `truncate N` (keep the first `N` bytes), `flip BYTE BIT`, `set BYTE VALUE`
 //!   (decimal or `0x..`), `fix-checksum` (recompute a `.mtm` file's trailing FNV-1a checksum,
@@ -55,7 +55,7 @@
 //!
 //! Missing parent directories of `FILE` are created.
 
-use multitrace_runtime::rng::Rng;
+use multitrace_model::rng::Rng;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -152,7 +152,7 @@ fn number(s: &str) -> Result<usize, String> {
     parsed.map_err(|_| format!("bad number `{s}`"))
 }
 
-/// FNV-1a 64, as `multitrace_runtime::artifact::fnv1a` (this test only sees the binary).
+/// FNV-1a 64, as `multitrace_model::artifact::fnv1a` (this test only sees the binary).
 fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {

@@ -349,6 +349,11 @@ fn every_command_groups_its_options_under_headings() {
                 at.windows(2).all(|w| w[0] < w[1]),
                 "{command}: {headings:?}"
             );
+            // Each heading once: an option whose heading is repeated splits its group.
+            for h in headings {
+                let n = text.matches(&format!("\n{h}:\n")).count();
+                assert_eq!(n, 1, "{command}: heading {h} {n} times in\n{text}");
+            }
             // The `Options:` section holds only the help flag: every option has its group.
             let options = text.split("\nOptions:\n").nth(1).unwrap_or("");
             let options = options.split("\n\n").next().unwrap_or("");

@@ -514,9 +514,9 @@ fn draw_to_standard_output_writes_only_graphviz() {
 /// header check but not `verify`.
 #[test]
 fn a_forged_model_with_a_matching_header_hash_is_caught_by_verify() {
-    use multitrace_runtime::artifact::{decode, encode, source_hash};
-    use multitrace_runtime::model::ModelKind;
-    use multitrace_runtime::nfa::Nfa;
+    use multitrace_model::artifact::{decode, encode, source_hash};
+    use multitrace_model::model::ModelKind;
+    use multitrace_model::nfa::Nfa;
     let d = scratch("forged");
     let hif = d.join("m.hif");
     std::fs::copy(root().join("fixtures/seed004-mqtt/model.hif"), &hif).unwrap();

@@ -1,9 +1,9 @@
 //! Why sets could not be read or compared ([`CompareError`]).
 
-use multitrace_runtime::check::CheckError;
-use multitrace_runtime::model::TraceMismatch;
-use multitrace_runtime::record::ErrorRecord;
-use multitrace_runtime::syntax::ModelError;
+use multitrace_check::CheckError;
+use multitrace_model::model::TraceMismatch;
+use multitrace_model::record::ErrorRecord;
+use multitrace_model::syntax::ModelError;
 use std::fmt;
 use std::path::PathBuf;
 

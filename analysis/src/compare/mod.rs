@@ -34,6 +34,7 @@
 //! comparing).
 
 mod error;
+mod job;
 mod sets;
 mod table;
 #[cfg(test)]
@@ -44,11 +45,12 @@ pub use sets::{read_sets, read_sets_noted, Item, Set};
 
 use crate::generate::reason_label;
 use crate::progress::{ProgressFn, Reporter};
+use multitrace_check::explore::Budget;
+use multitrace_check::{CheckOptions, Choice, Engine};
 use multitrace_compiler::project::project_all;
-use multitrace_runtime::check::explore::Budget;
-use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
-use multitrace_runtime::model::CompiledModel;
-use multitrace_runtime::verdict::{Mode, Verdict, VerdictKind};
+use multitrace_model::model::CompiledModel;
+use multitrace_model::verdict::Procedure;
+use multitrace_model::verdict::{Mode, Verdict, VerdictKind};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;

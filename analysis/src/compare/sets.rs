@@ -1,7 +1,7 @@
 //! Reading the sets to compare: a directory's manifest, else its multitrace files.
 //!
 //! Invariants: a directory without a manifest is searched by `check`'s walk
-//! ([`batch::collect_traces`]: regular files only, recursively, in natural order, compressed
+//! ([`input::collect_traces`]: regular files only, recursively, in natural order, compressed
 //! `.gz`/`.zst` files kept, the other files named in a note), so `compare` reads exactly what
 //! `check` reads; multitrace files are read by the runtime's batch reader
 //! ([`Batch::read_items`]), the one implementation of reading a multitrace by its extension;
@@ -13,11 +13,12 @@
 use super::error::CompareError;
 use crate::generate::Kind;
 use crate::manifest::{Manifest, ManifestRow, MANIFEST_FILE};
-use multitrace_runtime::batch::{self, Batch, BatchOptions};
-use multitrace_runtime::check::{CheckOptions, Engine};
-use multitrace_runtime::model::TraceMismatch;
-use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::verdict::Mode;
+use multitrace_batch::{Batch, BatchOptions};
+use multitrace_check::{CheckOptions, Engine};
+use multitrace_formats::input;
+use multitrace_model::model::TraceMismatch;
+use multitrace_model::nfa::LetterId;
+use multitrace_model::verdict::Mode;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -82,14 +83,18 @@ impl<'a> Reader<'a> {
     }
 
     /// The items of a multitrace file, as the batch reads them.
-    fn items(&self, path: &Path) -> Result<Vec<batch::Item>, CompareError> {
+    fn items(&self, path: &Path) -> Result<Vec<multitrace_formats::entry::Item>, CompareError> {
         self.batch.read_items(path).map_err(CompareError::Input)
     }
 
     /// One local trace per location of an item read from `file`: the reader lists the
     /// locations in order, or (a `.htf` file that does not fit the compiled locations) the
     /// file's components, which is an error naming the first one that does not fit.
-    fn letters(&self, file: &str, item: &batch::Item) -> Result<Vec<Vec<LetterId>>, CompareError> {
+    fn letters(
+        &self,
+        file: &str,
+        item: &multitrace_formats::entry::Item,
+    ) -> Result<Vec<Vec<LetterId>>, CompareError> {
         let locations = self.batch.engine().model().alphabet.location_names();
         let mismatch = |mismatch| CompareError::Letters {
             file: file.to_string(),
@@ -120,7 +125,7 @@ impl<'a> Reader<'a> {
     /// The multitrace of a `.htf` or `.mtf` file as letters.
     fn read(&self, path: &Path) -> Result<Vec<Vec<LetterId>>, CompareError> {
         let file = path.display().to_string();
-        match batch::content_extension(path) {
+        match input::content_extension(path) {
             Some("htf") if self.batch.engine().model().signature().is_none() => {
                 Err(CompareError::HtfForAutomaton { file })
             }
@@ -208,7 +213,7 @@ impl<'a> Reader<'a> {
         // `check`'s walk: regular files only, recursive, compressed files kept, the files of
         // other extensions named in a note.
         let notes = &mut self.notes;
-        let files = batch::collect_traces(std::slice::from_ref(&dir.to_path_buf()), &mut |n| {
+        let files = input::collect_traces(std::slice::from_ref(&dir.to_path_buf()), &mut |n| {
             notes.push(n)
         })
         .map_err(|e| CompareError::Directory {
@@ -218,7 +223,7 @@ impl<'a> Reader<'a> {
         let mode = mode.unwrap_or(Mode::Complete);
         let mut items = Vec::new();
         for f in files {
-            if batch::content_extension(&f) == Some("jsonl") {
+            if input::content_extension(&f) == Some("jsonl") {
                 for (id, traces) in self.jsonl(&f)? {
                     items.push(Item {
                         name: format!("{}#{id}", f.display()),

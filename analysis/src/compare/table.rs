@@ -5,7 +5,7 @@
 //! with 2 decimals from 0.1 up, 4 significant digits below.
 
 use super::Comparison;
-use multitrace_runtime::check::Procedure;
+use multitrace_model::verdict::Procedure;
 use std::fmt::Write as _;
 
 impl Comparison {
@@ -123,7 +123,7 @@ fn secs(x: Option<f64>) -> String {
     x.map_or_else(
         || "-".into(),
         |x| match std::time::Duration::try_from_secs_f64(x) {
-            Ok(d) => multitrace_runtime::tally::human(d),
+            Ok(d) => multitrace_model::tally::human(d),
             Err(_) => format!("{x} s"),
         },
     )

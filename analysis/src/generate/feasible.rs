@@ -16,8 +16,8 @@
 use super::generator::Generator;
 use super::kinds::Kind;
 use super::spec::GenError;
-use multitrace_runtime::nfa::{LocationId, StateId};
-use multitrace_runtime::verdict::Mode;
+use multitrace_model::nfa::{LocationId, StateId};
+use multitrace_model::verdict::Mode;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -238,9 +238,9 @@ impl Generator<'_> {
 mod tests {
     use super::super::tests::recheck;
     use super::super::{generate, GenError, GenOptions, Kind};
+    use multitrace_check::Engine;
     use multitrace_compiler::compile::CompileOptions;
     use multitrace_compiler::source::load_model;
-    use multitrace_runtime::check::Engine;
 
     #[test]
     fn central_error_needs_a_cycle_that_can_fail() {

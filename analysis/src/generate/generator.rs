@@ -4,12 +4,13 @@
 
 use super::spec::GenOptions;
 use super::table::RunTable;
-use multitrace_runtime::check::explore::Budget;
-use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure, Scratch};
-use multitrace_runtime::model::CompiledModel;
-use multitrace_runtime::nfa::{LetterId, Nfa};
-use multitrace_runtime::rng::Rng;
-use multitrace_runtime::verdict::{Mode, Verdict};
+use multitrace_check::explore::Budget;
+use multitrace_check::{CheckOptions, Choice, Engine, Scratch};
+use multitrace_model::model::CompiledModel;
+use multitrace_model::nfa::{LetterId, Nfa};
+use multitrace_model::rng::Rng;
+use multitrace_model::verdict::Procedure;
+use multitrace_model::verdict::{Mode, Verdict};
 use std::time::Instant;
 
 /// Projects a word of `A` on the locations.

@@ -6,7 +6,7 @@
 //! back; [`Kind::accepts`] never accepts an Inconclusive verdict, so a kept multitrace is
 //! always labelled by a definite verdict.
 
-use multitrace_runtime::verdict::{Mode, Reason, Verdict, VerdictKind};
+use multitrace_model::verdict::{Mode, Reason, Verdict, VerdictKind};
 use std::fmt;
 use std::str::FromStr;
 

@@ -13,7 +13,7 @@
 
 use super::generator::{project_word, Generator};
 use super::kinds::Kind;
-use multitrace_runtime::nfa::{LetterId, LocationId};
+use multitrace_model::nfa::{LetterId, LocationId};
 
 impl Generator<'_> {
     /// Letters of location `k`.

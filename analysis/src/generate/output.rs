@@ -16,12 +16,12 @@
 use super::kinds::Kind;
 use super::spec::Generation;
 use crate::manifest::{Manifest, ManifestRow, MANIFEST_FILE};
-use multitrace_runtime::formats::{unwritable_name, write_jsonl_line, write_mtf};
-use multitrace_runtime::model::{CompiledModel, Origin};
-use multitrace_runtime::multitrace::{Component, Multitrace};
-use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::syntax::ModelError;
-use multitrace_runtime::verdict::{Reason, Verdict};
+use multitrace_formats::{unwritable_name, write_jsonl_line, write_mtf};
+use multitrace_model::model::{CompiledModel, Origin};
+use multitrace_model::multitrace::{Component, Multitrace};
+use multitrace_model::nfa::LetterId;
+use multitrace_model::syntax::ModelError;
+use multitrace_model::verdict::{Reason, Verdict};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -311,7 +311,7 @@ pub fn write_set(
     if format == SetFormat::Xes {
         let path = dir.join(format!("{kind}.xes"));
         let mut out = Vec::new();
-        multitrace_runtime::formats::xes::write_xes(
+        multitrace_formats::xes::write_xes(
             &mut out,
             xes_runs.iter().map(|(id, t)| (id.clone(), t.as_slice())),
         )
@@ -345,7 +345,7 @@ mod tests {
     }
 
     fn gen_into(model: &CompiledModel, dir: &Path, kind: Kind, format: SetFormat, seed: u64) {
-        let e = multitrace_runtime::check::Engine::new(model.clone());
+        let e = multitrace_check::Engine::new(model.clone());
         let g = generate(&e, &GenOptions::new(kind, 12, 6, 30, seed)).unwrap();
         write_set(model, &g, kind, format, dir).unwrap();
     }
@@ -384,7 +384,7 @@ mod tests {
             }
             // Every row names a multitrace that reads back to its length.
             let rows = Manifest::read(&a.join(MANIFEST_FILE)).unwrap().rows;
-            let e = multitrace_runtime::check::Engine::new(m.clone());
+            let e = multitrace_check::Engine::new(m.clone());
             let sets = crate::compare::read_sets(&e, std::slice::from_ref(&a), None).unwrap();
             let lengths: BTreeMap<&str, usize> = sets
                 .iter()

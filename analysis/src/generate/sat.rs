@@ -11,13 +11,13 @@
 //! `Pass` on satisfiable formulas and `Fail` on the others.
 //!
 //! Formulas are drawn by [`Cnf::random`] from the workspace's one generator
-//! ([`multitrace_runtime::rng::Rng`]): each clause has three distinct variables with random
+//! ([`multitrace_model::rng::Rng`]): each clause has three distinct variables with random
 //! signs, so the same seed gives the same formula.
 
-use multitrace_runtime::multitrace::{Component, Multitrace};
-use multitrace_runtime::rng::Rng;
-use multitrace_runtime::signature::{Action, ActionKind, LifelineSet, Signature};
-use multitrace_runtime::term::{TermDisplay, TermId, TermStore};
+use multitrace_model::multitrace::{Component, Multitrace};
+use multitrace_model::rng::Rng;
+use multitrace_model::signature::{Action, ActionKind, LifelineSet, Signature};
+use multitrace_model::term::{TermDisplay, TermId, TermStore};
 
 /// A 3-CNF formula. A literal is a non-zero `i32`: `v` is the variable `x_v` (1-based), `-v`
 /// its negation.
@@ -171,10 +171,10 @@ impl SatInstance {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use multitrace_check::explore::{explore, ExploreOptions};
     use multitrace_compiler::syntax::{parse_interaction, parse_signature};
-    use multitrace_runtime::check::explore::{explore, ExploreOptions};
-    use multitrace_runtime::formats::parse_htf;
-    use multitrace_runtime::verdict::{Mode, VerdictKind};
+    use multitrace_formats::parse_htf;
+    use multitrace_model::verdict::{Mode, VerdictKind};
 
     /// Every switch combination of the explorer: the pruning ones must agree with none.
     fn option_sets() -> Vec<ExploreOptions> {

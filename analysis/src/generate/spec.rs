@@ -2,9 +2,9 @@
 //! [`Labelled`] multitrace per item, or a [`GenError`]).
 
 use super::kinds::Kind;
-use multitrace_runtime::check::explore::Budget;
-use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::verdict::{Mode, Verdict};
+use multitrace_check::explore::Budget;
+use multitrace_model::nfa::LetterId;
+use multitrace_model::verdict::{Mode, Verdict};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
@@ -149,7 +149,7 @@ impl fmt::Display for GenError {
                 "time limit of {} s reached while {during}: {} of {wanted} `{kind}` multitraces after {}; raise --timeout (0: none), or ask for fewer or shorter multitraces",
                 limit.as_secs_f64(),
                 partial.items.len(),
-                multitrace_runtime::tally::plural(partial.attempts, "candidate", "candidates"),
+                multitrace_model::tally::plural(partial.attempts, "candidate", "candidates"),
             ),
             GenError::Impossible { kind, why } => {
                 write!(f, "cannot generate `{kind}` multitraces for this model: {why}")
@@ -162,7 +162,7 @@ impl fmt::Display for GenError {
                 f,
                 "only {} of {wanted} `{kind}` multitraces after {} ({}); candidates rejected: {}",
                 partial.items.len(),
-                multitrace_runtime::tally::plural(partial.attempts, "candidate", "candidates"),
+                multitrace_model::tally::plural(partial.attempts, "candidate", "candidates"),
                 match kind {
                     Kind::Pass => "no accepted multitrace was found",
                     Kind::LocalError => "mutations rarely leave the local languages here",

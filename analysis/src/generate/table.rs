@@ -6,7 +6,7 @@
 //! error, not an allocation failure).
 
 use super::spec::GenError;
-use multitrace_runtime::nfa::{Nfa, StateId};
+use multitrace_model::nfa::{Nfa, StateId};
 
 /// Largest run table, in bits.
 pub(super) const MAX_TABLE_BITS: usize = 1 << 32;

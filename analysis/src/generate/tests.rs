@@ -1,9 +1,10 @@
 //! Tests of the driver, and the helpers the stages' tests share.
 
 use super::*;
+use multitrace_check::{CheckOptions, Choice, Engine};
 use multitrace_compiler::compile::{CompileOptions, LocationChoice};
 use multitrace_compiler::source::load_model;
-use multitrace_runtime::check::{CheckOptions, Choice, Procedure};
+use multitrace_model::verdict::Procedure;
 use std::path::{Path, PathBuf};
 
 fn fixture(rel: &str) -> PathBuf {
@@ -109,12 +110,9 @@ fn every_category_on_the_mqtt_interaction() {
         // The .htf rendering reads back to the same local traces.
         for item in &g.items {
             let text = render_htf(e.model(), &item.traces).unwrap();
-            let (mt, _) = multitrace_runtime::formats::parse_htf(
-                "x.htf",
-                &text,
-                e.model().signature().unwrap(),
-            )
-            .unwrap();
+            let (mt, _) =
+                multitrace_formats::parse_htf("x.htf", &text, e.model().signature().unwrap())
+                    .unwrap();
             assert_eq!(e.model().letter_traces(&mt).unwrap(), item.traces);
         }
     }
@@ -143,7 +141,7 @@ fn options_a_model_cannot_serve_are_errors() {
 /// The AutomatArk NFAs of seed 004 with its three locations (skipped without the data).
 #[test]
 fn automatark_categories_at_200_to_250_actions() {
-    let Some(data) = multitrace_runtime::testdata::data("automatark/NFA", "AutomatArk NFAs") else {
+    let Some(data) = multitrace_model::testdata::data("automatark/NFA", "AutomatArk NFAs") else {
         return;
     };
     let groups: Vec<Vec<String>> = [

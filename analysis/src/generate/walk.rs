@@ -14,7 +14,7 @@
 //!   an allocation failure).
 
 use super::generator::{project_word, Generator};
-use multitrace_runtime::nfa::{LetterId, StateId};
+use multitrace_model::nfa::{LetterId, StateId};
 
 /// A random accepting run: its letters and the states it visits (one more than letters).
 pub(super) struct Run {
@@ -100,7 +100,7 @@ mod tests {
     use super::super::table::{RunTable, MAX_TABLE_BITS};
     use super::super::tests::engine;
     use super::super::{generate, GenError, GenOptions, Kind};
-    use multitrace_runtime::model::ModelKind;
+    use multitrace_model::model::ModelKind;
 
     #[test]
     fn the_table_holds_the_exact_lengths_of_accepting_runs() {

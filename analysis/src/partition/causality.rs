@@ -2,8 +2,8 @@
 //! (a reception after an emission of its message not yet received).
 
 use super::statics;
-use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::signature::{Action, ActionKind};
+use multitrace_model::nfa::LetterId;
+use multitrace_model::signature::{Action, ActionKind};
 
 /// The causal restriction: only global traces the network can produce count.
 ///
@@ -97,7 +97,7 @@ impl Causality {
 /// The causal restriction of an interaction: channels from the static analysis' messages.
 pub(crate) fn causality_of(
     st: &statics::Statics,
-    sig: &multitrace_runtime::signature::Signature,
+    sig: &multitrace_model::signature::Signature,
     letter_actions: &[Action],
 ) -> Causality {
     use std::collections::{BTreeMap, BTreeSet};
@@ -119,14 +119,14 @@ pub(crate) fn causality_of(
         }
         counter.insert((b, m), channels.len() as u16);
         channels.push((
-            sig.lifeline_name(multitrace_runtime::signature::LifelineId(b))
+            sig.lifeline_name(multitrace_model::signature::LifelineId(b))
                 .to_string(),
-            sig.message_name(multitrace_runtime::signature::MessageId(m))
+            sig.message_name(multitrace_model::signature::MessageId(m))
                 .to_string(),
             s.iter()
                 .flatten()
                 .map(|&a| {
-                    sig.lifeline_name(multitrace_runtime::signature::LifelineId(a))
+                    sig.lifeline_name(multitrace_model::signature::LifelineId(a))
                         .to_string()
                 })
                 .collect(),

@@ -22,10 +22,11 @@
 
 use crate::partition::inclusion::Inclusion;
 use crate::partition::{Analyzer, Partition, PartitionError};
-use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure, Scratch};
-use multitrace_runtime::nfa::{LetterId, StateId};
-use multitrace_runtime::rng::Rng;
-use multitrace_runtime::verdict::{Mode, VerdictKind};
+use multitrace_check::{CheckOptions, Choice, Engine, Scratch};
+use multitrace_model::nfa::{LetterId, StateId};
+use multitrace_model::rng::Rng;
+use multitrace_model::verdict::Procedure;
+use multitrace_model::verdict::{Mode, VerdictKind};
 
 /// Bounds of the search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,7 +55,7 @@ impl Default for CentralLimits {
             max_multitraces: 200_000,
             samples: 2_000,
             seed: 0,
-            max_memory: Some(multitrace_runtime::budget::default_max_memory(1)),
+            max_memory: Some(multitrace_model::budget::default_max_memory(1)),
             deadline: Default::default(),
         }
     }

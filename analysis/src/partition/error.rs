@@ -1,9 +1,9 @@
 //! Why the partition analysis cannot run on a model ([`PartitionError`]).
 
 use super::blocks::MAX_ATOMS;
+use multitrace_check::CheckError;
 use multitrace_compiler::source::SourceError;
 use multitrace_compiler::syntax::ModelError;
-use multitrace_runtime::check::CheckError;
 use std::fmt;
 
 /// Why the analysis cannot run.

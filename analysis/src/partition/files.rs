@@ -9,8 +9,8 @@ use super::report::{Analysis, Written};
 use super::{Partition, PartitionError, Problem};
 use crate::generate::{render_htf, render_mtf};
 use crate::manifest::mode_name;
-use multitrace_runtime::model::CompiledModel;
-use multitrace_runtime::nfa::LetterId;
+use multitrace_model::model::CompiledModel;
+use multitrace_model::nfa::LetterId;
 use std::fmt::{self, Write as _};
 use std::path::{Path, PathBuf};
 

@@ -25,8 +25,8 @@
 //! inclusion and always decides within its state budget.
 
 use crate::partition::{Analyzer, Partition};
-use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::verdict::{Mode, VerdictKind};
+use multitrace_model::nfa::LetterId;
+use multitrace_model::verdict::{Mode, VerdictKind};
 use rustc_hash::FxHashMap;
 
 const OMEGA: u32 = u32::MAX;
@@ -58,7 +58,7 @@ impl Default for InclusionLimits {
             max_length: 8,
             max_words: 200_000,
             // One search at a time: the limit of one worker.
-            max_memory: Some(multitrace_runtime::budget::default_max_memory(1)),
+            max_memory: Some(multitrace_model::budget::default_max_memory(1)),
             deadline: Default::default(),
         }
     }
@@ -328,7 +328,8 @@ pub fn bounded(
     mode: Mode,
     limits: &InclusionLimits,
 ) -> (Inclusion, InclusionStats) {
-    use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
+    use multitrace_check::{CheckOptions, Choice, Engine};
+    use multitrace_model::verdict::Procedure;
     let problem = an.problem();
     let causality = problem.causality();
     let letters = problem.letters();

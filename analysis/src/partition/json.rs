@@ -10,8 +10,8 @@ use super::search::Status;
 use super::text::undecided_text;
 use super::{Partition, Problem};
 use crate::manifest::mode_name;
-use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::signature::LifelineId;
+use multitrace_model::nfa::LetterId;
+use multitrace_model::signature::LifelineId;
 use serde_json::{json, Value};
 
 /// Letter names.

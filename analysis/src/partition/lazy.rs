@@ -6,8 +6,8 @@
 
 use crate::partition::{Partition, Problem};
 use crate::progress::{ProgressFn, Reporter};
-use multitrace_runtime::nfa::{LetterId, StateId};
-use multitrace_runtime::verdict::Mode;
+use multitrace_model::nfa::{LetterId, StateId};
+use multitrace_model::verdict::Mode;
 use rustc_hash::FxHashMap;
 use std::cell::{Cell, RefCell};
 

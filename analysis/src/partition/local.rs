@@ -4,12 +4,12 @@
 
 use super::report::{Analysis, LocalVerdict};
 use super::Problem;
-use multitrace_runtime::check::semi::{local_check, LocalOutcome};
-use multitrace_runtime::formats::{parse_htf, parse_mtf};
-use multitrace_runtime::model::TraceMismatch;
-use multitrace_runtime::nfa::{LetterId, LocationId};
-use multitrace_runtime::syntax::{ModelError, ParseError};
-use multitrace_runtime::verdict::{Mode, VerdictKind};
+use multitrace_check::semi::{local_check, LocalOutcome};
+use multitrace_formats::{parse_htf, parse_mtf};
+use multitrace_model::model::TraceMismatch;
+use multitrace_model::nfa::{LetterId, LocationId};
+use multitrace_model::syntax::{ModelError, ParseError};
+use multitrace_model::verdict::{Mode, VerdictKind};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -136,7 +136,7 @@ pub fn check(
     let mut out = Vec::new();
     for f in files {
         // Compressed files (`.gz`, `.zst`) are read as `check` reads them.
-        let text = multitrace_runtime::batch::read_input_text(f).map_err(LocalError::Read)?;
+        let text = multitrace_formats::input::read_input_text(f).map_err(LocalError::Read)?;
         let file = f.display().to_string();
         let traces = match model.signature() {
             Some(sig) => {

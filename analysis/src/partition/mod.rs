@@ -43,6 +43,7 @@ pub mod options;
 mod problem;
 pub mod recheck;
 pub mod report;
+pub mod request;
 pub mod run;
 pub mod search;
 pub mod statics;

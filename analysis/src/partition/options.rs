@@ -4,15 +4,17 @@
 use super::central::CentralLimits;
 use super::inclusion::InclusionLimits;
 use super::search::SearchLimits;
-use multitrace_runtime::verdict::Mode;
+use multitrace_model::verdict::Mode;
 use std::path::PathBuf;
 
 /// Most partitions derived from the static conditions that are judged and shown, per family
 /// (each refuted one costs a compilation to re-check its counterexample).
 pub const MAX_SHOWN: usize = 24;
 
-/// Which question decides the [`Outcome`](super::report::Outcome) (without local checks).
+/// Which question decides the [`Outcome`](super::report::Outcome) (without local checks);
+/// with the `clap` feature, the values of `--question`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Question {
     /// (a) global traces: can a violation escape every local verifier?
     A,

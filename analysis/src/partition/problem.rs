@@ -8,8 +8,8 @@ use super::statics;
 use multitrace_compiler::compile::{CompileOptions, LocationChoice};
 use multitrace_compiler::source::{compile_source, Source};
 use multitrace_compiler::syntax::read_text;
-use multitrace_runtime::model::{CompiledModel, ModelKind, Origin};
-use multitrace_runtime::nfa::{LetterId, LocationId};
+use multitrace_model::model::{CompiledModel, ModelKind, Origin};
+use multitrace_model::nfa::{LetterId, LocationId};
 
 /// What the analysis works on: the global automaton, its letters, the atoms (the locations of
 /// the given partition) and the causal restriction.

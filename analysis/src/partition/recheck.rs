@@ -4,11 +4,12 @@
 //! location (the global trace), and AS, AC and term exploration on the multitrace.
 
 use crate::partition::{Partition, PartitionError, Problem};
-use multitrace_runtime::check::semi::{local_check, LocalOutcome};
-use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
-use multitrace_runtime::model::CompiledModel;
-use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::verdict::{Mode, Reason, Verdict, VerdictKind};
+use multitrace_check::semi::{local_check, LocalOutcome};
+use multitrace_check::{CheckOptions, Choice, Engine};
+use multitrace_model::model::CompiledModel;
+use multitrace_model::nfa::LetterId;
+use multitrace_model::verdict::Procedure;
+use multitrace_model::verdict::{Mode, Reason, Verdict, VerdictKind};
 
 /// What the runtime says of a counterexample.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,9 +9,9 @@ use super::options::{Question, RunOptions};
 use super::recheck::Recheck;
 use super::search::{SearchOutcome, Status};
 use super::{Partition, PartitionError, Problem};
-use multitrace_runtime::model::CompiledModel;
-use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::verdict::VerdictKind;
+use multitrace_model::model::CompiledModel;
+use multitrace_model::nfa::LetterId;
+use multitrace_model::verdict::VerdictKind;
 use std::path::PathBuf;
 
 /// The answer that decides the exit status: 0, 1 and 3 as `check`.

@@ -17,13 +17,13 @@ use super::report::{Analysed, Analysis, Derived, Judged, NoAutomata, Outcome, Re
 use super::search::{self, SearchOutcome, Status};
 use super::{Analyzer, Partition, PartitionError, Problem};
 use crate::progress::ProgressFn;
+use multitrace_check::Engine;
 use multitrace_compiler::compile::{CompileOptions, LocationChoice};
 use multitrace_compiler::source::{read_source, Source, SourceError};
 use multitrace_compiler::syntax::parse_locations_spec;
-use multitrace_runtime::check::Engine;
-use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::signature::LifelineId;
-use multitrace_runtime::verdict::{Mode, VerdictKind};
+use multitrace_model::nfa::LetterId;
+use multitrace_model::signature::LifelineId;
+use multitrace_model::verdict::{Mode, VerdictKind};
 use std::fmt;
 use std::path::{Path, PathBuf};
 

@@ -17,8 +17,8 @@
 use crate::partition::inclusion::{self, Inclusion, InclusionLimits, InclusionStats, Undecided};
 use crate::partition::statics::{bell, for_each_partition};
 use crate::partition::{Analyzer, Partition};
-use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::verdict::Mode;
+use multitrace_model::nfa::LetterId;
+use multitrace_model::verdict::Mode;
 
 /// Bounds of the search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -29,11 +29,11 @@
 
 use crate::partition::Partition;
 use multitrace_compiler::syntax::{parse_interaction_tree, Operator, ParseError, SyntaxNode};
-use multitrace_runtime::signature::{
+use multitrace_model::signature::{
     Action, ActionKind, LifelineId, LifelineSet, MessageId, Signature,
 };
-use multitrace_runtime::term::{LoopKind, TermStore};
-use multitrace_runtime::verdict::Mode;
+use multitrace_model::term::{LoopKind, TermStore};
+use multitrace_model::verdict::Mode;
 use std::collections::BTreeSet;
 
 /// Which condition a constraint comes from.

@@ -9,9 +9,9 @@ use super::report::{Analysed, Judged, Report};
 use super::search::Status;
 use super::{Partition, Problem};
 use crate::manifest::mode_name;
-use multitrace_runtime::model::ModelKind;
-use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::verdict::{Reason, VerdictKind};
+use multitrace_model::model::ModelKind;
+use multitrace_model::nfa::LetterId;
+use multitrace_model::verdict::{Reason, VerdictKind};
 use std::fmt::Write as _;
 
 /// "1 action", "4 actions".

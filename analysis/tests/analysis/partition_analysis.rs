@@ -9,14 +9,15 @@ use multitrace_analysis::partition::recheck::recheck;
 use multitrace_analysis::partition::search::{self, SearchLimits, Status};
 use multitrace_analysis::partition::statics::for_each_partition;
 use multitrace_analysis::partition::{Analyzer, Partition, PartitionError, Problem};
+use multitrace_check::{CheckOptions, Choice, Engine};
 use multitrace_compiler::compile::{CompileOptions, LocationChoice};
 use multitrace_compiler::source::read_source;
-use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
-use multitrace_runtime::model::{CompiledModel, Origin};
-use multitrace_runtime::nfa::{LetterId, LocationId, StateId};
-use multitrace_runtime::rng::Rng;
-use multitrace_runtime::signature::{Action, ActionKind};
-use multitrace_runtime::verdict::{Mode, VerdictKind};
+use multitrace_model::model::{CompiledModel, Origin};
+use multitrace_model::nfa::{LetterId, LocationId, StateId};
+use multitrace_model::rng::Rng;
+use multitrace_model::signature::{Action, ActionKind};
+use multitrace_model::verdict::Procedure;
+use multitrace_model::verdict::{Mode, VerdictKind};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -112,7 +113,7 @@ fn seed002_ping_pong_needs_b_and_c_together() {
         assert_eq!(finest_names(&problem, mode), vec!["[A] [B,C] [D]"]);
         // Seed 002's derivation: any of A, B with any of C, D.
         let st = problem.statics().unwrap();
-        let atom = |l: multitrace_runtime::signature::LifelineId| l.index();
+        let atom = |l: multitrace_model::signature::LifelineId| l.index();
         let seed = st.minimal_partitions(true, mode, 4, &atom, 1000).unwrap();
         let names: BTreeSet<String> = seed.iter().map(|p| problem.partition_name(p)).collect();
         assert_eq!(
@@ -781,7 +782,7 @@ fn finest_faithful_partitions_are_exactly_the_minimal_ones() {
             // Guided by hints (the static predictions and random partitions): the same
             // answer.
             let st = problem.statics().unwrap();
-            let atom = |l: multitrace_runtime::signature::LifelineId| l.index();
+            let atom = |l: multitrace_model::signature::LifelineId| l.index();
             let mut hints: Vec<Partition> = [true, false]
                 .iter()
                 .flat_map(|&seed| st.minimal_partitions(seed, mode, 4, &atom, 1000).unwrap())

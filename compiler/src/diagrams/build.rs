@@ -7,9 +7,9 @@
 //! [`label_name`] and two different texts giving one name are an error, never merged.
 
 use crate::syntax::{LoopPosition, ParseError};
-use multitrace_runtime::formats::label_name;
-use multitrace_runtime::signature::{Action, ActionKind, LifelineId, Signature};
-use multitrace_runtime::term::{LoopKind, TermId, TermStore};
+use multitrace_model::label::label_name;
+use multitrace_model::signature::{Action, ActionKind, LifelineId, Signature};
+use multitrace_model::term::{LoopKind, TermId, TermStore};
 use rustc_hash::FxHashMap;
 
 /// Deepest nesting of fragments (`loop`, `alt`, ...) a diagram may have.
@@ -30,7 +30,7 @@ pub(crate) enum Block {
     Par,
     /// `critical` / `option`: the region, or one of its options (a choice).
     Critical,
-    /// `break`: the body instead of the rest of the diagram.
+    /// `break`: the body instead of the rest of the enclosing operand (or diagram).
     Break,
     /// `rect`, `group`: drawing only; the body stays in sequence with its surroundings.
     Group,
@@ -166,7 +166,7 @@ impl<'s> Builder<'s> {
                 column,
                 format!(
                     "unknown lifeline `{name}`: the signature declares {}",
-                    multitrace_runtime::syntax::name_list(self.sig.lifelines())
+                    multitrace_model::syntax::name_list(self.sig.lifelines())
                 ),
             )),
         }
@@ -205,7 +205,7 @@ impl<'s> Builder<'s> {
                     label_at.1,
                     format!(
                         "unknown message `{name}`: the signature declares {}",
-                        multitrace_runtime::syntax::name_list(self.sig.messages())
+                        multitrace_model::syntax::name_list(self.sig.messages())
                     ),
                 ))
             }
@@ -281,16 +281,26 @@ impl<'s> Builder<'s> {
             ));
         }
         match block {
-            Block::Break if self.frames.len() > 1 => {
-                let outer = self.frames.last().expect("a fragment");
-                return Err(self.error(
-                    line,
-                    column,
-                    format!(
-                        "`{keyword}` inside `{}` (opened at {}:{}) cannot be read: a break skips the rest of its enclosing fragment, which is mapped only at the top level of the diagram; write `alt` with the break's messages in one branch and the rest of the fragment in the other",
-                        outer.keyword, outer.line, outer.column
-                    ),
-                ));
+            Block::Break => {
+                // UML: the break's operand is done instead of the rest of the enclosing
+                // fragment's operand (`alt`, `opt`, `par`, `critical`, another `break`, or
+                // the diagram): `alt(body, rest)` there. Inside a loop it is read either as
+                // leaving the loop or as ending one iteration: refused, never guessed.
+                let enclosing = self
+                    .frames
+                    .iter()
+                    .rev()
+                    .find(|f| !matches!(f.block, Block::Group | Block::Box));
+                if let Some(outer) = enclosing.filter(|f| f.block == Block::Loop) {
+                    return Err(self.error(
+                        line,
+                        column,
+                        format!(
+                            "`{keyword}` inside `{}` (opened at {}:{}) cannot be read: a break in a loop is read both as leaving the loop and as ending one iteration; to leave the loop write the loop without the break, then `opt` holding one last iteration up to the break and the break's messages; to end one iteration write `alt` with the break's messages in one branch and the rest of the iteration in the other",
+                            outer.keyword, outer.line, outer.column
+                        ),
+                    ));
+                }
             }
             Block::Critical => {
                 if let Some(par) = self.frames.iter().find(|f| f.block == Block::Par) {

@@ -7,8 +7,8 @@
 use super::build::{column_of, first_word, Block, Builder};
 use super::write::{render, DrawError, Style};
 use crate::syntax::{LoopPosition, ParseError};
-use multitrace_runtime::signature::Signature;
-use multitrace_runtime::term::{TermId, TermStore};
+use multitrace_model::signature::Signature;
+use multitrace_model::term::{TermId, TermStore};
 
 /// The arrows of Mermaid messages, all read as a message (emission then reception).
 const ARROWS: [&str; 8] = ["-->>", "->>", "-->", "->", "--x", "-x", "--)", "-)"];

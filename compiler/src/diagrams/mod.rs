@@ -10,20 +10,22 @@
 //! | participant / actor (any PlantUML kind) `A` | lifeline `A` (declared or first used) |
 //! | message `A->>B: m` (any arrow, any line style) | `strict(A!m, B?m)` |
 //! | PlantUML `[-> A : m` / `A ->] : m` | reception `A?m` / emission `A!m` (environment) |
+//! | PlantUML lost message `A ->x B : m` / `B x<- A : m` | emission `A!m` alone (`B` drawn) |
+//! | PlantUML hidden arrow `A -[hidden]> B` | nothing (layout only) |
 //! | `loop` | weak loop `loopW` |
 //! | `alt` / `else` | `alt` of the branches |
 //! | `opt` | `alt(body, ∅)` |
-//! | `par` / `and` (PlantUML `else`) | `par` of the branches |
+//! | `par` / `and` (PlantUML `par2`, `else`) | `par` of the branches |
 //! | `critical` / `option` | the region, or `alt` of it and its options; refused inside `par` |
-//! | `break` (top level only) | `alt(body, rest of the diagram)` |
+//! | `break` | `alt(body, rest of the enclosing operand or diagram)`; refused inside `loop` |
 //! | `rect`, `group`, `box` | their statements, in place (drawing only) |
 //! | notes, activations, `autonumber`, titles, `create`, `destroy`, dividers, delays | ignored (no action) |
 //!
 //! Names: message labels and participant names become names by
-//! [`multitrace_runtime::formats::label_name`] (`Hello John!` is `Hello_John`); two texts
+//! [`multitrace_model::label::label_name`] (`Hello John!` is `Hello_John`); two texts
 //! giving one name are an error. A two-way arrow, `return`, `ref`, `par_over`, the PlantUML
 //! preprocessor and any other statement are errors at their line and column that say what to
-//! write instead: nothing is approximated.
+//! write instead: nothing is approximated. The PlantUML subset and its rules are the guide's (`docs/guide/formats-otel-xes-mermaid.md`).
 
 mod build;
 mod mermaid;
@@ -39,8 +41,8 @@ use crate::syntax::{
     interaction_text_digest, read_text, signature_or_inferred, InteractionModel, LoopPosition,
     ModelError, ParseError,
 };
-use multitrace_runtime::signature::Signature;
-use multitrace_runtime::term::{TermId, TermStore};
+use multitrace_model::signature::Signature;
+use multitrace_model::term::{TermId, TermStore};
 use std::path::Path;
 
 /// The diagram languages.

@@ -1,7 +1,7 @@
 use super::*;
 use crate::syntax::parse_interaction;
-use multitrace_runtime::signature::{Action, ActionKind, LifelineId, MessageId};
-use multitrace_runtime::term::LoopKind;
+use multitrace_model::signature::{Action, ActionKind, LifelineId, MessageId};
+use multitrace_model::term::LoopKind;
 use proptest::prelude::*;
 use std::path::PathBuf;
 

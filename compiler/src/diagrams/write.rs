@@ -7,9 +7,9 @@
 //! anything else, co-regions, broadcasts and other loops have no diagram form and are errors,
 //! never drawn approximately.
 
-use multitrace_runtime::formats::label_name;
-use multitrace_runtime::signature::{ActionKind, LifelineId, MessageId, Signature};
-use multitrace_runtime::term::{LoopKind, Term, TermId, TermStore};
+use multitrace_model::label::label_name;
+use multitrace_model::signature::{ActionKind, LifelineId, MessageId, Signature};
+use multitrace_model::term::{LoopKind, Term, TermId, TermStore};
 use std::fmt;
 
 /// Deepest term written (the writer recurses on the term's nesting).

@@ -1,7 +1,7 @@
 //! The sets the subset construction builds: interned areas within a byte budget, and sets of
 //! NFA states or transitions built over a scratch bitset.
 
-use multitrace_runtime::project::{bits, AreaId, AreaTable};
+use multitrace_model::project::{bits, AreaId, AreaTable};
 use rustc_hash::FxHashMap;
 use std::hash::{Hash, Hasher};
 

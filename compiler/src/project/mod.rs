@@ -4,8 +4,8 @@
 //! `tail` (every transition reachable from its NFA states, for partial observation).
 //! Identical areas are interned once in a shared [`AreaTable`].
 
-use multitrace_runtime::nfa::{Alphabet, LocationId, Nfa, StateId};
-use multitrace_runtime::project::{AreaId, AreaTable, ProjDfa, NO_STATE};
+use multitrace_model::nfa::{Alphabet, LocationId, Nfa, StateId};
+use multitrace_model::project::{AreaId, AreaTable, ProjDfa, NO_STATE};
 use rustc_hash::FxHashMap;
 
 mod intern;
@@ -186,7 +186,7 @@ pub fn project(
         .map(|set| set.iter().any(|&s| nfa.is_accepting(StateId(s))))
         .collect();
     // Live: can reach an accepting DFA state.
-    let live = multitrace_runtime::nfa::reaching(
+    let live = multitrace_model::nfa::reaching(
         m,
         next.iter()
             .enumerate()
@@ -219,7 +219,7 @@ pub fn project(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use multitrace_runtime::nfa::{LetterId, Transition};
+    use multitrace_model::nfa::{LetterId, Transition};
 
     /// `q0 -a-> q1 -b-> q2 -a-> q3`, `a` on location 0 and `b` on location 1.
     fn chain() -> (Nfa, Alphabet) {
@@ -268,7 +268,7 @@ mod tests {
         assert_eq!(i.table().bytes(), 8 + 8);
         assert!(matches!(
             i.table().get(z),
-            multitrace_runtime::project::Area::Sparse(_)
+            multitrace_model::project::Area::Sparse(_)
         ));
     }
 

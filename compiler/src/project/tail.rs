@@ -8,8 +8,8 @@
 //! most others) is computed once per component and shared; other subsets are searched.
 
 use super::intern::{AreaInterner, Marked};
-use multitrace_runtime::nfa::{Nfa, StateId};
-use multitrace_runtime::project::AreaId;
+use multitrace_model::nfa::{Nfa, StateId};
+use multitrace_model::project::AreaId;
 
 /// Marks a state not yet numbered, or a component whose tail is not known yet.
 const NONE: u32 = u32::MAX;
@@ -128,7 +128,7 @@ impl Tails {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use multitrace_runtime::nfa::{LetterId, Transition};
+    use multitrace_model::nfa::{LetterId, Transition};
     use proptest::prelude::*;
     use std::collections::BTreeSet;
 

@@ -11,7 +11,7 @@ fn fixture(rel: &str) -> PathBuf {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    multitrace_runtime::testdata::scratch_dir("compiler-source", name)
+    multitrace_model::testdata::scratch_dir("compiler-source", name)
 }
 
 #[test]

@@ -15,14 +15,14 @@
 //! reader uses an explicit stack (no recursion), refuses nesting deeper than
 //! [`MAX_NESTING`] levels, and never panics.
 
-use multitrace_runtime::signature::{
+use multitrace_model::signature::{
     Action, ActionKind, LifelineId, LifelineSet, MessageId, Signature,
 };
 mod tree;
 
-use multitrace_runtime::syntax::hibou::{self, Dialect, Tok, Token};
-use multitrace_runtime::syntax::{name_list, Cursor, ParseError};
-use multitrace_runtime::term::{LoopKind, Term, TermId, TermStore};
+use multitrace_model::syntax::hibou::{self, Dialect, Tok, Token};
+use multitrace_model::syntax::{name_list, Cursor, ParseError};
+use multitrace_model::term::{LoopKind, Term, TermId, TermStore};
 use tree::{NoTree, Record, TreeBuilder};
 pub use tree::{Operator, SyntaxNode, SyntaxTree};
 
@@ -99,7 +99,7 @@ impl<'a, R: Record> Parser<'a, '_, R> {
             tok.start,
             format!(
                 "unknown lifeline `{name}`; {}declared lifelines: {}",
-                multitrace_runtime::suggest::did_you_mean(
+                multitrace_model::suggest::did_you_mean(
                     name,
                     self.sig.lifelines().iter().map(String::as_str)
                 ),
@@ -120,7 +120,7 @@ impl<'a, R: Record> Parser<'a, '_, R> {
             tok.start,
             format!(
                 "unknown message `{name}`; {}declared messages: {}",
-                multitrace_runtime::suggest::did_you_mean(
+                multitrace_model::suggest::did_you_mean(
                     name,
                     self.sig.messages().iter().map(String::as_str)
                 ),

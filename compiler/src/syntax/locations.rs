@@ -1,10 +1,10 @@
 //! Location partitions given on the command line: `--locations 'l1,l2;l3'`, or a random
 //! partition drawn from a seed.
 //!
-//! The random partition draws from [`multitrace_runtime::rng::Rng`], the workspace's one
+//! The random partition draws from [`multitrace_model::rng::Rng`], the workspace's one
 //! generator, so a `--random-locations N --seed S` partition is the same on every version.
 
-use multitrace_runtime::rng::Rng;
+use multitrace_model::rng::Rng;
 
 /// What is wrong with a `--locations` option or a random partition; the message starts with
 /// `--locations:` (option errors) and says how to write it.

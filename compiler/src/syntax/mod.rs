@@ -18,13 +18,13 @@ pub use interaction::{
 pub use locations::{parse_locations_spec, random_partition, LocationsError};
 // Text input (bounded reading, UTF-8 and binary checks) lives in the runtime, which reads
 // trace files the same way; re-exported so that the compiler's callers keep their paths.
-pub use multitrace_runtime::syntax::{read_text, ModelError, ParseError, MAX_TEXT_BYTES};
+pub use multitrace_model::syntax::{read_text, ModelError, ParseError, MAX_TEXT_BYTES};
 pub use signature::parse_signature;
 pub use timbuk::{parse_timbuk, TimbukAutomaton};
 
-use multitrace_runtime::artifact::{source_hash, SourceHash};
-use multitrace_runtime::signature::Signature;
-use multitrace_runtime::term::{TermId, TermStore};
+use multitrace_model::artifact::{source_hash, SourceHash};
+use multitrace_model::signature::Signature;
+use multitrace_model::term::{TermId, TermStore};
 use std::path::{Component, Path, PathBuf};
 
 /// An interaction read from files: its names, its terms and its root.
@@ -134,7 +134,7 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> PathBuf {
-        multitrace_runtime::testdata::scratch_dir("compiler-syntax", name)
+        multitrace_model::testdata::scratch_dir("compiler-syntax", name)
     }
 
     /// The text checks are `read_text`'s (tested in the runtime); the reader passes their
@@ -223,10 +223,9 @@ mod tests {
 
     #[test]
     fn real_sample_models() {
-        let Some(dir) = multitrace_runtime::testdata::data(
-            "hibou-lfrem-sample/gen_ints",
-            "HIBOU sample models",
-        ) else {
+        let Some(dir) =
+            multitrace_model::testdata::data("hibou-lfrem-sample/gen_ints", "HIBOU sample models")
+        else {
             return;
         };
         let Ok(entries) = std::fs::read_dir(dir) else {

@@ -10,11 +10,11 @@
 //! anywhere between tokens. A name declared twice is an error, as is any other section
 //! (`@gate`, `@analyze_option`, ...) and more than [`MAX_LIFELINES`] lifelines.
 //!
-//! [`MAX_LIFELINES`]: multitrace_runtime::signature::MAX_LIFELINES
+//! [`MAX_LIFELINES`]: multitrace_model::signature::MAX_LIFELINES
 
-use multitrace_runtime::signature::Signature;
-use multitrace_runtime::syntax::hibou::{self, Dialect, Tok, Token};
-use multitrace_runtime::syntax::{Cursor, ParseError};
+use multitrace_model::signature::Signature;
+use multitrace_model::syntax::hibou::{self, Dialect, Tok, Token};
+use multitrace_model::syntax::{Cursor, ParseError};
 
 /// `.hsf`'s HIBOU tokens: `@name` besides the shared ones.
 struct Hsf;
@@ -146,7 +146,7 @@ fn duplicate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use multitrace_runtime::signature::MAX_LIFELINES;
+    use multitrace_model::signature::MAX_LIFELINES;
     use proptest::prelude::*;
 
     fn err(text: &str) -> ParseError {
@@ -277,7 +277,7 @@ mod tests {
 
     #[test]
     fn real_sample_files() {
-        let Some(path) = multitrace_runtime::testdata::data(
+        let Some(path) = multitrace_model::testdata::data(
             "hibou-lfrem-sample/signature.hsf",
             "the HIBOU sample's signature",
         ) else {

@@ -37,7 +37,7 @@
 mod lexer;
 
 use lexer::{Lexer, Tok, Token, KEYWORDS, SHAPE};
-use multitrace_runtime::syntax::{name_list, ParseError};
+use multitrace_model::syntax::{name_list, ParseError};
 use std::collections::HashMap;
 
 /// A word automaton read from a Timbuk file.

@@ -3,8 +3,8 @@
 use super::fixtures_dir;
 use multitrace_compiler::compile::{compile_interaction, CompileOptions};
 use multitrace_compiler::syntax::read_interaction;
-use multitrace_runtime::artifact::{decode, encode, LoadError, FORMAT_VERSION};
-use multitrace_runtime::model::CompiledModel;
+use multitrace_model::artifact::{decode, encode, LoadError, FORMAT_VERSION};
+use multitrace_model::model::CompiledModel;
 
 /// A fixture compiled with its variable facts (compile time) zeroed, for byte comparisons.
 fn compiled(name: &str) -> CompiledModel {
@@ -116,16 +116,16 @@ fn a_payload_with_a_valid_checksum_but_bad_ids_is_rejected() {
     // Re-frame a payload whose NFA names a state out of range: the checksum is right, the
     // validation after decoding must catch it.
     let mut m = compiled("seed004-mqtt");
-    if let multitrace_runtime::model::ModelKind::Automata(a) = &mut m.kind {
-        a.projections[0].init_area = multitrace_runtime::project::AreaId(9_999);
+    if let multitrace_model::model::ModelKind::Automata(a) = &mut m.kind {
+        a.projections[0].init_area = multitrace_model::project::AreaId(9_999);
     }
     let bytes = encode(&m);
     match decode(&bytes) {
         Err(LoadError::Invalid(e)) => assert_eq!(
             e,
-            multitrace_runtime::model::InvalidModel::Verifier {
+            multitrace_model::model::InvalidModel::Verifier {
                 location: 0,
-                error: multitrace_runtime::project::TableError::Area
+                error: multitrace_model::project::TableError::Area
             }
         ),
         other => panic!("{other:?}"),

@@ -1,20 +1,21 @@
 //! Synthesis and projection against the denotational oracle (proptest on random interactions).
 
 use super::oracle::*;
-use multitrace_compiler::compile::{compile_interaction, CompileOptions, LocationChoice};
-use multitrace_compiler::syntax::InteractionModel;
-use multitrace_runtime::check::ac::{check_ac, check_ac_in, AcScratch, AcTables};
-use multitrace_runtime::check::explore::{explore, Budget, ExploreOptions};
-use multitrace_runtime::check::semi::{
+use multitrace_check::ac::{check_ac, check_ac_in, AcScratch, AcTables};
+use multitrace_check::explore::{explore, Budget, ExploreOptions};
+use multitrace_check::semi::{
     check_as, check_as_in, local_check, AsScratch, LocalOutcome, LocalTables,
 };
-use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
-use multitrace_runtime::model::{CompiledModel, ModelKind};
-use multitrace_runtime::nfa::{LetterId, LocationId, StateId};
-use multitrace_runtime::project::bits;
-use multitrace_runtime::signature::{Action, LifelineSet, Signature};
-use multitrace_runtime::term::TermStore;
-use multitrace_runtime::verdict::{Diagnosis, Mode, VerdictKind};
+use multitrace_check::{CheckOptions, Choice, Engine};
+use multitrace_compiler::compile::{compile_interaction, CompileOptions, LocationChoice};
+use multitrace_compiler::syntax::InteractionModel;
+use multitrace_model::model::{CompiledModel, ModelKind};
+use multitrace_model::nfa::{LetterId, LocationId, StateId};
+use multitrace_model::project::bits;
+use multitrace_model::signature::{Action, LifelineSet, Signature};
+use multitrace_model::term::TermStore;
+use multitrace_model::verdict::Procedure;
+use multitrace_model::verdict::{Diagnosis, Mode, VerdictKind};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use std::collections::BTreeSet;
@@ -61,7 +62,7 @@ fn compile(a: &Ast, colocated: bool) -> (InteractionModel, CompiledModel) {
 fn nfa_words(c: &CompiledModel, n: usize) -> Lang {
     let a = c.automata().unwrap();
     let actions = match &c.origin {
-        multitrace_runtime::model::Origin::Interaction { letter_actions, .. } => {
+        multitrace_model::model::Origin::Interaction { letter_actions, .. } => {
             letter_actions.clone()
         }
         _ => unreachable!(),
@@ -93,7 +94,7 @@ fn nfa_words(c: &CompiledModel, n: usize) -> Lang {
 
 fn groups_of(c: &CompiledModel) -> Vec<LifelineSet> {
     match &c.origin {
-        multitrace_runtime::model::Origin::Interaction {
+        multitrace_model::model::Origin::Interaction {
             location_lifelines, ..
         } => location_lifelines.clone(),
         _ => unreachable!(),

@@ -2,13 +2,14 @@
 //! procedure.
 
 use crate::fixtures_dir;
+use multitrace_check::explore::{explore, Budget, ExploreOptions};
+use multitrace_check::{CheckOptions, Choice, Engine};
 use multitrace_compiler::compile::{compile_interaction, CompileOptions};
 use multitrace_compiler::syntax::{read_interaction, read_text, InteractionModel};
-use multitrace_runtime::check::explore::{explore, Budget, ExploreOptions};
-use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
-use multitrace_runtime::formats::parse_htf;
-use multitrace_runtime::multitrace::Multitrace;
-use multitrace_runtime::verdict::{Mode, Reason, VerdictKind};
+use multitrace_formats::parse_htf;
+use multitrace_model::multitrace::Multitrace;
+use multitrace_model::verdict::Procedure;
+use multitrace_model::verdict::{Mode, Reason, VerdictKind};
 use std::path::{Path, PathBuf};
 
 fn verdict_named(s: &str) -> VerdictKind {
@@ -104,7 +105,7 @@ fn automaton_fixtures_give_expected_verdicts_with_ac_and_as() {
         let mut scratch = engine.scratch();
         for (path, complete, prefix) in expected_verdicts(&dir) {
             let text = read_text(&path).unwrap();
-            let traces = multitrace_runtime::formats::parse_mtf(
+            let traces = multitrace_formats::parse_mtf(
                 &path.display().to_string(),
                 &text,
                 &engine.model().alphabet,
@@ -131,8 +132,8 @@ fn automaton_fixtures_give_expected_verdicts_with_ac_and_as() {
 /// at that position.
 #[test]
 fn fixture_failures_are_explained_the_same_by_every_procedure() {
-    use multitrace_runtime::record::{Names, Record};
-    use multitrace_runtime::verdict::Sym;
+    use multitrace_model::record::{Names, Record};
+    use multitrace_model::verdict::Sym;
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -186,12 +187,9 @@ fn fixture_failures_are_explained_the_same_by_every_procedure() {
                                 Err(_) => continue,
                             }
                         } else {
-                            let traces = multitrace_runtime::formats::parse_mtf(
-                                &file,
-                                &text,
-                                &model.alphabet,
-                            )
-                            .unwrap();
+                            let traces =
+                                multitrace_formats::parse_mtf(&file, &text, &model.alphabet)
+                                    .unwrap();
                             let (v, _) =
                                 engine.check_letters(&mut scratch, &traces, &opts).unwrap();
                             (v, model.alphabet.location_names().to_vec())
@@ -274,7 +272,7 @@ fn letters_of_another_location_are_refused() {
         assert!(err.to_string().contains("location l1"), "{err}");
     }
     // A letter id beyond the alphabet is refused too.
-    let traces = vec![vec![multitrace_runtime::nfa::LetterId(99)], vec![], vec![]];
+    let traces = vec![vec![multitrace_model::nfa::LetterId(99)], vec![], vec![]];
     assert!(engine
         .check_letters(&mut scratch, &traces, &CheckOptions::default())
         .is_err());
@@ -332,7 +330,7 @@ fn fixtures_give_expected_verdicts_with_term_exploration() {
 
 /// The HIBOU benchmark sample (seed 001 Sec. 6), when `../shared/data` is present.
 fn lfrem() -> Option<PathBuf> {
-    multitrace_runtime::testdata::data("hibou-lfrem-sample/gen_ints", "the HIBOU sample")
+    multitrace_model::testdata::data("hibou-lfrem-sample/gen_ints", "the HIBOU sample")
 }
 
 fn htf_files(dir: &Path) -> Vec<PathBuf> {
@@ -443,13 +441,13 @@ fn lfrem_sample_verdicts_are_exact_and_stable() {
 fn assert_local_trace_rejected(
     model: &InteractionModel,
     mt: &Multitrace,
-    compiled: &multitrace_runtime::model::CompiledModel,
+    compiled: &multitrace_model::model::CompiledModel,
     k: usize,
     mode: Mode,
 ) {
     let letters = compiled.letter_traces(mt).unwrap();
     let lifelines = match &compiled.origin {
-        multitrace_runtime::model::Origin::Interaction {
+        multitrace_model::model::Origin::Interaction {
             location_lifelines, ..
         } => location_lifelines[k],
         _ => unreachable!(),
@@ -459,7 +457,7 @@ fn assert_local_trace_rejected(
         .iter()
         .find(|c| c.lifelines == lifelines)
         .cloned()
-        .unwrap_or(multitrace_runtime::multitrace::Component {
+        .unwrap_or(multitrace_model::multitrace::Component {
             lifelines,
             trace: Vec::new(),
         });

@@ -8,12 +8,12 @@
 
 use crate::fixtures_dir;
 use crate::oracle::{multitrace, project};
+use multitrace_check::explore::{explore, ExploreOptions};
 use multitrace_compiler::syntax::read_interaction;
-use multitrace_runtime::check::explore::{explore, ExploreOptions};
-use multitrace_runtime::rng::Rng;
-use multitrace_runtime::signature::{Action, LifelineSet};
-use multitrace_runtime::term::{TermId, TermStore};
-use multitrace_runtime::verdict::{Mode, VerdictKind};
+use multitrace_model::rng::Rng;
+use multitrace_model::signature::{Action, LifelineSet};
+use multitrace_model::term::{TermId, TermStore};
+use multitrace_model::verdict::{Mode, VerdictKind};
 use proptest::prelude::*;
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;

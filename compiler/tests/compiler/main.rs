@@ -11,7 +11,7 @@ mod fixtures;
 mod long_runs;
 mod many_locations;
 mod monitor;
-#[path = "../../../runtime/tests/oracle/mod.rs"]
+#[path = "../../../check/tests/oracle/mod.rs"]
 mod oracle;
 mod running_example;
 

@@ -1,14 +1,14 @@
 //! AS with the fast local checks (lanes of four locations) against the reference reading and
 //! against AC, on random automata split into up to nine locations (more than one lane).
 
+use multitrace_check::ac::{check_ac, AcTables};
+use multitrace_check::explore::Budget;
+use multitrace_check::semi::{check_as, check_as_in, AsScratch, LocalTables};
 use multitrace_compiler::compile::{compile_automaton, CompileOptions, LocationChoice};
 use multitrace_compiler::syntax::parse_timbuk;
-use multitrace_runtime::check::ac::{check_ac, AcTables};
-use multitrace_runtime::check::explore::Budget;
-use multitrace_runtime::check::semi::{check_as, check_as_in, AsScratch, LocalTables};
-use multitrace_runtime::nfa::{LetterId, LocationId};
-use multitrace_runtime::rng::Rng;
-use multitrace_runtime::verdict::{Mode, Reason};
+use multitrace_model::nfa::{LetterId, LocationId};
+use multitrace_model::rng::Rng;
+use multitrace_model::verdict::{Mode, Reason};
 use std::collections::BTreeMap;
 
 #[test]

@@ -4,16 +4,17 @@
 //! the batch record; at the end, the batch verdict of the whole run in either mode.
 
 use super::oracle::*;
+use multitrace_check::explore::Budget;
+use multitrace_check::{CheckOptions, Choice, Engine};
 use multitrace_compiler::compile::{compile_interaction, CompileOptions, LocationChoice};
 use multitrace_compiler::syntax::InteractionModel;
-use multitrace_runtime::check::explore::Budget;
-use multitrace_runtime::check::{CheckOptions, Choice, Engine, Procedure};
-use multitrace_runtime::monitor::{Monitor, MonitorOptions};
-use multitrace_runtime::nfa::LetterId;
-use multitrace_runtime::rng::Rng;
-use multitrace_runtime::signature::Signature;
-use multitrace_runtime::term::TermStore;
-use multitrace_runtime::verdict::{Mode, Verdict, VerdictKind};
+use multitrace_model::nfa::LetterId;
+use multitrace_model::rng::Rng;
+use multitrace_model::signature::Signature;
+use multitrace_model::term::TermStore;
+use multitrace_model::verdict::Procedure;
+use multitrace_model::verdict::{Mode, Verdict, VerdictKind};
+use multitrace_monitor::{Monitor, MonitorOptions};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 
@@ -53,7 +54,7 @@ proptest! {
         let m = model_of(&a);
         let c = compile_interaction(&m, &CompileOptions { locations, ..CompileOptions::default() }).unwrap();
         let groups = match &c.origin {
-            multitrace_runtime::model::Origin::Interaction { location_lifelines, .. } => location_lifelines.clone(),
+            multitrace_model::model::Origin::Interaction { location_lifelines, .. } => location_lifelines.clone(),
             _ => unreachable!(),
         };
         let engine = Engine::new(c);

@@ -1,14 +1,14 @@
 //! Seed 004's running example (Fig. 3a): the local verifiers and areas of Figs. 3-6, AC and AS.
 
+use multitrace_check::ac::{check_ac, AcTables};
+use multitrace_check::explore::Budget;
+use multitrace_check::semi::{check_as, has_accepting_path, local_check, LocalOutcome};
 use multitrace_compiler::compile::{compile_automaton, CompileOptions};
 use multitrace_compiler::syntax::TimbukAutomaton;
-use multitrace_runtime::check::ac::{check_ac, AcTables};
-use multitrace_runtime::check::explore::Budget;
-use multitrace_runtime::check::semi::{check_as, has_accepting_path, local_check, LocalOutcome};
-use multitrace_runtime::model::{Automata, CompiledModel};
-use multitrace_runtime::nfa::{LetterId, LocationId, StateId};
-use multitrace_runtime::project::bits;
-use multitrace_runtime::verdict::{Mode, Reason, VerdictKind};
+use multitrace_model::model::{Automata, CompiledModel};
+use multitrace_model::nfa::{LetterId, LocationId, StateId};
+use multitrace_model::project::bits;
+use multitrace_model::verdict::{Mode, Reason, VerdictKind};
 
 /// Fig. 3a: letters a, e (l1), c, d (l2), b (l3); transitions 0-b->1, 0-a->3, 0-c->2,
 /// 2-e->3, 1-d->4, 4-b->1, 4-c->2; final state 3 (reconstructed from Figs. 3-6).

@@ -16,7 +16,7 @@
 //!   SVG asks for.
 
 use super::tree::{FragmentKind, Message, Node};
-use multitrace_runtime::signature::Signature;
+use multitrace_model::signature::Signature;
 
 /// Font size of every text, in pixels.
 pub const FONT_SIZE: f64 = 12.0;

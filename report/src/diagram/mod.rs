@@ -11,8 +11,8 @@
 //! ```
 //! use multitrace_report::diagram::interaction_svg;
 //! use multitrace_compiler::syntax::parse_interaction;
-//! use multitrace_runtime::signature::Signature;
-//! use multitrace_runtime::term::TermStore;
+//! use multitrace_model::signature::Signature;
+//! use multitrace_model::term::TermStore;
 //!
 //! let mut sig = Signature::new();
 //! let mut store = TermStore::new();
@@ -29,9 +29,9 @@ pub mod tree;
 
 use multitrace_compiler::open::{is_artifact, open_model, ModelOptions, OpenError};
 use multitrace_compiler::source::{read_source, Source};
-use multitrace_runtime::model::{CompiledModel, Origin};
-use multitrace_runtime::signature::Signature;
-use multitrace_runtime::term::TermId;
+use multitrace_model::model::{CompiledModel, Origin};
+use multitrace_model::signature::Signature;
+use multitrace_model::term::TermId;
 use std::fmt;
 use std::path::Path;
 use tree::{StoredTerms, Terms};

@@ -13,9 +13,9 @@
 //! `seq` box of its own; a `strict` chain of two or more elements is a `strict` box.
 
 use super::error::DiagramError;
-use multitrace_runtime::model::TermModel;
-use multitrace_runtime::signature::{ActionKind, LifelineId, LifelineSet, MessageId};
-use multitrace_runtime::term::{children, LoopKind, Term, TermId, TermStore};
+use multitrace_model::model::TermModel;
+use multitrace_model::signature::{ActionKind, LifelineId, LifelineSet, MessageId};
+use multitrace_model::term::{children, LoopKind, Term, TermId, TermStore};
 
 /// Read access to the nodes of an interaction term: a [`TermStore`], or the nodes a compiled
 /// model keeps ([`StoredTerms`]), read as they are stored so that operands keep the order

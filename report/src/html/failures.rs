@@ -3,7 +3,7 @@
 
 use super::reread::LocalTraces;
 use super::values::escape;
-use multitrace_runtime::record::{BlockedRecord, Record};
+use multitrace_model::record::{BlockedRecord, Record};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 

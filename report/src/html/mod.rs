@@ -4,7 +4,7 @@
 //! part, the blocked actions highlighted, the diagnosis) and the model's sequence diagram.
 //!
 //! The page is written while the batch runs, so memory stays small whatever the number of
-//! multitraces: each [`Record`](multitrace_runtime::record::Record) becomes one compact row of
+//! multitraces: each [`Record`](multitrace_model::record::Record) becomes one compact row of
 //! a JSON array streamed into the page (names share their prefix with the previous row's),
 //! which the page's script turns into a paged table; only the first [`ReportOptions::full_failures`] failures are kept, and drawn in
 //! full when the batch ends ([`ReportWriter::finish`]), with their local traces read again
@@ -20,9 +20,10 @@
 //!
 //! ```
 //! use multitrace_report::html::{ReportOptions, ReportSetup, ReportWriter};
-//! use multitrace_runtime::artifact::decode;
-//! use multitrace_runtime::batch::{Batch, BatchOptions, Item};
-//! use multitrace_runtime::check::{CheckOptions, Engine};
+//! use multitrace_model::artifact::decode;
+//! use multitrace_batch::{Batch, BatchOptions};
+//! use multitrace_formats::entry::Item;
+//! use multitrace_check::{CheckOptions, Engine};
 //!
 //! let engine = Engine::new(decode(include_bytes!("../../../fixtures/golden/seed004-mqtt.v2.mtm"))?);
 //! let batch = Batch::new(&engine, CheckOptions::default(), BatchOptions::default());
@@ -36,7 +37,7 @@
 //! };
 //! let outcome = batch.check_item(&mut engine.scratch(), item.clone());
 //! report.add(&outcome.record)?;
-//! let stats = report.finish(&mut |_: &[&multitrace_runtime::record::Record]| vec![Some(item.traces.clone())])?;
+//! let stats = report.finish(&mut |_: &[&multitrace_model::record::Record]| vec![Some(item.traces.clone())])?;
 //! assert_eq!((stats.multitraces, stats.full_failures), (1, 1));
 //! let page = std::fs::read_to_string(&path)?;
 //! assert!(page.contains(r#"class="act blocked""#));
@@ -47,6 +48,7 @@
 //! ```
 
 mod failures;
+pub mod interrupt;
 mod reread;
 mod setup;
 mod values;

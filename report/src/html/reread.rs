@@ -1,9 +1,9 @@
 //! The local traces of the failures shown in full, read again when the batch ends
 //! ([`TraceSource`], [`ReRead`]): the page keeps records, not traces, while the batch runs.
 
-use multitrace_runtime::batch::Batch;
-use multitrace_runtime::formats::{parse_jsonl_line, NameIndex};
-use multitrace_runtime::record::Record;
+use multitrace_batch::Batch;
+use multitrace_formats::{parse_jsonl_line, NameIndex};
+use multitrace_model::record::Record;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::BufRead;

@@ -2,7 +2,7 @@
 //! diagram, the options and inputs) and how much it shows ([`ReportOptions`]).
 
 use crate::diagram;
-use multitrace_runtime::model::CompiledModel;
+use multitrace_model::model::CompiledModel;
 
 /// Default number of failures shown in full.
 pub const DEFAULT_FULL_FAILURES: usize = 100;

@@ -6,7 +6,7 @@ use super::failures::failure_html;
 use super::reread::TraceSource;
 use super::setup::{ReportOptions, ReportSetup};
 use super::values::{escape, human_us, script_json, thousands};
-use multitrace_runtime::record::Record;
+use multitrace_model::record::Record;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::fmt::Write as _;

@@ -2,7 +2,7 @@
 
 use super::error::DrawError;
 use super::graph::{automaton, Graph, GraphKind};
-use multitrace_runtime::model::CompiledModel;
+use multitrace_model::model::CompiledModel;
 use std::fmt::Write as _;
 
 /// Graphviz of the NFA (`dfa: None`) or of the local verifier of the location named `dfa`:

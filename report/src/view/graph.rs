@@ -3,8 +3,8 @@
 //! show the same labels.
 
 use super::error::DrawError;
-use multitrace_runtime::model::CompiledModel;
-use multitrace_runtime::nfa::{LocationId, StateId};
+use multitrace_model::model::CompiledModel;
+use multitrace_model::nfa::{LocationId, StateId};
 
 /// Which automaton a [`Graph`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

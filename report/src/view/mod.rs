@@ -6,12 +6,15 @@
 //! - [`dot`](mod@dot): its Graphviz text, for an external `dot` program;
 //! - [`layered`]: our own layered layout (ranks by distance from the initial states, left to
 //!   right), so that SVG needs no external program, as sequence diagrams need none;
-//! - [`svg`](mod@svg): the layout as a self-contained SVG document.
+//! - [`svg`](mod@svg): the layout as a self-contained SVG document;
+//! - [`picture`]: what an output's name asks for (checked before any work), and the runs of
+//!   Graphviz for the formats only it renders.
 
 pub mod dot;
 mod error;
 pub mod graph;
 pub mod layered;
+pub mod picture;
 pub mod svg;
 
 pub use dot::dot;
@@ -19,9 +22,9 @@ pub use error::DrawError;
 pub use graph::{automaton, Graph};
 pub use svg::svg;
 
-use multitrace_runtime::model::{CompiledModel, ModelKind};
-use multitrace_runtime::nfa::LocationId;
-use multitrace_runtime::project::NO_STATE;
+use multitrace_model::model::{CompiledModel, ModelKind};
+use multitrace_model::nfa::LocationId;
+use multitrace_model::project::NO_STATE;
 use std::fmt::Write as _;
 
 /// The text of `inspect`: kind, source, digest, compile time, alphabet, locations with their

@@ -7,7 +7,7 @@ use super::graph::{automaton, Graph};
 use super::layered::{layout, Point, INITIAL_ARROW};
 use crate::diagram::layout::FONT_SIZE;
 use crate::diagram::svg::escape;
-use multitrace_runtime::model::CompiledModel;
+use multitrace_model::model::CompiledModel;
 use std::fmt::Write as _;
 
 const STYLE: &str = ".mt-state{fill:#fff;stroke:#123;stroke-width:1.5}\

@@ -8,16 +8,16 @@
 use multitrace_compiler::compile::{compile_interaction, AutomataPolicy, CompileOptions};
 use multitrace_compiler::source::{compile_source, read_source};
 use multitrace_compiler::syntax::read_interaction;
+use multitrace_model::rng::Rng;
+use multitrace_model::signature::{
+    Action, ActionKind, LifelineId, LifelineSet, MessageId, Signature,
+};
+use multitrace_model::term::{LoopKind, Term, TermId, TermStore};
 use multitrace_report::diagram::layout::{ArrowKind, Layout, Rect};
 use multitrace_report::diagram::tree::{tree, Node, MAX_DIAGRAM_NESTING};
 use multitrace_report::diagram::{
     interaction_layout, interaction_svg, model_svg, svg::to_svg, DiagramError,
 };
-use multitrace_runtime::rng::Rng;
-use multitrace_runtime::signature::{
-    Action, ActionKind, LifelineId, LifelineSet, MessageId, Signature,
-};
-use multitrace_runtime::term::{LoopKind, Term, TermId, TermStore};
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
@@ -627,7 +627,7 @@ fn raw_automata_have_no_diagram_and_term_only_models_have_one() {
 
 #[test]
 fn every_interaction_of_the_hibou_sample_draws_to_valid_svg() {
-    let Some(dir) = multitrace_runtime::testdata::data(
+    let Some(dir) = multitrace_model::testdata::data(
         "hibou-lfrem-sample/gen_ints",
         "the HIBOU sample diagrams",
     ) else {

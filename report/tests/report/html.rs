@@ -1,12 +1,13 @@
 //! The HTML report of a batch: counts, rows, failures in full with the blocked action
 //! highlighted, self-contained, escaping, JSON Lines and standard input, 100,000 multitraces.
 
+use multitrace_batch::{Batch, BatchOptions};
+use multitrace_check::{CheckOptions, Engine};
 use multitrace_compiler::compile::CompileOptions;
 use multitrace_compiler::source::{compile_source, read_source};
+use multitrace_formats::{entry::Item, input::collect_traces};
+use multitrace_model::record::Record;
 use multitrace_report::html::{ReRead, ReportOptions, ReportSetup, ReportWriter};
-use multitrace_runtime::batch::{collect_traces, Batch, BatchOptions, Item};
-use multitrace_runtime::check::{CheckOptions, Engine};
-use multitrace_runtime::record::Record;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

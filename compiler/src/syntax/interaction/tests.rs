@@ -1,7 +1,7 @@
 //! Tests of the `.hif` reader: terms, trees, loops, messages and positions.
 
 use super::*;
-use multitrace_runtime::term::TermDisplay;
+use multitrace_model::term::TermDisplay;
 use proptest::prelude::*;
 
 const REAL: &str = "strict(\n\tl2 -- m5 ->|,\n\tseq(\n\t\tm3 -> l2,\n\t\tloopW(seq(l1 -- m4 -> l3, m6 -> (l2,l5))),\n\t\tcoreg(l1)(l1 -- m1 ->|, m2 -> l1)\n\t)\n)";
@@ -361,7 +361,7 @@ fn deep_left_nested_sequences_do_not_recurse() {
 
 #[test]
 fn real_sample_files() {
-    let Some(dir) = multitrace_runtime::testdata::data(
+    let Some(dir) = multitrace_model::testdata::data(
         "hibou-lfrem-sample/gen_ints",
         "HIBOU sample interactions",
     ) else {

@@ -1,8 +1,8 @@
 //! The interaction as written ([`SyntaxTree`]), which the `.hif` reader records besides the
 //! term when asked ([`Record`]): for the stages that point into the text.
 
-use multitrace_runtime::signature::{LifelineId, LifelineSet, MessageId};
-use multitrace_runtime::term::LoopKind;
+use multitrace_model::signature::{LifelineId, LifelineSet, MessageId};
+use multitrace_model::term::LoopKind;
 
 /// The binary operators that n-ary forms fold to the right.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! The tokens of Timbuk files on the shared [`Cursor`], with one token of lookahead, and how
 //! messages name them. Never panics; every token's start is a byte offset into the whole text.
 
-use multitrace_runtime::syntax::{describe_char, quote_word, Cursor, ParseError};
+use multitrace_model::syntax::{describe_char, quote_word, Cursor, ParseError};
 use std::fmt;
 
 pub(super) const KEYWORDS: &[&str] = &[

@@ -418,7 +418,7 @@ fn long_words_are_shortened_in_messages() {
 /// The AutomatArk NFAs of seed 004, read from the shared data folder when it exists.
 #[test]
 fn automatark_files() {
-    let Some(root) = multitrace_runtime::testdata::data("", "automatark_files") else {
+    let Some(root) = multitrace_model::testdata::data("", "automatark_files") else {
         return;
     };
     let nfa = root.join("automatark/NFA");

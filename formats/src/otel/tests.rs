@@ -1,0 +1,175 @@
+use super::*;
+use multitrace_model::artifact::decode;
+use multitrace_model::model::CompiledModel;
+
+fn model() -> CompiledModel {
+    decode(include_bytes!(
+        "../../../fixtures/golden/seed004-mqtt.v2.mtm"
+    ))
+    .unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("multitrace-otel-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A span in OTLP JSON: kind 2 SERVER, 3 CLIENT, 4 PRODUCER, 5 CONSUMER.
+fn span(trace: &str, id: &str, name: &str, kind: u8, start: u64, end: u64) -> String {
+    format!(
+        r#"{{"traceId":"{trace}","spanId":"{id}","name":"{name}","kind":{kind},"startTimeUnixNano":"{start}","endTimeUnixNano":"{end}","attributes":[],"status":{{}}}}"#
+    )
+}
+
+/// One ExportTraceServiceRequest line: `(service, spans)` per resource.
+fn request(resources: &[(&str, Vec<String>)]) -> String {
+    let rs: Vec<String> = resources
+        .iter()
+        .map(|(service, spans)| {
+            format!(
+                r#"{{"resource":{{"attributes":[{{"key":"service.name","value":{{"stringValue":"{service}"}}}}]}},"scopeSpans":[{{"scope":{{"name":"t"}},"spans":[{}]}}]}}"#,
+                spans.join(",")
+            )
+        })
+        .collect();
+    format!(r#"{{"resourceSpans":[{}]}}"#, rs.join(","))
+}
+
+const T1: &str = "5b8efff798038103d269b633813fc60c";
+const T2: &str = "0af7651916cd43dd8448eb211c80319c";
+
+/// Trace T1: begin, then end, sent by clt1 and received by brok; clt1's clock is an hour
+/// ahead (only each service's own order counts). Trace T2: a CLIENT span the model lacks.
+fn lines() -> String {
+    let h = 3_600_000_000_000u64;
+    let l1 = request(&[
+        (
+            "clt1",
+            vec![
+                span(T1, "a1", "begin", 4, h + 100, h + 110),
+                span(T1, "a2", "end", 4, h + 300, h + 310),
+            ],
+        ),
+        ("brok", vec![span(T1, "b1", "begin", 5, 200, 210)]),
+    ]);
+    let l2 = request(&[
+        ("brok", vec![span(T1, "b2", "end", 5, 400, 410)]),
+        (
+            "clt1",
+            vec![
+                span(T2, "c1", "POST /charge", 3, 100, 200),
+                span(T2, "c2", "internal", 1, 120, 130),
+            ],
+        ),
+    ]);
+    format!("{l1}\n\n{l2}\n")
+}
+
+/// A run's id and its (location, actions) pairs.
+type Run = (Option<String>, Vec<(String, Vec<String>)>);
+
+fn items(runs: &[RunOut]) -> Vec<Run> {
+    runs.iter()
+        .filter_map(|r| match r {
+            RunOut::Item(i) => Some((i.id.clone(), i.traces.clone())),
+            RunOut::Error(_) => None,
+        })
+        .collect()
+}
+
+fn errors(runs: &[RunOut]) -> Vec<String> {
+    runs.iter()
+        .filter_map(|r| match r {
+            RunOut::Error(e) => Some(
+                e.error
+                    .as_ref()
+                    .map(|e| e.message.clone())
+                    .unwrap_or_default(),
+            ),
+            RunOut::Item(_) => None,
+        })
+        .collect()
+}
+
+#[test]
+fn spans_become_the_actions_of_their_rules() {
+    let m = model();
+    let dir = scratch("json");
+    let p = dir.join("spans.jsonl");
+    std::fs::write(&p, lines()).unwrap();
+    let runs = read_otel_runs(&m.alphabet, std::slice::from_ref(&p), &OtelMap::default());
+    assert_eq!(runs.len(), 2);
+    let got = items(&runs);
+    let loc = |name: &str| got[0].1.iter().find(|(l, _)| l == name).unwrap().1.clone();
+    assert_eq!(got[0].0.as_deref(), Some(T1));
+    assert_eq!(loc("clt1"), ["clt1!begin", "clt1!end"]);
+    assert_eq!(loc("brok"), ["brok?begin", "brok?end"]);
+    // The CLIENT span of T2 names a message the model lacks: its run is an Error naming the
+    // span, its service, its name and the rule; the INTERNAL span is no action.
+    let e = &errors(&runs)[0];
+    for part in [
+        "spans.jsonl:3: span c1 of trace 0af7651916cd43dd8448eb211c80319c",
+        "service \"clt1\"",
+        "span name \"POST /charge\"",
+        "rule: CLIENT span, its start is the emission of the request",
+        "unknown action \"clt1!POST_charge\"",
+    ] {
+        assert!(e.contains(part), "{part}: {e}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn protobuf_gives_what_json_gives() {
+    use prost::Message as _;
+    let m = model();
+    let dir = scratch("proto");
+    let json = dir.join("spans.jsonl");
+    std::fs::write(&json, lines()).unwrap();
+    let reqs: Vec<ExportTraceServiceRequest> = lines()
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // One message per file, and the length-prefixed sequence of the Collector's file exporter.
+    let one = dir.join("one.pb");
+    std::fs::write(&one, reqs[0].encode_to_vec()).unwrap();
+    let framed = dir.join("framed.pb");
+    let mut bytes = Vec::new();
+    for r in &reqs {
+        let b = r.encode_to_vec();
+        bytes.extend((b.len() as u32).to_be_bytes());
+        bytes.extend(b);
+    }
+    std::fs::write(&framed, bytes).unwrap();
+    let map = OtelMap::default();
+    let from_json = items(&read_otel_runs(&m.alphabet, &[json], &map));
+    assert_eq!(
+        items(&read_otel_runs(&m.alphabet, &[framed], &map)),
+        from_json
+    );
+    let first = items(&read_otel_runs(&m.alphabet, &[one], &map));
+    assert_eq!(first[0].0.as_deref(), Some(T1));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn unreadable_files_are_located_errors() {
+    let m = model();
+    let dir = scratch("bad");
+    let p = dir.join("bad.jsonl");
+    std::fs::write(&p, format!("{}\n{{\"resourceSpans\": 7}}\n", request(&[]))).unwrap();
+    let e = errors(&read_otel_runs(&m.alphabet, &[p], &OtelMap::default()));
+    assert!(
+        e[0].contains("bad.jsonl:2:")
+            && e[0].contains("not an OTLP JSON ExportTraceServiceRequest"),
+        "{e:?}"
+    );
+    let p = dir.join("garbage.pb");
+    std::fs::write(&p, [0xff_u8, 0xff, 0xff]).unwrap();
+    let e = errors(&read_otel_runs(&m.alphabet, &[p], &OtelMap::default()));
+    assert!(e[0].contains("neither OTLP JSON"), "{e:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

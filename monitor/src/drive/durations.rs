@@ -1,0 +1,59 @@
+//! The durations and windows a user writes: `30s`, `500ms`, `2m`, `1h` (a bare number is
+//! seconds), and a reorder window of `N` events or of a duration in the events' own time.
+
+use crate::session::Reorder;
+use std::time::Duration;
+
+/// A duration such as `30s`, `500ms`, `2m` or `1h` (seconds when no unit is written); the
+/// message says what is wrong otherwise.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = s.split_at(
+        s.find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(s.len()),
+    );
+    let x: f64 = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration such as 30s, 500ms or 2m"))?;
+    let secs = match unit {
+        "ms" => x / 1e3,
+        "s" | "" => x,
+        "m" => x * 60.0,
+        "h" => x * 3600.0,
+        _ => return Err(format!("`{s}`: unknown unit `{unit}` (ms, s, m or h)")),
+    };
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// A reorder window: a number of events (`5`), or a duration of event time (`2s`).
+pub fn parse_window(s: &str) -> Result<Reorder, String> {
+    if let Ok(n) = s.trim().parse::<usize>() {
+        return Ok(Reorder::Events(n));
+    }
+    parse_duration(s).map(|d| Reorder::Span(d.as_nanos() as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_and_errors() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration(" 2m "), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
+        assert_eq!(
+            parse_duration("3d"),
+            Err("`3d`: unknown unit `d` (ms, s, m or h)".to_string())
+        );
+        assert!(parse_duration("s")
+            .unwrap_err()
+            .contains("is not a duration"));
+        assert!(matches!(parse_window("7"), Ok(Reorder::Events(7))));
+        assert!(matches!(
+            parse_window("2s"),
+            Ok(Reorder::Span(2_000_000_000))
+        ));
+    }
+}

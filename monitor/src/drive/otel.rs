@@ -1,0 +1,117 @@
+//! Lines of OpenTelemetry spans (`monitor --otel`): each line of a source is one OTLP JSON
+//! request, mapped to events by the rules of `check --otel`, and pushed to the session.
+
+use super::options::OtelMap;
+use crate::session::{At, Decision, LiveEvent, Session};
+use crate::Monitor;
+use multitrace_check::Scratch;
+use multitrace_formats::events::{EventError, RawEvent};
+use multitrace_formats::otel::otel_json_events;
+use multitrace_formats::NameIndex;
+use multitrace_model::record::{ErrorRecord, Record};
+use std::time::Duration;
+
+/// One line of spans and where it was read.
+pub struct Line<'a> {
+    /// The line.
+    pub text: &'a str,
+    /// `FILE:LINE`.
+    pub at: &'a str,
+    /// Wall-clock nanoseconds since the monitor started.
+    pub wall: u64,
+    /// The mapping rules.
+    pub map: &'a OtelMap,
+}
+
+/// Pushes the events of one line (returns how many); a line that is not a request, and
+/// an event with no run, give an Error record in `errors`; a bad event fails its run
+/// (as in `check`).
+#[allow(clippy::too_many_arguments)]
+pub fn push_line(
+    line: Line<'_>,
+    m: &Monitor<'_>,
+    scratch: &mut Scratch,
+    session: &mut Session,
+    letters: &NameIndex,
+    raw: &mut Vec<RawEvent>,
+    errors: &mut Vec<Record>,
+    decided: &mut Vec<Decision>,
+) -> u64 {
+    let (file, no) = match line.at.rsplit_once(':') {
+        Some((f, n)) => (f, n.parse().unwrap_or(0)),
+        None => (line.at, 0),
+    };
+    raw.clear();
+    if let Err(message) = otel_json_events(line.text, line.map, file, no, raw) {
+        let e = ErrorRecord {
+            message,
+            file: Some(file.to_string()),
+            line: Some(no),
+            column: None,
+        };
+        errors.push(Record::error(line.at.to_string(), None, e, Duration::ZERO));
+        return 0;
+    }
+    // A line holds the spans of one export in the order they ended (a parent after
+    // its children): its events are taken in timestamp order (a stable sort, and only
+    // each location's order matters). Events without a key fail their run first.
+    raw.sort_by(|a, b| match (&a.body, &b.body) {
+        (Ok((_, x)), Ok((_, y))) => x.cmp_key(y),
+        (Err(_), Ok(_)) => std::cmp::Ordering::Less,
+        (Ok(_), Err(_)) => std::cmp::Ordering::Greater,
+        (Err(_), Err(_)) => std::cmp::Ordering::Equal,
+    });
+    let alphabet = &m.engine().model().alphabet;
+    let n = raw.len() as u64;
+    for ev in raw.drain(..) {
+        let Some(run) = &ev.run else {
+            let why = match &ev.body {
+                Err(e) => e.to_string(),
+                Ok(_) => "no run id".into(),
+            };
+            let e = ErrorRecord {
+                message: format!("{}: bad event (no run): {why}", ev.at),
+                file: Some(ev.file.clone()),
+                line: Some(ev.line),
+                column: None,
+            };
+            errors.push(Record::error(ev.at.clone(), None, e, Duration::ZERO));
+            continue;
+        };
+        let problem = match &ev.body {
+            Err(e) => e.clone(),
+            Ok((action, key)) => match letters.letter(action) {
+                Some(letter) => {
+                    session.push(
+                        m,
+                        scratch,
+                        LiveEvent {
+                            run,
+                            letter,
+                            key: *key,
+                            at: At::Text(&ev.at),
+                            wall: line.wall,
+                            end: false,
+                        },
+                        decided,
+                    );
+                    continue;
+                }
+                None => {
+                    let names = alphabet.names().iter().map(String::as_str);
+                    let closest = multitrace_model::suggest::closest(action, names);
+                    EventError::UnknownAction(action.clone(), closest.map(str::to_string))
+                }
+            },
+        };
+        // The Error record `check --otel` gives the run: it names the span and the rule.
+        let e = ErrorRecord {
+            message: format!("{}: bad event of run {run:?}: {problem}", ev.at),
+            file: Some(ev.file.clone()),
+            line: Some(ev.line),
+            column: None,
+        };
+        session.fail_run(m, run, &ev.at, e, decided);
+    }
+    n
+}

@@ -1,0 +1,319 @@
+//! The loop: rounds of lines read from the sources and checked a piece at a time, the
+//! round's events fed grouped by run, idle runs closed, records written, a checkpoint after
+//! the round, until the input ends or `stop` is set (then every live run is closed).
+
+use super::options::DriveOptions;
+use super::slow::{push_slow, SlowEvent};
+use super::write::{print, Totals};
+use crate::follow::Follower;
+use crate::session::{end_flag, At, Checkpoint, Closed, Decision, LiveEvent, Round, Session};
+use crate::Monitor;
+use multitrace_formats::events::{
+    csv_event, jsonl_event, scan_flat_with, split_csv, CsvHeaders, EventError, EventFormat,
+    FlatFields,
+};
+use multitrace_formats::NameIndex;
+use multitrace_model::record::{ErrorRecord, Record};
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Bytes of lines read and checked at a time within a round (about the cache a read's copy
+/// and the checks of its lines share).
+const PIECE: usize = 64 << 10;
+
+/// What a status line shows, about once a second.
+#[derive(Clone, Copy, Debug)]
+pub struct Status {
+    /// Runs live now.
+    pub live_runs: usize,
+    /// Events read (span events with `--otel`).
+    pub events: u64,
+    /// Seconds since the loop started.
+    pub seconds: f64,
+    /// Records written.
+    pub records: u64,
+    /// Fail records among them.
+    pub fails: u64,
+}
+
+impl Status {
+    /// The status as one line (no line break): live runs, events and their rate, records
+    /// and Fails.
+    pub fn line(&self) -> String {
+        let rate = self.events as f64 / self.seconds.max(1e-9);
+        let (live, events, records, fails) =
+            (self.live_runs, self.events, self.records, self.fails);
+        format!("{live} live runs, {events} events ({rate:.0}/s), {records} records, {fails} Fail")
+    }
+}
+
+/// Drives `session` on the lines of `follower` until the input ends (without following) or
+/// `stop` is set, writing records to `out` (whose length was `written` at the start);
+/// `status` is called about once a second. Returns what was written; an error is one of
+/// writing the output or a checkpoint.
+#[allow(clippy::too_many_arguments)]
+pub fn drive(
+    m: &Monitor<'_>,
+    session: &mut Session,
+    follower: &mut Follower,
+    out: &mut dyn Write,
+    opts: &DriveOptions,
+    stop: &AtomicBool,
+    written: u64,
+    mut status: Option<&mut dyn FnMut(Status)>,
+) -> std::io::Result<Totals> {
+    let engine = m.engine();
+    let alphabet = &engine.model().alphabet;
+    // Actions to letters by hash lookup, without allocation.
+    let letters = NameIndex::new(alphabet);
+    let ev_opts = &opts.events;
+    let mut scratch = engine.scratch();
+    let started = Instant::now();
+    let mut events = 0u64;
+    let mut tally = Totals {
+        written,
+        ..Totals::default()
+    };
+    let mut last_status = Instant::now();
+    let mut last_idle = Instant::now();
+    let mut last_checkpoint = Instant::now();
+    let mut lines = Vec::new();
+    let mut decided: Vec<Decision> = Vec::new();
+    // The fast path's events of a round, fed together grouped by run (the same records).
+    let mut round = Round::new();
+    // Records of lines with no run to give them to, keyed by the arrivals before them: a round's
+    // records are written together, in the order of the events that decided them.
+    let mut loose: Vec<(u64, Record)> = Vec::new();
+    let mut bad = false;
+    // --otel: the events of one line.
+    #[cfg(feature = "otel")]
+    let mut raw = Vec::new();
+    // The field names, prepared once for the scan of every line.
+    let fields = FlatFields::new(
+        &ev_opts.run_field,
+        &ev_opts.action_field,
+        &ev_opts.order_field,
+    );
+    // Error records of lines (no run to give them to).
+    let mut line_errors = Vec::new();
+    let forced = opts.format;
+    // CSV sources by name: the columns of their header row.
+    let mut csv = CsvHeaders::default();
+    // The place of a line read (`FILE:LINE`), written for the lines the fast path does not
+    // take, in one buffer for every line.
+    let mut at = String::new();
+    loop {
+        let stopping = stop.load(Ordering::Relaxed);
+        // With checkpoints, smaller rounds: a checkpoint can follow any round.
+        let budget = if opts.state.is_some() {
+            64 << 10
+        } else {
+            1 << 20
+        };
+        let mut idle_round = true;
+        let mut handed = 0;
+        while !stopping && handed < budget {
+            // A round is read a piece at a time, each checked as soon as it is read: the
+            // kernel copies into a buffer still in the cache (on 100,000 runs a round's checks
+            // evict a whole round's buffer, and the copy took a tenth of the time).
+            lines.clear();
+            if handed == 0 {
+                follower.poll(PIECE, &mut lines);
+            } else {
+                follower.read(PIECE, &mut lines);
+            }
+            if lines.is_empty() {
+                break;
+            }
+            idle_round = false;
+            handed += lines
+                .iter()
+                .map(|l| l.as_ref().map_or(1, |b| b.len()))
+                .sum::<usize>();
+            let wall = started.elapsed().as_nanos() as u64;
+            for l in &lines {
+                let block = match l {
+                    Ok(block) => block,
+                    Err(message) => {
+                        bad = true;
+                        let r = Record::error(
+                            String::new(),
+                            None,
+                            ErrorRecord::message(message.clone()),
+                            Duration::ZERO,
+                        );
+                        tally.written += print(out, &r, None, opts.output)?;
+                        continue;
+                    }
+                };
+                let source = block.source();
+                // A source's format is found once per block, not per line (its path's extension
+                // cost a twentieth of the monitor's time).
+                let is_csv = match forced {
+                    Some(f) => f == EventFormat::Csv,
+                    None => {
+                        source != "<stdin>"
+                            && EventFormat::of_path(source.as_ref()) == EventFormat::Csv
+                    }
+                };
+                for (number, text) in block.iter() {
+                    if text.chars().all(char::is_whitespace) {
+                        continue;
+                    }
+                    #[cfg(feature = "otel")]
+                    if let Some(map) = &opts.otel {
+                        // (Every other path feeds the events before it first: they keep their order.)
+                        session.push_round(m, &mut scratch, &mut round, &mut decided);
+                        block.place(number, &mut at);
+                        // The status line counts span events, not lines.
+                        events += super::otel::push_line(
+                            super::otel::Line {
+                                text,
+                                at: &at,
+                                wall,
+                                map,
+                            },
+                            m,
+                            &mut scratch,
+                            session,
+                            &letters,
+                            &mut raw,
+                            &mut line_errors,
+                            &mut decided,
+                        );
+                        loose.extend(line_errors.drain(..).map(|r| (session.arrivals(), r)));
+                        continue;
+                    }
+                    let (end, run, body) = if is_csv {
+                        session.push_round(m, &mut scratch, &mut round, &mut decided);
+                        let arrivals = session.arrivals();
+                        let columns =
+                            csv.columns(source, Some(number), text, ev_opts, &mut line_errors);
+                        loose.extend(line_errors.drain(..).map(|r| (arrivals, r)));
+                        let Some(cols) = columns else {
+                            // The header row (or a source whose header cannot be read: one Error).
+                            continue;
+                        };
+                        events += 1;
+                        let (run, body) = match split_csv(text) {
+                            Some(fields) => csv_event(&fields, &cols, ev_opts),
+                            None => (None, Err(EventError::UnclosedQuote)),
+                        };
+                        let end = opts
+                            .end_field
+                            .as_ref()
+                            .is_some_and(|f| csv.end_flag(source, text, f));
+                        (end, run, body)
+                    } else {
+                        events += 1;
+                        let end = opts.end_field.as_ref().is_some_and(|f| end_flag(text, f));
+                        // The fast path: a flat event read in place (the full parser words what it
+                        // cannot read, and reads the unusual).
+                        let fast = scan_flat_with(text, &fields)
+                            .and_then(|s| letters.letter(s.action).map(|l| (s, l)));
+                        if let Some((s, letter)) = fast {
+                            // Fed with the round's other events, grouped by run, and checked
+                            // by the `settle` after this round's lines: one check per run and
+                            // round (the same decisions, at the same events).
+                            round.push(LiveEvent {
+                                run: s.run,
+                                letter,
+                                key: s.order,
+                                // The place as the file's index and the number: `FILE:LINE`
+                                // is written only when a record names it.
+                                at: At::Line {
+                                    file: source,
+                                    line: number,
+                                },
+                                wall,
+                                end,
+                            });
+                            continue;
+                        }
+                        session.push_round(m, &mut scratch, &mut round, &mut decided);
+                        let (run, body) = jsonl_event(text, ev_opts);
+                        (end, run, body)
+                    };
+                    block.place(number, &mut at);
+                    let ev = SlowEvent {
+                        at: &at,
+                        wall,
+                        end,
+                        run,
+                        body,
+                    };
+                    bad |= push_slow(
+                        m,
+                        &mut scratch,
+                        session,
+                        &letters,
+                        ev,
+                        &mut decided,
+                        &mut loose,
+                    );
+                }
+            }
+            // The blocks' buffers take the next piece's lines.
+            follower.recycle(&mut lines);
+        }
+        let wall = started.elapsed().as_nanos() as u64;
+        session.push_round(m, &mut scratch, &mut round, &mut decided);
+        session.settle(m, &mut scratch, &mut decided);
+        if opts.idle_timeout.is_some() && last_idle.elapsed() > Duration::from_millis(100) {
+            session.close_idle(m, &mut scratch, wall, &mut decided);
+            last_idle = Instant::now();
+        }
+        let finished = follower.finished();
+        if stopping || finished {
+            let why = if stopping {
+                Closed::Stop
+            } else {
+                Closed::EndOfInput
+            };
+            // Written a part at a time: the records of every live run are never all in
+            // memory at once.
+            session.close_all_by(m, &mut scratch, why, 4096, &mut decided, |decided| {
+                tally.write(out, m, decided, &mut loose, opts.output)
+            })?;
+        }
+        tally.write(out, m, &mut decided, &mut loose, opts.output)?;
+        out.flush()?;
+        if let Some(dir) = &opts.state {
+            if stopping
+                || finished
+                || last_checkpoint.elapsed() >= Duration::from_millis(opts.checkpoint_ms)
+            {
+                Checkpoint {
+                    positions: follower.positions(),
+                    session: session.to_bytes(),
+                    output_len: tally.written,
+                }
+                .write(dir)?;
+                last_checkpoint = Instant::now();
+            }
+        }
+        if let Some(show) = status.as_mut() {
+            if last_status.elapsed() > Duration::from_secs(1) {
+                show(Status {
+                    live_runs: session.live_runs(),
+                    events,
+                    seconds: started.elapsed().as_secs_f64(),
+                    records: tally.records,
+                    fails: tally.fails,
+                });
+                last_status = Instant::now();
+            }
+        }
+        if stopping || finished {
+            break;
+        }
+        if idle_round {
+            // 1 ms: an event that arrives on an idle input is checked within about a
+            // millisecond (a poll costs a few microseconds per source).
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    tally.bad |= bad;
+    Ok(tally)
+}

@@ -1,0 +1,208 @@
+//! The ends of a session's runs: an end event ([`Session::close`]), an idle timeout
+//! ([`Session::close_idle`]), the cap on live runs (the oldest idle run is evicted), the end
+//! of the input or a stop ([`Session::close_all`], [`Session::close_all_by`]).
+//!
+//! Invariant: a run that ends has its unchecked events settled and its held events fed
+//! first; its record is written once, unless an event decided it before.
+
+use super::live::Live;
+use super::reorder::{release, Reorder};
+use super::settle::settle_live;
+use super::state::Session;
+use crate::decision::{Closed, Decision};
+use crate::Monitor;
+use multitrace_check::Scratch;
+use multitrace_formats::events::OrderKey;
+
+impl Session {
+    /// Ends run `run` (its held events are fed first); its record, unless already written.
+    pub fn close(
+        &mut self,
+        m: &Monitor<'_>,
+        scratch: &mut Scratch,
+        run: &str,
+        why: Closed,
+        out: &mut Vec<Decision>,
+    ) {
+        self.settle_run(m, scratch, run, out);
+        if let Some(mut live) = self.runs.remove(run) {
+            self.release_all(m, scratch, run, &mut live, out);
+            self.end(m, scratch, run, &live, why, out);
+        }
+    }
+
+    /// Feeds every held event of a run that ends.
+    fn release_all(
+        &mut self,
+        m: &Monitor<'_>,
+        scratch: &mut Scratch,
+        run: &str,
+        live: &mut Live,
+        out: &mut Vec<Decision>,
+    ) {
+        if live.done {
+            return;
+        }
+        for j in 0..live.windows() {
+            let places = &mut self.places;
+            release(
+                m,
+                scratch,
+                places,
+                run,
+                live,
+                j,
+                Reorder::Events(0),
+                true,
+                out,
+            );
+        }
+    }
+
+    /// The record of a run that ends (its held events fed), unless already written.
+    fn end(
+        &self,
+        m: &Monitor<'_>,
+        scratch: &mut Scratch,
+        run: &str,
+        live: &Live,
+        why: Closed,
+        out: &mut Vec<Decision>,
+    ) {
+        if live.done {
+            return;
+        }
+        let (at, order) = match &live.last_at {
+            Some((a, k)) => (Some(self.places.text(a)), k.get()),
+            None => (None, None),
+        };
+        out.push(Decision {
+            run: run.to_string(),
+            first_at: self.places.text(&live.first_at),
+            verdict: Ok(m.finish(scratch, &live.run)),
+            closed: why,
+            at,
+            order,
+            events: live.run.events(),
+            bytes: live.run.state_bytes(),
+            arrival: u64::MAX,
+        });
+    }
+
+    /// Ends every run idle for longer than the idle timeout: by event time (the largest
+    /// timestamp seen) for runs with timestamp keys, else by `now_wall` (the caller's clock).
+    pub fn close_idle(
+        &mut self,
+        m: &Monitor<'_>,
+        scratch: &mut Scratch,
+        now_wall: u64,
+        out: &mut Vec<Decision>,
+    ) {
+        let Some(t) = self.opts().idle_timeout else {
+            return;
+        };
+        let t = t.as_nanos() as i128;
+        let clock = self.clock;
+        let mut idle: Vec<(u64, String)> = self
+            .runs
+            .iter()
+            .filter(|(_, l)| match (l.last_time.get(), clock) {
+                (Some(OrderKey::Time(last)), Some(c)) => c - last > t,
+                _ => (now_wall as i128) - (l.last_wall as i128) > t,
+            })
+            .map(|(id, l)| (l.touched, id.text()))
+            .collect();
+        idle.sort();
+        for (_, id) in idle {
+            self.close(m, scratch, &id, Closed::Idle, out);
+        }
+    }
+
+    /// Every run, out of the session, oldest first (by the arrival of its latest event, then
+    /// by id): moved, not copied (a session may hold a million runs).
+    fn take_all(&mut self) -> Vec<(Box<str>, Box<Live>)> {
+        let mut all: Vec<(Box<str>, Box<Live>)> = self.runs.drain();
+        all.sort_unstable_by(|(a, x), (b, y)| (x.touched, a).cmp(&(y.touched, b)));
+        all
+    }
+
+    /// Ends every run (end of input, or a stop), oldest first.
+    pub fn close_all(
+        &mut self,
+        m: &Monitor<'_>,
+        scratch: &mut Scratch,
+        why: Closed,
+        out: &mut Vec<Decision>,
+    ) {
+        for (id, mut live) in self.take_all() {
+            settle_live(
+                m,
+                scratch,
+                &mut self.places,
+                &self.pending,
+                &id,
+                &mut live,
+                out,
+            );
+            self.release_all(m, scratch, &id, &mut live, out);
+            self.end(m, scratch, &id, &live, why, out);
+        }
+        // No run is left with events to settle.
+        self.dirty.clear();
+        self.pending.clear();
+    }
+
+    /// Ends every run like [`Session::close_all`], handing the records to `write` in parts,
+    /// so that the records of a million runs are never all in memory at once: first those
+    /// of the events still to check (the runs' unchecked and held events, with the
+    /// decisions already in `out`: `write` orders them by [`Decision::arrival`]), then those
+    /// of the ends, `part` runs at a time, in the order [`Session::close_all`] gives them
+    /// (the records are those of `close_all` sorted by arrival). `out` is empty after each
+    /// call of `write`. On an error of `write`, it is returned and the runs not yet ended
+    /// are dropped.
+    pub fn close_all_by<E>(
+        &mut self,
+        m: &Monitor<'_>,
+        scratch: &mut Scratch,
+        why: Closed,
+        part: usize,
+        out: &mut Vec<Decision>,
+        mut write: impl FnMut(&mut Vec<Decision>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut all = self.take_all();
+        for (id, live) in &mut all {
+            settle_live(m, scratch, &mut self.places, &self.pending, id, live, out);
+            self.release_all(m, scratch, id, live, out);
+        }
+        self.dirty.clear();
+        self.pending.clear();
+        write(out)?;
+        out.clear();
+        let mut all = all.into_iter().peekable();
+        while all.peek().is_some() {
+            for (id, live) in all.by_ref().take(part.max(1)) {
+                self.end(m, scratch, &id, &live, why, out);
+            }
+            write(out)?;
+            out.clear();
+        }
+        Ok(())
+    }
+
+    pub(super) fn evict(
+        &mut self,
+        m: &Monitor<'_>,
+        scratch: &mut Scratch,
+        out: &mut Vec<Decision>,
+    ) {
+        // The decided runs go first (their record is written), then the oldest idle one.
+        let oldest = self
+            .runs
+            .iter()
+            .min_by_key(|(_, l)| (!l.done, l.touched))
+            .map(|(id, _)| id.text());
+        if let Some(id) = oldest {
+            self.close(m, scratch, &id, Closed::Evicted, out);
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! One event taken and checked ([`Session::push`]): its run found or made (closing the
+//! oldest idle one past the cap), its order key checked against the reorder window, the
+//! event fed or held; and a run marked bad by an event that cannot be read
+//! ([`Session::fail_run`]).
+//!
+//! Invariant: an event later than its window allows, or whose keys mix timestamps and
+//! numbers, gives its run an `Error` record naming it, never a silent wrong verdict; later
+//! events of a decided run are counted, never checked.
+
+use super::event::LiveEvent;
+use super::live::{feed, Key, Live};
+use super::reorder::{hold, later, release, Reorder};
+use super::state::Session;
+use crate::decision::{Closed, Decision};
+use crate::Monitor;
+use multitrace_check::Scratch;
+use multitrace_formats::events::OrderKey;
+use multitrace_model::record::ErrorRecord;
+
+impl Session {
+    /// Takes one event; decisions (records to write) are appended to `out`.
+    pub fn push(
+        &mut self,
+        m: &Monitor<'_>,
+        scratch: &mut Scratch,
+        ev: LiveEvent<'_>,
+        out: &mut Vec<Decision>,
+    ) {
+        if !self.dirty.is_empty() {
+            self.settle_run(m, scratch, ev.run, out);
+        }
+        let opts = self.opts();
+        self.arrivals += 1;
+        if let OrderKey::Time(t) = ev.key {
+            self.clock = Some(self.clock.map_or(t, |c| c.max(t)));
+        }
+        if !self.runs.contains_key(ev.run) {
+            if self.runs.len() >= opts.max_live_runs.max(1) {
+                self.evict(m, scratch, out);
+            }
+            let locations = m.engine().model().alphabet.locations();
+            let first_at = self.places.place_at(ev.at);
+            self.runs
+                .insert(ev.run, Live::new(m.start(), first_at, locations));
+        }
+        let arrivals = self.arrivals;
+        let live = self.runs.get_mut(ev.run).expect("inserted above");
+        live.touched = arrivals;
+        live.last_wall = ev.wall;
+        if let OrderKey::Time(_) = ev.key {
+            live.last_time = Key::new(ev.key);
+        }
+        if live.done {
+            // Counted only: the run's record is written.
+            m.push(scratch, &mut live.run, ev.letter);
+        } else {
+            let is_time = matches!(ev.key, OrderKey::Time(_));
+            let mixed = *live.timestamps.get_or_insert(is_time) != is_time;
+            let j = m.engine().model().alphabet.location(ev.letter).index();
+            let late = live.fed(j).is_some_and(|f| later(&ev.key, &f));
+            if mixed || late {
+                let why = if mixed {
+                    "this run mixes timestamps and numbers as order keys, which cannot be compared"
+                        .to_string()
+                } else {
+                    format!(
+                        "event later than the reorder window allows: its order key is smaller \
+                         than one of location {} already checked (widen --reorder-window)",
+                        m.engine()
+                            .model()
+                            .alphabet
+                            .location_name(multitrace_model::nfa::LocationId(j as u32))
+                    )
+                };
+                let (file, line) = ev.at.split();
+                let error = ErrorRecord {
+                    message: format!("{}: bad event of run {:?}: {why}", ev.at, ev.run),
+                    file,
+                    line,
+                    column: None,
+                };
+                live.done = true;
+                out.push(Decision {
+                    run: ev.run.to_string(),
+                    first_at: self.places.text(&live.first_at),
+                    verdict: Err(error),
+                    closed: Closed::Error,
+                    at: Some(ev.at.to_string()),
+                    order: Some(ev.key),
+                    events: live.run.events() + 1,
+                    bytes: live.run.state_bytes(),
+                    arrival: live.touched,
+                });
+                live.run.forget();
+            } else if live.nothing_held(j) && opts.reorder == Reorder::Events(0) {
+                // Nothing held and no window: fed at once, without holding a copy (the
+                // largest key held is read by duration windows only).
+                feed(
+                    m,
+                    scratch,
+                    &mut self.places,
+                    ev.run,
+                    live,
+                    j,
+                    ev.letter,
+                    ev.key,
+                    ev.at,
+                    out,
+                );
+            } else {
+                hold(live, j, ev.key, ev.letter, &ev.at.to_string());
+                let places = &mut self.places;
+                release(
+                    m,
+                    scratch,
+                    places,
+                    ev.run,
+                    live,
+                    j,
+                    opts.reorder,
+                    false,
+                    out,
+                );
+            }
+        }
+        let end = ev.end || opts.end_letter == Some(ev.letter);
+        if end {
+            self.close(m, scratch, ev.run, Closed::EndEvent, out);
+        }
+    }
+
+    /// Marks run `run` bad with `error` (an event of it that cannot be read): its record is
+    /// that Error.
+    pub fn fail_run(
+        &mut self,
+        m: &Monitor<'_>,
+        run: &str,
+        first_at: &str,
+        error: ErrorRecord,
+        out: &mut Vec<Decision>,
+    ) {
+        if !self.dirty.is_empty() {
+            self.settle_run(m, &mut m.engine().scratch(), run, out);
+        }
+        // The bad event is an arrival of its own: its record comes after those of the events
+        // before it (see [`Decision::arrival`]).
+        self.arrivals += 1;
+        let places = &mut self.places;
+        let live = self
+            .runs
+            .get_or_insert_with(run, || Live::new(m.start(), places.place(first_at), 0));
+        if live.done {
+            return;
+        }
+        live.done = true;
+        let at = match (&error.file, error.line) {
+            (Some(f), Some(l)) => Some(format!("{f}:{l}")),
+            _ => None,
+        };
+        out.push(Decision {
+            run: run.to_string(),
+            first_at: self.places.text(&live.first_at),
+            verdict: Err(error),
+            closed: Closed::Error,
+            at,
+            order: None,
+            events: live.run.events(),
+            bytes: live.run.state_bytes(),
+            arrival: self.arrivals,
+        });
+        live.run.forget();
+    }
+}

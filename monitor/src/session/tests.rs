@@ -1,0 +1,233 @@
+//! Tests of a session's stages together: ends by parts, states read back, formats.
+
+use super::*;
+use crate::tests::{mqtt, random_events};
+use crate::Monitor;
+use crate::MonitorOptions;
+use multitrace_formats::events::OrderKey;
+use multitrace_model::nfa::LetterId;
+use multitrace_model::rng::Rng;
+
+/// A stream of 12 runs interleaved at random, each location's keys a little out of order
+/// (some wider than the window: Error records), keys around `base`.
+fn stream(m: &Monitor<'_>, rng: &mut Rng, base: i128) -> Vec<(String, LetterId, i128)> {
+    let alphabet = &m.engine().model().alphabet;
+    let mut queues: Vec<(String, Vec<(LetterId, i128)>)> = (0..12)
+        .map(|r| {
+            let steps = rng.between(0, 16);
+            let letters = random_events(m.engine(), rng, steps);
+            let mut keyed: Vec<(LetterId, i128)> = letters
+                .iter()
+                .enumerate()
+                .map(|(i, &a)| (a, base + 10 * i as i128))
+                .collect();
+            // Swap neighbours of one location now and then.
+            for i in 1..keyed.len() {
+                let same = alphabet.location(keyed[i].0) == alphabet.location(keyed[i - 1].0);
+                if same && rng.below(3) == 0 {
+                    keyed.swap(i, i - 1);
+                }
+            }
+            (format!("run{r}"), keyed)
+        })
+        .collect();
+    let mut out = Vec::new();
+    while queues.iter().any(|q| !q.1.is_empty()) {
+        let live: Vec<usize> = (0..queues.len())
+            .filter(|&i| !queues[i].1.is_empty())
+            .collect();
+        let i = live[rng.below(live.len())];
+        let (a, k) = queues[i].1.remove(0);
+        out.push((queues[i].0.clone(), a, k));
+    }
+    out
+}
+
+fn feed(
+    m: &Monitor<'_>,
+    s: &mut Session,
+    events: &[(String, LetterId, i128)],
+    out: &mut Vec<Decision>,
+) {
+    let mut scratch = m.engine().scratch();
+    for (n, (run, letter, key)) in events.iter().enumerate() {
+        let ev = LiveEvent {
+            run,
+            letter: *letter,
+            key: OrderKey::Int(*key),
+            at: At::Line {
+                file: "events.jsonl",
+                line: n as u32 + 1,
+            },
+            wall: 0,
+            end: false,
+        };
+        s.push_deferred(m, &mut scratch, ev, out);
+        if n % 7 == 6 {
+            s.settle(m, &mut scratch, out);
+        }
+    }
+}
+
+/// `close_all_by` gives the records of `close_all` in the order `monitor` writes them
+/// (by arrival), in parts of at most `part` end records; a session read back from its
+/// bytes mid-stream ends with the same records, keys past 64 bits included.
+#[test]
+fn closing_by_parts_gives_close_alls_records() {
+    let engine = mqtt();
+    let m = Monitor::new(&engine, MonitorOptions::default()).unwrap();
+    let mut scratch = engine.scratch();
+    let mut rng = Rng::new(5);
+    let mut parts_seen = 0;
+    for case in 0..40 {
+        let opts = SessionOptions {
+            reorder: [Reorder::Events(0), Reorder::Events(2), Reorder::Unbounded][case % 3],
+            ..SessionOptions::default()
+        };
+        let base = [0, i128::from(i64::MAX) - 50, -(1 << 100)][case % 3];
+        let events = stream(&m, &mut rng, base);
+        let cut = rng.below(events.len() + 1);
+        let mut a = Session::new(opts);
+        let mut first = Vec::new();
+        feed(&m, &mut a, &events[..cut], &mut first);
+        let bytes = a.to_bytes();
+        let mut b = Session::from_bytes(&bytes, opts).unwrap();
+        assert_eq!(a, b);
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        feed(&m, &mut a, &events[cut..], &mut x);
+        feed(&m, &mut b, &events[cut..], &mut y);
+        assert_eq!(x, y);
+        a.settle(&m, &mut scratch, &mut x);
+        b.settle(&m, &mut scratch, &mut y);
+        x.sort_by_key(|d| d.arrival);
+        y.sort_by_key(|d| d.arrival);
+        a.close_all(&m, &mut scratch, Closed::EndOfInput, &mut x);
+        x.sort_by_key(|d| d.arrival);
+        let part = 1 + case % 4;
+        let mut written: Vec<Decision> = Vec::new();
+        let mut parts = Vec::new();
+        let r: Result<(), ()> =
+            b.close_all_by(&m, &mut scratch, Closed::EndOfInput, part, &mut y, |d| {
+                d.sort_by_key(|d| d.arrival);
+                parts.push(d.len());
+                written.append(d);
+                Ok(())
+            });
+        r.unwrap();
+        assert_eq!(written, x, "case {case}");
+        assert!(parts[1..].iter().all(|&n| n <= part), "{parts:?}");
+        parts_seen += parts.len();
+        assert_eq!((a.live_runs(), b.live_runs()), (0, 0));
+    }
+    assert!(parts_seen > 100, "{parts_seen}");
+}
+
+#[test]
+fn a_state_of_another_format_is_refused_saying_so() {
+    let s = Session::new(SessionOptions::default());
+    let bytes = s.to_bytes();
+    assert!(Session::from_bytes(&bytes, SessionOptions::default()).is_ok());
+    let e = Session::from_bytes(&bytes[12..], SessionOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("older version"), "{e}");
+    let mut other = bytes.clone();
+    other[8] = 9;
+    let e = Session::from_bytes(&other, SessionOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("format 9"), "{e}");
+}
+
+/// A round fed at once ([`Session::push_round`], grouped by run) gives the decisions, with
+/// their arrival numbers, and the live runs that [`Session::push_deferred`] gives event by event:
+/// on random interleavings of runs, some keys out of order (Error records), runs decided
+/// early, end events now and then (a round then keeps its order), ids short and long, two
+/// files and places of another form, reorder windows, an end action, a cap on live runs
+/// (rounds that could close a run keep their order) and few events fed unchecked before a
+/// check. (The files of the places may be numbered in another order: the states' bytes are
+/// not compared.)
+#[test]
+fn a_round_fed_at_once_gives_the_records_of_its_events_one_by_one() {
+    let engine = mqtt();
+    let m = Monitor::new(&engine, MonitorOptions::default()).unwrap();
+    let mut scratch = engine.scratch();
+    let mut rng = Rng::new(11);
+    let (mut grouped_rounds, mut decisions) = (0, 0);
+    for case in 0..120 {
+        let opts = SessionOptions {
+            reorder: [Reorder::Events(0), Reorder::Events(0), Reorder::Events(2)][case % 3],
+            max_live_runs: [1_000_000, 5, 13][case % 5 % 3],
+            max_unchecked: [32, 3][case % 2],
+            end_letter: None,
+            ..SessionOptions::default()
+        };
+        let mut events = stream(&m, &mut rng, 0);
+        events.extend(stream(&m, &mut rng, 1000));
+        // Now and then an end action: one of the stream's letters.
+        let opts = SessionOptions {
+            end_letter: (case % 7 == 3).then(|| events[events.len() / 2].1),
+            ..opts
+        };
+        let long = case % 4 == 0;
+        let ends = case % 6 == 5;
+        let (mut a, mut b) = (Session::new(opts), Session::new(opts));
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        let mut round = Round::new();
+        let mut n = 0;
+        while n < events.len() {
+            let size = rng.between(1, 40);
+            let before = b.live_runs();
+            for (k, (run, letter, key)) in
+                events[n..(n + size).min(events.len())].iter().enumerate()
+            {
+                let id = if long {
+                    format!("{run}-of-an-id-longer-than-sixteen-bytes")
+                } else {
+                    run.clone()
+                };
+                let number = (n + k) as u32 + 1;
+                let text = format!("span {number}");
+                let ev = LiveEvent {
+                    run: &id,
+                    letter: *letter,
+                    key: OrderKey::Int(*key),
+                    at: match number % 5 {
+                        0 => At::Text(&text),
+                        1 | 2 => At::Line {
+                            file: "a.jsonl",
+                            line: number,
+                        },
+                        _ => At::Line {
+                            file: "b.jsonl",
+                            line: number,
+                        },
+                    },
+                    wall: u64::from(number),
+                    end: ends && rng.below(9) == 0,
+                };
+                a.push_deferred(&m, &mut scratch, ev, &mut x);
+                round.push(ev);
+            }
+            n += size;
+            let len = round.len();
+            b.push_round(&m, &mut scratch, &mut round, &mut y);
+            assert!(round.is_empty());
+            // (Roughly: a round is grouped when its runs, at most its events, fit the cap.)
+            grouped_rounds += usize::from(
+                !ends && opts.end_letter.is_none() && before + len <= opts.max_live_runs,
+            );
+            a.settle(&m, &mut scratch, &mut x);
+            b.settle(&m, &mut scratch, &mut y);
+            x.sort_by_key(|d| d.arrival);
+            y.sort_by_key(|d| d.arrival);
+            assert_eq!(x, y, "case {case}");
+            assert_eq!(a.arrivals(), b.arrivals());
+            assert_eq!(a.live_runs(), b.live_runs());
+        }
+        a.close_all(&m, &mut scratch, Closed::EndOfInput, &mut x);
+        b.close_all(&m, &mut scratch, Closed::EndOfInput, &mut y);
+        assert_eq!(x, y, "case {case}");
+        decisions += x.len();
+    }
+    assert!(
+        grouped_rounds > 200 && decisions > 1000,
+        "{grouped_rounds} {decisions}"
+    );
+}
