@@ -10,8 +10,8 @@
 //!   the exceptions of `multitrace._errors`, with the file, line and column when known.
 //!
 //! A thin layer over the libraries: models are compiled by `multitrace-compiler` and loaded by
-//! `multitrace-runtime` (`artifact`), multitraces are checked through the runtime's batch API
-//! (`multitrace_batch`), and every result is the runtime's verdict record
+//! `multitrace-model` (`artifact`), multitraces are checked through the batch API
+//! (`multitrace_batch`), and every result is the one verdict record
 //! (`multitrace_model::record::Record`), converted to Python through its serde
 //! serialization, so that Python and the command line write the same record.
 //!
