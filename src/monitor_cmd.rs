@@ -11,7 +11,7 @@ use multitrace_compiler::open::ModelOptions;
 use multitrace_formats::events::{EventFormat, EventOptions};
 use multitrace_formats::output::{check_writable, check_writable_dir, refuse_overwrite};
 use multitrace_model::verdict::Mode;
-use multitrace_monitor::drive::{drive, open_output, parse_duration, parse_window};
+use multitrace_monitor::drive::{drive, open_output, parse_duration, parse_window, Arrival};
 use multitrace_monitor::drive::{live_check_options, DriveOptions, LineFormat, Start, Status};
 use multitrace_monitor::follow::Follower;
 use multitrace_monitor::session::{Reorder, SessionOptions};
@@ -59,12 +59,16 @@ pub struct MonitorArgs {
     /// In event time when order keys are timestamps, else wall-clock time.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, help_heading = "Input")]
     idle_timeout: Option<Duration>,
-    /// Events held per location to restore their order: N events, or a duration (5s).
-    ///
-    /// A duration is of order keys (numbers are read as seconds); an event later than that is
-    /// an Error of its run.
-    #[arg(long, value_name = "N|DURATION", default_value = "0", value_parser = parse_window, help_heading = "Input")]
-    reorder_window: Reorder,
+    /// How events may arrive, and so when one is fed (the guide's "Arrival order").
+    #[arg(long, value_enum, default_value = "auto", help_heading = "Input")]
+    arrival: Arrival,
+    /// The first position of a local trace (--arrival positions or auto).
+    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Input")]
+    first_position: i64,
+    /// Events held per location to restore their order: N events, or a duration of order keys
+    /// (5s; numbers are seconds). A later event is an Error of its run. Implies --arrival window.
+    #[arg(long, value_name = "N|DURATION", value_parser = parse_window, help_heading = "Input")]
+    reorder_window: Option<Reorder>,
     /// The question asked when a run ends (events are always checked as prefixes).
     #[arg(short, long, value_enum, default_value = "prefix", help_heading = "Checking")]
     mode: Mode,
@@ -166,7 +170,10 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     let sopts = SessionOptions {
         end_letter,
         idle_timeout: args.idle_timeout,
-        reorder: args.reorder_window,
+        reorder: args
+            .arrival
+            .reorder(args.first_position, args.reorder_window)
+            .map_err(anyhow::Error::msg)?,
         max_live_runs: args.max_live_runs,
         ..SessionOptions::default()
     };

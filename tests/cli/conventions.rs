@@ -162,6 +162,8 @@ fn an_input_error_is_printed_once_on_a_terminal() {
         bad.display()
     );
     let o = Command::new("script")
+        // A terminal that draws (a bar is not drawn where TERM is unset or dumb).
+        .env("TERM", "xterm")
         .args(["-qec", &command, "/dev/null"])
         .current_dir(root())
         .output()
@@ -271,6 +273,8 @@ fn the_progress_bar_never_collides_with_records() {
         set.display()
     );
     let o = Command::new("script")
+        // A terminal that draws (a bar is not drawn where TERM is unset or dumb).
+        .env("TERM", "xterm")
         .args(["-qec", &command, "/dev/null"])
         .current_dir(root())
         .output()

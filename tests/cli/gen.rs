@@ -75,6 +75,8 @@ fn gen_shows_progress_on_a_terminal_only() {
         out.display()
     );
     let o = Command::new("script")
+        // A terminal that draws (a bar is not drawn where TERM is unset or dumb).
+        .env("TERM", "xterm")
         .current_dir(root())
         .args(["-qec", &cmd, "/dev/null"])
         .output()

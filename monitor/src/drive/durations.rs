@@ -1,5 +1,6 @@
 //! The durations and windows a user writes: `30s`, `500ms`, `2m`, `1h` (a bare number is
-//! seconds), and a reorder window of `N` events or of a duration in the events' own time.
+//! seconds), a reorder window of `N` events or of a duration in the events' own time, and the
+//! arrival model they go with ([`Arrival`]).
 
 use crate::session::Reorder;
 use std::time::Duration;
@@ -31,6 +32,70 @@ pub fn parse_window(s: &str) -> Result<Reorder, String> {
         return Ok(Reorder::Events(n));
     }
     parse_duration(s).map(|d| Reorder::Span(d.as_nanos() as u64))
+}
+
+/// How events may arrive (`--arrival`), and so when one is fed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum Arrival {
+    /// An integer order key is a position, any other key is held until its run ends.
+    Auto,
+    /// The order key is the position in the local trace: held until the positions before it.
+    Positions,
+    /// Held in the reorder window.
+    Window,
+    /// Each location's events come in order-key order (an assumption).
+    InOrder,
+    /// Every event is held until its run ends.
+    End,
+}
+
+impl Arrival {
+    /// The model named `name` as the command writes it (`in-order`, ...).
+    pub fn from_name(name: &str) -> Option<Arrival> {
+        Some(match name {
+            "auto" => Arrival::Auto,
+            "positions" => Arrival::Positions,
+            "window" => Arrival::Window,
+            "in-order" => Arrival::InOrder,
+            "end" => Arrival::End,
+            _ => return None,
+        })
+    }
+
+    /// Its name as the command writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arrival::Auto => "auto",
+            Arrival::Positions => "positions",
+            Arrival::Window => "window",
+            Arrival::InOrder => "in-order",
+            Arrival::End => "end",
+        }
+    }
+
+    /// The session's window for this model, the first position of a local trace and the
+    /// reorder window given (which goes with `window` and `auto` only, and is needed by
+    /// `window`).
+    pub fn reorder(self, first: i64, window: Option<Reorder>) -> Result<Reorder, String> {
+        Ok(match (self, window) {
+            (Arrival::Auto | Arrival::Window, Some(w)) => w,
+            (Arrival::Window, None) => {
+                return Err("--arrival window needs --reorder-window N|DURATION".into())
+            }
+            (_, Some(_)) => {
+                return Err(format!(
+                    "--reorder-window goes with --arrival window (or auto), not with \
+                     --arrival {}",
+                    self.name()
+                ))
+            }
+            (Arrival::Auto, None) => Reorder::Auto(first),
+            (Arrival::Positions, None) => Reorder::Positions(first),
+            (Arrival::InOrder, None) => Reorder::Events(0),
+            (Arrival::End, None) => Reorder::Unbounded,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ pub mod slow;
 pub mod start;
 pub mod write;
 
-pub use durations::{parse_duration, parse_window};
+pub use durations::{parse_duration, parse_window, Arrival};
 pub use options::{live_check_options, DriveOptions, OtelMap};
 pub use run::{drive, Status};
 pub use start::{open_output, Start, StartError};

@@ -5,14 +5,16 @@
 //! Invariant: a run that ends has its unchecked events settled and its held events fed
 //! first; its record is written once, unless an event decided it before.
 
+use super::event::split_at;
 use super::live::Live;
-use super::reorder::{release, Reorder};
+use super::reorder::{expected, key_text, release, Reorder};
 use super::settle::settle_live;
 use super::state::Session;
 use crate::decision::{Closed, Decision};
 use crate::Monitor;
 use multitrace_check::Scratch;
 use multitrace_formats::events::OrderKey;
+use multitrace_model::record::ErrorRecord;
 
 impl Session {
     /// Ends run `run` (its held events are fed first); its record, unless already written.
@@ -31,7 +33,9 @@ impl Session {
         }
     }
 
-    /// Feeds every held event of a run that ends.
+    /// Feeds every held event of a run that ends; under [`Reorder::Positions`], those after
+    /// no gap, and a gap still open makes the run's record an `Error` naming the missing
+    /// position (the events after it were never checked: no verdict from part of the run).
     fn release_all(
         &mut self,
         m: &Monitor<'_>,
@@ -43,20 +47,78 @@ impl Session {
         if live.done {
             return;
         }
+        // Held events of one kind (a run that mixes them has its Error): the first says it.
+        let key = live
+            .window
+            .as_ref()
+            .and_then(|w| w.held.iter().flatten().next())
+            .map(|h| h.key);
+        let reorder = match key.map(|k| self.opts().reorder.of_key(&k)) {
+            Some(p @ Reorder::Positions(_)) => p,
+            _ => Reorder::Events(0),
+        };
+        let all = !matches!(reorder, Reorder::Positions(_));
         for j in 0..live.windows() {
             let places = &mut self.places;
-            release(
-                m,
-                scratch,
-                places,
-                run,
-                live,
-                j,
-                Reorder::Events(0),
-                true,
-                out,
-            );
+            release(m, scratch, places, run, live, j, reorder, all, out);
+            if live.done {
+                return;
+            }
         }
+        let Reorder::Positions(first) = reorder else {
+            return;
+        };
+        let gaps: Vec<String> = (0..live.windows())
+            .filter(|&j| !live.nothing_held(j))
+            .map(|j| {
+                let held = &live.window.as_ref().expect("held events").held[j];
+                let name = m
+                    .engine()
+                    .model()
+                    .alphabet
+                    .location_name(multitrace_model::nfa::LocationId(j as u32));
+                format!(
+                    "position {} of location {name} never came ({} later event{} held, from \
+                     {})",
+                    key_text(&expected(first, live.fed(j))),
+                    held.len(),
+                    if held.len() == 1 { "" } else { "s" },
+                    held[0].at
+                )
+            })
+            .collect();
+        if gaps.is_empty() {
+            return;
+        }
+        let (at, order) = match &live.last_at {
+            Some((a, k)) => (Some(self.places.text(a)), k.get()),
+            None => (None, None),
+        };
+        let first_at = self.places.text(&live.first_at);
+        let (file, line) = at.as_deref().map_or((None, None), split_at);
+        let message = format!(
+            "run {run:?} ended with a gap: {} (a record lost, or --first-position is not the \
+             first position the sources write)",
+            gaps.join("; ")
+        );
+        live.done = true;
+        out.push(Decision {
+            run: run.to_string(),
+            first_at,
+            verdict: Err(ErrorRecord {
+                message,
+                file,
+                line,
+                column: None,
+            }),
+            closed: Closed::Error,
+            at,
+            order,
+            events: live.run.events(),
+            bytes: live.run.state_bytes(),
+            arrival: u64::MAX,
+        });
+        live.window = None;
     }
 
     /// The record of a run that ends (its held events fed), unless already written.

@@ -11,7 +11,6 @@ use super::event::LiveEvent;
 use super::live::{decide_pending, Key, Live};
 use super::options::SessionOptions;
 use super::pending::{Ids, Pending, Places};
-use super::reorder::{later, Reorder};
 use super::round::Round;
 use super::settle::settle_live;
 use super::state::Session;
@@ -83,7 +82,7 @@ impl Session {
         // `push` (whose checks share the scratch's term store: kept in order). A new run is
         // added without closing another while fewer than the cap are held.
         let grouped = m.incremental()
-            && opts.reorder == Reorder::Events(0)
+            && opts.reorder.in_order()
             && self.runs.len() + round.runs() <= opts.max_live_runs.max(1)
             && round.group(opts.end_letter);
         if grouped {
@@ -125,13 +124,10 @@ impl Session {
     }
 }
 
-/// Whether `ev` may take the deferred path ([`defer`]): no reorder window, not an end, an
-/// incremental monitor.
+/// Whether `ev` may take the deferred path ([`defer`]): no reorder window (or positions),
+/// not an end, an incremental monitor.
 fn plain(m: &Monitor<'_>, opts: &SessionOptions, ev: &LiveEvent<'_>) -> bool {
-    opts.reorder == Reorder::Events(0)
-        && !ev.end
-        && opts.end_letter != Some(ev.letter)
-        && m.incremental()
+    opts.reorder.in_order() && !ev.end && opts.end_letter != Some(ev.letter) && m.incremental()
 }
 
 /// What an event fed unchecked changes in its session beside its run.
@@ -170,7 +166,7 @@ fn defer(
     let is_time = matches!(ev.key, OrderKey::Time(_));
     if !live.nothing_held(j)
         || live.timestamps != Some(is_time)
-        || live.fed(j).is_some_and(|f| later(&ev.key, &f))
+        || !opts.reorder.next(live.fed(j), &ev.key)
     {
         return false;
     }

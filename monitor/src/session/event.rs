@@ -59,7 +59,7 @@ impl At<'_> {
     }
 }
 
-fn split_at(at: &str) -> (Option<String>, Option<u32>) {
+pub(super) fn split_at(at: &str) -> (Option<String>, Option<u32>) {
     match at.rsplit_once(':') {
         Some((f, l)) => match l.parse() {
             Ok(l) => (Some(f.to_string()), Some(l)),

@@ -9,7 +9,7 @@
 
 use super::event::LiveEvent;
 use super::live::{feed, Key, Live};
-use super::reorder::{hold, later, release, Reorder};
+use super::reorder::{bad_position, expected, hold, key_text, later, release, Reorder, MAX_HELD};
 use super::state::Session;
 use crate::decision::{Closed, Decision};
 use crate::Monitor;
@@ -57,21 +57,47 @@ impl Session {
             let is_time = matches!(ev.key, OrderKey::Time(_));
             let mixed = *live.timestamps.get_or_insert(is_time) != is_time;
             let j = m.engine().model().alphabet.location(ev.letter).index();
-            let late = live.fed(j).is_some_and(|f| later(&ev.key, &f));
-            if mixed || late {
-                let why = if mixed {
+            let location = || {
+                m.engine()
+                    .model()
+                    .alphabet
+                    .location_name(multitrace_model::nfa::LocationId(j as u32))
+                    .to_string()
+            };
+            let why = if mixed {
+                Some(
                     "this run mixes timestamps and numbers as order keys, which cannot be compared"
-                        .to_string()
-                } else {
-                    format!(
-                        "event later than the reorder window allows: its order key is smaller \
-                         than one of location {} already checked (widen --reorder-window)",
-                        m.engine()
-                            .model()
-                            .alphabet
-                            .location_name(multitrace_model::nfa::LocationId(j as u32))
-                    )
-                };
+                        .to_string(),
+                )
+            } else if let Reorder::Positions(first) = opts.reorder.of_key(&ev.key) {
+                let held = live.window.as_ref().and_then(|w| w.held.get(j));
+                let held = held.map_or(&[][..], Vec::as_slice);
+                bad_position(first, live.fed(j), held, &ev.key)
+                    .map(|why| format!("location {}: {why}", location()))
+                    .or_else(|| {
+                        let all: usize = live
+                            .window
+                            .as_ref()
+                            .map_or(0, |w| w.held.iter().map(Vec::len).sum());
+                        (all >= MAX_HELD).then(|| {
+                            format!(
+                                "{all} events of the run are held waiting for position {} of \
+                                 location {} (the most held is {MAX_HELD}): a record was lost",
+                                key_text(&expected(first, live.fed(j))),
+                                location()
+                            )
+                        })
+                    })
+            } else if live.fed(j).is_some_and(|f| later(&ev.key, &f)) {
+                Some(format!(
+                    "event later than the reorder window allows: its order key is smaller \
+                     than one of location {} already checked (widen --reorder-window)",
+                    location()
+                ))
+            } else {
+                None
+            };
+            if let Some(why) = why {
                 let (file, line) = ev.at.split();
                 let error = ErrorRecord {
                     message: format!("{}: bad event of run {:?}: {why}", ev.at, ev.run),
@@ -92,9 +118,13 @@ impl Session {
                     arrival: live.touched,
                 });
                 live.run.forget();
-            } else if live.nothing_held(j) && opts.reorder == Reorder::Events(0) {
-                // Nothing held and no window: fed at once, without holding a copy (the
-                // largest key held is read by duration windows only).
+                live.window = None;
+            } else if live.nothing_held(j)
+                && opts.reorder.in_order()
+                && opts.reorder.next(live.fed(j), &ev.key)
+            {
+                // Nothing held and no window, or the next position: fed at once, without
+                // holding a copy (the largest key held is read by duration windows only).
                 feed(
                     m,
                     scratch,

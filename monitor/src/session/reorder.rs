@@ -2,6 +2,13 @@
 //! its location already held is inserted in order-key order (equal keys: arrival order), and
 //! fed when the window ([`Reorder`]) lets it go; an event later than the window allows is
 //! refused by the session (an `Error` record naming it).
+//!
+//! Under [`Reorder::Positions`] the order key is the event's position in its local trace
+//! (`first`, `first + 1`, ...): an event is fed when every position before it was, so the
+//! events fed are always a prefix of each local trace, whatever the arrival order, and a
+//! verdict on them is certain (nothing to tune). A position seen twice, below the first, or a
+//! key that is not an integer is an `Error` of its run; a gap still open when the run ends is
+//! an `Error` naming the missing position.
 
 use super::event::At;
 use super::live::{feed, Held, Live, Window};
@@ -23,6 +30,98 @@ pub enum Reorder {
     Span(u64),
     /// Held until the run ends (offline input, complete before it is checked).
     Unbounded,
+    /// The order key is the position in the local trace, from `first` (0 or 1, no gaps):
+    /// an event is held until the positions before it are fed.
+    Positions(i64),
+    /// By each event's key: an integer is a position ([`Reorder::Positions`] from this
+    /// first position), a timestamp or another number is held until its run ends
+    /// ([`Reorder::Unbounded`]). The safe default: no event is fed before every event that
+    /// may come before it.
+    Auto(i64),
+}
+
+impl Reorder {
+    /// The window an event of key `key` is held in: [`Reorder::Auto`] resolved by the key's
+    /// kind, any other as it is.
+    pub(super) fn of_key(self, key: &OrderKey) -> Reorder {
+        match (self, key) {
+            (Reorder::Auto(first), OrderKey::Int(_)) => Reorder::Positions(first),
+            (Reorder::Auto(_), _) => Reorder::Unbounded,
+            (r, _) => r,
+        }
+    }
+
+    /// Whether an event of key `key` is the next one of its location, whose largest key fed
+    /// is `fed` (none: nothing fed), and can be fed at once when nothing is held there.
+    pub(super) fn next(self, fed: Option<OrderKey>, key: &OrderKey) -> bool {
+        match self.of_key(key) {
+            Reorder::Positions(first) => *key == expected(first, fed),
+            Reorder::Unbounded => false,
+            _ => fed.is_none_or(|f| !later(key, &f)),
+        }
+    }
+
+    /// Whether an event that is the next of its location is fed at once when nothing is held
+    /// there (no window; positions; or by the key).
+    pub(super) fn in_order(self) -> bool {
+        matches!(
+            self,
+            Reorder::Events(0) | Reorder::Positions(_) | Reorder::Auto(_)
+        )
+    }
+}
+
+/// The position a location waits for under [`Reorder::Positions`]: `first`, or the one
+/// after the largest fed.
+pub(super) fn expected(first: i64, fed: Option<OrderKey>) -> OrderKey {
+    match fed {
+        Some(OrderKey::Int(p)) => OrderKey::Int(p + 1),
+        _ => OrderKey::Int(i128::from(first)),
+    }
+}
+
+/// A position as a record's message writes it.
+pub(super) fn key_text(key: &OrderKey) -> String {
+    match key {
+        OrderKey::Int(p) => p.to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// The most events one run holds under [`Reorder::Positions`] while a position is missing:
+/// past it the run's record is an `Error` naming the missing position (memory stays bounded
+/// when a record is lost early in a long run).
+pub(super) const MAX_HELD: usize = 100_000;
+
+/// Why event `key` of a location cannot be taken under [`Reorder::Positions`] (its run's
+/// `Error`), given the largest key fed there and the keys held: not an integer, below the
+/// first position, or a position already fed or held.
+pub(super) fn bad_position(
+    first: i64,
+    fed: Option<OrderKey>,
+    held: &[Held],
+    key: &OrderKey,
+) -> Option<String> {
+    let OrderKey::Int(p) = *key else {
+        let kind = if matches!(key, OrderKey::Time(_)) {
+            "a timestamp"
+        } else {
+            "a number"
+        };
+        return Some(format!(
+            "its order key is {kind}, not a position in the local trace (an integer from \
+             {first}): with timestamps, choose --arrival window or end"
+        ));
+    };
+    if p < i128::from(first) {
+        return Some(format!(
+            "position {p} is below the first position, {first} (--first-position)"
+        ));
+    }
+    let twice = fed.is_some_and(|f| !later(&f, key)) || held.iter().any(|h| h.key == *key);
+    twice.then(|| {
+        format!("position {p} came twice (a record doubled, or two sources for one location)")
+    })
 }
 
 /// Key `a` comes strictly before key `b`.
@@ -81,6 +180,7 @@ pub(super) fn release(
     out: &mut Vec<Decision>,
 ) {
     loop {
+        let fed = live.fed(j);
         let Some(w) = &mut live.window else {
             return;
         };
@@ -88,12 +188,14 @@ pub(super) fn release(
             return;
         };
         let go = all
-            || match reorder {
+            || match reorder.of_key(&first.key) {
                 Reorder::Events(n) => w.held[j].len() > n,
                 Reorder::Span(ns) => {
                     w.max_key[j].is_some_and(|mx| span(&first.key, &mx) > ns as f64)
                 }
                 Reorder::Unbounded => false,
+                Reorder::Positions(p) => first.key == expected(p, fed),
+                Reorder::Auto(_) => unreachable!("resolved by the key"),
             };
         if !go {
             return;

@@ -231,3 +231,137 @@ fn a_round_fed_at_once_gives_the_records_of_its_events_one_by_one() {
         "{grouped_rounds} {decisions}"
     );
 }
+
+/// Random runs of the MQTT model, some with one letter replaced (to fail): each event as
+/// (run, letter, position in its location's local trace), runs in their own order.
+fn positioned_runs(
+    m: &Monitor<'_>,
+    rng: &mut Rng,
+    runs: usize,
+) -> Vec<Vec<(String, LetterId, i128)>> {
+    let alphabet = &m.engine().model().alphabet;
+    (0..runs)
+        .map(|r| {
+            let steps = rng.between(0, 14);
+            let mut letters = random_events(m.engine(), rng, steps);
+            if !letters.is_empty() && rng.below(3) == 0 {
+                let i = rng.below(letters.len());
+                letters[i] = LetterId(rng.below(alphabet.len()) as u32);
+            }
+            let mut next = vec![0i128; alphabet.locations()];
+            letters
+                .into_iter()
+                .map(|a| {
+                    let j = alphabet.location(a).index();
+                    next[j] += 1;
+                    (format!("r{r}"), a, next[j] - 1)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Feeds `events` (keys as given) and ends every run; the records by run id.
+fn records(
+    m: &Monitor<'_>,
+    reorder: Reorder,
+    events: &[(String, LetterId, i128)],
+) -> std::collections::BTreeMap<String, Vec<Decision>> {
+    let mut s = Session::new(SessionOptions {
+        reorder,
+        ..SessionOptions::default()
+    });
+    let mut out = Vec::new();
+    feed(m, &mut s, events, &mut out);
+    let mut scratch = m.engine().scratch();
+    s.settle(m, &mut scratch, &mut out);
+    s.close_all(m, &mut scratch, Closed::EndOfInput, &mut out);
+    let mut by = std::collections::BTreeMap::<String, Vec<Decision>>::new();
+    for d in out {
+        by.entry(d.run.clone()).or_default().push(d);
+    }
+    by
+}
+
+fn kind(d: &Decision) -> Option<multitrace_model::verdict::VerdictKind> {
+    d.verdict.as_ref().ok().map(|v| v.kind)
+}
+
+/// Positions (and `Auto` on integer keys) on an arbitrary permutation of all events, across
+/// runs and locations alike: every run gets one record, with the verdict its events give in
+/// order; with one event lost, its run gets an `Error` naming the missing position, or a Fail
+/// that the events before the gap already give.
+#[test]
+fn positions_give_the_in_order_verdict_on_any_arrival_order() {
+    let engine = mqtt();
+    let m = Monitor::new(&engine, MonitorOptions::default()).unwrap();
+    let mut rng = Rng::new(11);
+    let (mut fails, mut gaps) = (0, 0);
+    for case in 0..60 {
+        let runs = positioned_runs(&m, &mut rng, 8);
+        let in_order: Vec<_> = runs.iter().flatten().cloned().collect();
+        let reference = records(&m, Reorder::Events(0), &in_order);
+        let mut shuffled = in_order.clone();
+        rng.shuffle(&mut shuffled);
+        let reorder = [Reorder::Positions(0), Reorder::Auto(0)][case % 2];
+        let got = records(&m, reorder, &shuffled);
+        assert_eq!(got.len(), reference.len(), "case {case}");
+        for (id, want) in &reference {
+            let have = &got[id];
+            assert_eq!(have.len(), 1, "case {case}, run {id}: {have:?}");
+            assert_eq!(kind(&have[0]), kind(&want[0]), "case {case}, run {id}");
+            fails += usize::from(matches!(
+                kind(&want[0]),
+                Some(multitrace_model::verdict::VerdictKind::Fail)
+            ));
+        }
+        // One event lost (and the positions after it shifted by nothing: a gap).
+        if shuffled.is_empty() {
+            continue;
+        }
+        let lost = shuffled.remove(rng.below(shuffled.len()));
+        let got = records(&m, reorder, &shuffled);
+        let Some(have) = got.get(&lost.0) else {
+            // Its only event: the run was never seen.
+            assert!(!shuffled.iter().any(|e| e.0 == lost.0));
+            continue;
+        };
+        assert_eq!(have.len(), 1, "case {case}: {have:?}");
+        let alphabet = &engine.model().alphabet;
+        let j = alphabet.location(lost.1);
+        let later = |e: &(String, LetterId, i128)| {
+            e.0 == lost.0 && alphabet.location(e.1) == j && e.2 > lost.2
+        };
+        match &have[0].verdict {
+            Err(e) => {
+                assert!(shuffled.iter().any(later), "case {case}: {e:?}");
+                assert!(
+                    e.message
+                        .contains(&format!("position {} of location", lost.2)),
+                    "{}",
+                    e.message
+                );
+                gaps += 1;
+            }
+            Ok(v) => {
+                // The events before the gap (the location's earlier positions only) decide it.
+                let before: Vec<_> = in_order
+                    .iter()
+                    .filter(|e| e.0 == lost.0 && !(alphabet.location(e.1) == j && e.2 >= lost.2))
+                    .cloned()
+                    .collect();
+                let want = records(&m, Reorder::Events(0), &before);
+                if shuffled.iter().any(later) {
+                    assert_eq!(
+                        v.kind,
+                        multitrace_model::verdict::VerdictKind::Fail,
+                        "case {case}"
+                    );
+                    let w = want.get(&lost.0).and_then(|w| kind(&w[0]));
+                    assert_eq!(w, Some(v.kind), "case {case}");
+                }
+            }
+        }
+    }
+    assert!(fails > 20 && gaps > 10, "{fails} fails, {gaps} gaps");
+}
