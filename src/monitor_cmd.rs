@@ -167,13 +167,13 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
         Some((a, None)) => bail!("--end-action {a}: not an action of the model"),
         given => given.and_then(|(_, l)| l),
     };
+    let (reorder, parents) = (args.arrival)
+        .reorder(args.first_position, args.reorder_window, args.otel)
+        .map_err(anyhow::Error::msg)?;
     let sopts = SessionOptions {
         end_letter,
         idle_timeout: args.idle_timeout,
-        reorder: args
-            .arrival
-            .reorder(args.first_position, args.reorder_window)
-            .map_err(anyhow::Error::msg)?,
+        reorder,
         max_live_runs: args.max_live_runs,
         ..SessionOptions::default()
     };
@@ -198,6 +198,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
         end_field: args.end_field.clone(),
         idle_timeout: args.idle_timeout,
         otel,
+        parents,
         output: match args.format {
             FormatArg::Text => LineFormat::Text,
             FormatArg::Jsonl => LineFormat::Jsonl,

@@ -12,6 +12,11 @@ The spans are exported with the SDK's own OTLP encoder and written as the Collec
 exporter writes them: one ExportTraceServiceRequest per line in OTLP JSON (hex ids).
 
     python app.py OUT_DIR   # writes OUT_DIR/spans.jsonl and OUT_DIR/runs.json
+
+With `--batch N --runs K` the services export as an application does: each through the SDK's
+BatchSpanProcessor (at most N spans per export), appending each export to spans.jsonl as it
+happens (a file a monitor can follow), K runs with every fourth broken (late-publish). A span
+is exported when it ends, so a service's SERVER span comes after the spans it encloses.
 """
 
 import base64
@@ -24,21 +29,60 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.propagate import extract, inject
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+import threading
+
+from opentelemetry.sdk.trace.export import (BatchSpanProcessor, SimpleSpanProcessor, SpanExporter,
+                                            SpanExportResult)
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
 
-def service(name):
+class FileLines(SpanExporter):
+    """Appends each export to a file as one OTLP JSON line (shared by the services)."""
+
+    lock = threading.Lock()
+
+    def __init__(self, path):
+        self.path = path
+
+    def export(self, spans):
+        line = otlp_json_line(spans)
+        with FileLines.lock, open(self.path, "a") as f:
+            f.write(line + "\n")
+        return SpanExportResult.SUCCESS
+
+    def shutdown(self):
+        pass
+
+
+PROVIDERS = []
+
+
+def service(name, batch=None, path=None):
     exporter = InMemorySpanExporter()
     provider = TracerProvider(resource=Resource.create({"service.name": name}))
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    if batch:
+        provider.add_span_processor(BatchSpanProcessor(
+            FileLines(path), max_export_batch_size=batch, schedule_delay_millis=50))
+    else:
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+    PROVIDERS.append(provider)
     return provider.get_tracer(name), exporter
 
 
-checkout, checkout_spans = service("checkout")
-payment, payment_spans = service("payment")
-queue, queue_spans = service("queue")
+BATCH = "--batch" in sys.argv
+if BATCH:
+    _size = int(sys.argv[sys.argv.index("--batch") + 1])
+    _out = Path(sys.argv[1])
+    _out.mkdir(parents=True, exist_ok=True)
+    _path = _out / "spans.jsonl"
+    checkout, checkout_spans = service("checkout", _size, _path)
+    payment, payment_spans = service("payment", _size, _path)
+    queue, queue_spans = service("queue", _size, _path)
+else:
+    checkout, checkout_spans = service("checkout")
+    payment, payment_spans = service("payment")
+    queue, queue_spans = service("queue")
 
 
 def consume(headers):
@@ -86,6 +130,16 @@ def otlp_json_line(spans):
     return json.dumps(request)
 
 
+def main_batch(out, runs):
+    """K runs exported in batches as they end; runs.json once all are exported."""
+    scenarios = ["late-publish" if i % 4 == 3 else "ok" for i in range(runs)]
+    ids = {run(s): s for s in scenarios}
+    for provider in PROVIDERS:
+        provider.force_flush()
+        provider.shutdown()
+    (out / "runs.json").write_text(json.dumps(ids, indent=1))
+
+
 def main(out):
     out.mkdir(parents=True, exist_ok=True)
     scenarios = ["ok", "ok", "late-publish", "ok", "refund", "ok"]
@@ -97,4 +151,7 @@ def main(out):
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "."))
+    if BATCH:
+        main_batch(Path(sys.argv[1]), int(sys.argv[sys.argv.index("--runs") + 1]))
+    else:
+        main(Path(sys.argv[1] if len(sys.argv) > 1 else "."))

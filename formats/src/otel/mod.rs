@@ -70,19 +70,61 @@ fn file_error(file: &str, line: Option<u32>, message: String) -> RunOut {
     )))
 }
 
-/// The events of one request's spans (`at` is `FILE:LINE`).
+/// What a span says of its place in its trace, for a reader that follows spans as they are
+/// exported (`monitor --otel`): a span is exported when it ends, so a span whose parent in
+/// its own service has not come tells that an earlier action of that service (the parent's
+/// start) is still to come.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpanLink {
+    /// Its run (as its events have it).
+    pub run: Option<String>,
+    /// Its lifeline (the service), as written.
+    pub lifeline: Option<String>,
+    /// Its span id (hex).
+    pub id: String,
+    /// Its parent's span id (hex), when it has one.
+    pub parent: Option<String>,
+    /// Its parent is in its own service by the conventions: a `CLIENT`, `PRODUCER` or
+    /// `INTERNAL` span (a `SERVER` or `CONSUMER` span's parent is its caller's).
+    pub local_parent: bool,
+    /// How many of the events pushed are this span's (they follow the previous span's).
+    pub events: usize,
+}
+
+/// The events of one request's spans (`at` is `FILE:LINE`), and what each span says of its
+/// place in its trace (when `links` is given).
 fn request_events(
     req: &ExportTraceServiceRequest,
     map: &OtelMap,
     file: &str,
     line: u32,
     out: &mut Vec<RawEvent>,
+    mut links: Option<&mut Vec<SpanLink>>,
 ) {
     for rs in &req.resource_spans {
         let res_attrs: &[KeyValue] = rs.resource.as_ref().map_or(&[], |r| &r.attributes);
         for ss in &rs.scope_spans {
             for span in &ss.spans {
                 let kind = SpanKind::try_from(span.kind).unwrap_or(SpanKind::Unspecified);
+                let trace_id = hex(&span.trace_id);
+                let lifeline = attribute(&span.attributes, &map.lifeline_key)
+                    .or_else(|| attribute(res_attrs, &map.lifeline_key));
+                let run = match &map.run_key {
+                    None => Some(trace_id.clone()),
+                    Some(k) => attribute(&span.attributes, k).or_else(|| attribute(res_attrs, k)),
+                };
+                let before = out.len();
+                if let Some(links) = links.as_deref_mut() {
+                    links.push(SpanLink {
+                        run: run.clone(),
+                        lifeline: lifeline.clone(),
+                        id: hex(&span.span_id),
+                        parent: (!span.parent_span_id.is_empty())
+                            .then(|| hex(&span.parent_span_id)),
+                        local_parent: !matches!(kind, SpanKind::Server | SpanKind::Consumer),
+                        events: 0,
+                    });
+                }
                 let (rule, message_key) = match kind {
                     SpanKind::Producer => ("PRODUCER", "messaging.destination.name"),
                     SpanKind::Consumer => ("CONSUMER", "messaging.destination.name"),
@@ -90,14 +132,7 @@ fn request_events(
                     SpanKind::Server => ("SERVER", "rpc.method"),
                     _ => continue,
                 };
-                let trace_id = hex(&span.trace_id);
                 let span_id = hex(&span.span_id);
-                let lifeline = attribute(&span.attributes, &map.lifeline_key)
-                    .or_else(|| attribute(res_attrs, &map.lifeline_key));
-                let run = match &map.run_key {
-                    None => Some(trace_id.clone()),
-                    Some(k) => attribute(&span.attributes, k).or_else(|| attribute(res_attrs, k)),
-                };
                 let service = lifeline.clone().unwrap_or_else(|| "(none)".into());
                 let text = match &map.message_key {
                     Some(k) => attribute(&span.attributes, k),
@@ -178,6 +213,9 @@ fn request_events(
                         }
                     }
                 }
+                if let Some(link) = links.as_deref_mut().and_then(|l| l.last_mut()) {
+                    link.events = out.len() - before;
+                }
             }
         }
     }
@@ -228,7 +266,7 @@ fn read_file(path: &Path, map: &OtelMap, out: &mut Vec<RawEvent>) -> Result<(), 
                     e.column()
                 ))
             })?;
-            request_events(&req, map, &file, line, out);
+            request_events(&req, map, &file, line, out, None);
             if out.len() > map.max_events {
                 return Err(file_error(
                     &file,
@@ -270,7 +308,7 @@ fn read_file(path: &Path, map: &OtelMap, out: &mut Vec<RawEvent>) -> Result<(), 
         })?]
     };
     for (i, req) in requests.iter().enumerate() {
-        request_events(req, map, &file, i as u32 + 1, out);
+        request_events(req, map, &file, i as u32 + 1, out, None);
     }
     Ok(())
 }
@@ -307,7 +345,27 @@ pub fn otel_json_events(
             e.column()
         )
     })?;
-    request_events(&req, map, file, line, out);
+    request_events(&req, map, file, line, out, None);
+    Ok(())
+}
+
+/// [`otel_json_events`], and what each span says of its place in its trace ([`SpanLink`],
+/// in the order of their events: the first link's events come first in `out`).
+pub fn otel_json_spans(
+    text: &str,
+    map: &OtelMap,
+    file: &str,
+    line: u32,
+    out: &mut Vec<RawEvent>,
+    links: &mut Vec<SpanLink>,
+) -> Result<(), String> {
+    let req: ExportTraceServiceRequest = serde_json::from_str(text).map_err(|e| {
+        format!(
+            "{file}:{line}:{}: not an OTLP JSON ExportTraceServiceRequest (the Collector's file exporter writes one per line): {e}",
+            e.column()
+        )
+    })?;
+    request_events(&req, map, file, line, out, Some(links));
     Ok(())
 }
 

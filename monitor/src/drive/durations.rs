@@ -38,8 +38,12 @@ pub fn parse_window(s: &str) -> Result<Reorder, String> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Arrival {
-    /// An integer order key is a position, any other key is held until its run ends.
+    /// An integer order key is a position, any other key is held until its run ends; with
+    /// --otel, parents.
     Auto,
+    /// --otel: a service's events wait while one of its spans' parents in that service has
+    /// not come.
+    Parents,
     /// The order key is the position in the local trace: held until the positions before it.
     Positions,
     /// Held in the reorder window.
@@ -55,6 +59,7 @@ impl Arrival {
     pub fn from_name(name: &str) -> Option<Arrival> {
         Some(match name {
             "auto" => Arrival::Auto,
+            "parents" => Arrival::Parents,
             "positions" => Arrival::Positions,
             "window" => Arrival::Window,
             "in-order" => Arrival::InOrder,
@@ -67,6 +72,7 @@ impl Arrival {
     pub fn name(self) -> &'static str {
         match self {
             Arrival::Auto => "auto",
+            Arrival::Parents => "parents",
             Arrival::Positions => "positions",
             Arrival::Window => "window",
             Arrival::InOrder => "in-order",
@@ -75,26 +81,38 @@ impl Arrival {
     }
 
     /// The session's window for this model, the first position of a local trace and the
-    /// reorder window given (which goes with `window` and `auto` only, and is needed by
-    /// `window`).
-    pub fn reorder(self, first: i64, window: Option<Reorder>) -> Result<Reorder, String> {
-        Ok(match (self, window) {
-            (Arrival::Auto | Arrival::Window, Some(w)) => w,
+    /// reorder window given (which goes with `window`, `auto` and `parents` only, and is
+    /// needed by `window`), and whether spans' parents are followed: `parents`, and `auto`
+    /// with OpenTelemetry spans (`otel`), whose keys are timestamps.
+    pub fn reorder(
+        self,
+        first: i64,
+        window: Option<Reorder>,
+        otel: bool,
+    ) -> Result<(Reorder, bool), String> {
+        let parents = self == Arrival::Parents || (self == Arrival::Auto && otel);
+        if self == Arrival::Parents && !otel {
+            return Err("--arrival parents follows spans: it needs --otel".into());
+        }
+        let reorder = match (self, window) {
+            (Arrival::Auto | Arrival::Window | Arrival::Parents, Some(w)) => w,
             (Arrival::Window, None) => {
                 return Err("--arrival window needs --reorder-window N|DURATION".into())
             }
             (_, Some(_)) => {
                 return Err(format!(
-                    "--reorder-window goes with --arrival window (or auto), not with \
+                    "--reorder-window goes with --arrival window, auto or parents, not with \
                      --arrival {}",
                     self.name()
                 ))
             }
-            (Arrival::Auto, None) => Reorder::Auto(first),
+            (Arrival::Auto | Arrival::Parents, None) if parents => Reorder::Events(0),
+            (Arrival::Auto | Arrival::Parents, None) => Reorder::Auto(first),
             (Arrival::Positions, None) => Reorder::Positions(first),
             (Arrival::InOrder, None) => Reorder::Events(0),
             (Arrival::End, None) => Reorder::Unbounded,
-        })
+        };
+        Ok((reorder, parents))
     }
 }
 

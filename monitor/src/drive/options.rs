@@ -29,6 +29,9 @@ pub struct DriveOptions {
     pub idle_timeout: Option<Duration>,
     /// The sources hold OpenTelemetry spans (one OTLP JSON request per line), mapped so.
     pub otel: Option<OtelMap>,
+    /// With `otel`: a service's events wait while one of its spans' parents in that service
+    /// has not come (`--arrival parents`, the default with spans).
+    pub parents: bool,
     /// How records are written.
     pub output: LineFormat,
     /// The checkpoint directory.

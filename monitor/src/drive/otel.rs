@@ -6,8 +6,9 @@ use crate::session::{At, Decision, LiveEvent, Session};
 use crate::Monitor;
 use multitrace_check::Scratch;
 use multitrace_formats::events::{EventError, RawEvent};
-use multitrace_formats::otel::otel_json_events;
+use multitrace_formats::otel::{otel_json_spans, SpanLink};
 use multitrace_formats::NameIndex;
+use multitrace_model::nfa::LocationId;
 use multitrace_model::record::{ErrorRecord, Record};
 use std::time::Duration;
 
@@ -21,6 +22,17 @@ pub struct Line<'a> {
     pub wall: u64,
     /// The mapping rules.
     pub map: &'a OtelMap,
+    /// Whether spans' parents are followed (`--arrival parents`).
+    pub parents: bool,
+}
+
+/// What a line's spans need beside its events: their links, the runs they touch, and the
+/// model's locations by lifeline name (for spans without actions).
+#[derive(Default)]
+pub struct SpanBuffers {
+    links: Vec<SpanLink>,
+    runs: Vec<String>,
+    locations: Option<rustc_hash::FxHashMap<String, LocationId>>,
 }
 
 /// Pushes the events of one line (returns how many); a line that is not a request, and
@@ -34,6 +46,7 @@ pub fn push_line(
     session: &mut Session,
     letters: &NameIndex,
     raw: &mut Vec<RawEvent>,
+    spans: &mut SpanBuffers,
     errors: &mut Vec<Record>,
     decided: &mut Vec<Decision>,
 ) -> u64 {
@@ -42,7 +55,8 @@ pub fn push_line(
         None => (line.at, 0),
     };
     raw.clear();
-    if let Err(message) = otel_json_events(line.text, line.map, file, no, raw) {
+    spans.links.clear();
+    if let Err(message) = otel_json_spans(line.text, line.map, file, no, raw, &mut spans.links) {
         let e = ErrorRecord {
             message,
             file: Some(file.to_string()),
@@ -51,6 +65,9 @@ pub fn push_line(
         };
         errors.push(Record::error(line.at.to_string(), None, e, Duration::ZERO));
         return 0;
+    }
+    if line.parents {
+        follow_spans(line.at, m, scratch, session, letters, raw, spans, decided);
     }
     // A line holds the spans of one export in the order they ended (a parent after
     // its children): its events are taken in timestamp order (a stable sort, and only
@@ -113,5 +130,68 @@ pub fn push_line(
         };
         session.fail_run(m, run, &ev.at, e, decided);
     }
+    // The locations whose parents came in this line feed what they held.
+    for run in spans.runs.drain(..) {
+        session.unblock(m, scratch, &run, decided);
+    }
     n
+}
+
+/// The spans of a line, before its events: each span's id is known to its run, and a
+/// location whose span's parent (in its own service) has not come waits for it.
+#[allow(clippy::too_many_arguments)]
+fn follow_spans(
+    at: &str,
+    m: &Monitor<'_>,
+    scratch: &mut Scratch,
+    session: &mut Session,
+    letters: &NameIndex,
+    raw: &[RawEvent],
+    spans: &mut SpanBuffers,
+    decided: &mut Vec<Decision>,
+) {
+    let alphabet = &m.engine().model().alphabet;
+    let locations = spans.locations.get_or_insert_with(|| {
+        (0..alphabet.locations())
+            .map(|k| {
+                let k = LocationId(k as u32);
+                (alphabet.location_name(k).to_string(), k)
+            })
+            .collect()
+    });
+    let mut next = 0;
+    for link in &spans.links {
+        let own = &raw[next..next + link.events];
+        next += link.events;
+        let Some(run) = &link.run else {
+            continue;
+        };
+        // Its location: its first action's, else its lifeline's (a span with no action).
+        let location = own
+            .iter()
+            .find_map(|e| e.body.as_ref().ok().and_then(|(a, _)| letters.letter(a)))
+            .map(|l| alphabet.location(l))
+            .or_else(|| {
+                let name = link.lifeline.as_deref()?;
+                let name =
+                    multitrace_model::label::label_name(name).unwrap_or_else(|| name.to_string());
+                locations.get(&name).copied()
+            });
+        session.span(
+            m,
+            scratch,
+            run,
+            at,
+            &link.id,
+            link.parent.as_deref(),
+            link.local_parent,
+            location,
+            decided,
+        );
+        if spans.runs.last() != Some(run) {
+            spans.runs.push(run.clone());
+        }
+    }
+    spans.runs.sort_unstable();
+    spans.runs.dedup();
 }

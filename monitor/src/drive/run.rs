@@ -89,6 +89,8 @@ pub fn drive(
     // --otel: the events of one line.
     #[cfg(feature = "otel")]
     let mut raw = Vec::new();
+    #[cfg(feature = "otel")]
+    let mut spans = super::otel::SpanBuffers::default();
     // The field names, prepared once for the scan of every line.
     let fields = FlatFields::new(
         &ev_opts.run_field,
@@ -173,12 +175,14 @@ pub fn drive(
                                 at: &at,
                                 wall,
                                 map,
+                                parents: opts.parents,
                             },
                             m,
                             &mut scratch,
                             session,
                             &letters,
                             &mut raw,
+                            &mut spans,
                             &mut line_errors,
                             &mut decided,
                         );

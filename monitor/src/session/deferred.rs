@@ -151,8 +151,9 @@ fn defer(
     opts: &SessionOptions,
     out: &mut Vec<Decision>,
 ) -> bool {
+    let j = m.engine().model().alphabet.location(ev.letter).index();
     if live.done {
-        if live.pending_n != 0 {
+        if live.pending_n != 0 || super::push::correction_due(live, j, &ev.key, opts.reorder) {
             return false;
         }
         // A run whose record is written (a Fail decided early): the event is counted only,
@@ -162,9 +163,9 @@ fn defer(
         m.push(scratch, &mut live.run, ev.letter);
         return true;
     }
-    let j = m.engine().model().alphabet.location(ev.letter).index();
     let is_time = matches!(ev.key, OrderKey::Time(_));
     if !live.nothing_held(j)
+        || live.waits(j)
         || live.timestamps != Some(is_time)
         || !opts.reorder.next(live.fed(j), &ev.key)
     {

@@ -99,6 +99,22 @@ pub(super) struct Live {
     pub(super) timestamps: Option<bool>,
     /// The record was written (Fail, Inconclusive, Error): later events are only counted.
     pub(super) done: bool,
+    /// A correction was written: its Fail came before an event that goes before one it
+    /// checked (the arrival model's assumption did not hold); said once.
+    pub(super) corrected: bool,
+    /// Its spans (`--otel`): the ids come so far and the locations waiting for a parent.
+    pub(super) spans: Option<Box<Spans>>,
+}
+
+/// The spans of a run followed as they are exported (`monitor --otel`): the ids come so far,
+/// and the parents that locations wait for. A location waits while one of its spans' parents
+/// in its own service has not come: the parent's start, an earlier action of that location,
+/// is still to come, so its events are held.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(super) struct Spans {
+    pub(super) came: rustc_hash::FxHashSet<Box<str>>,
+    /// (location, the parent it waits for).
+    pub(super) waits: Vec<(u32, Box<str>)>,
 }
 
 impl Live {
@@ -118,6 +134,8 @@ impl Live {
             pending_head: 0,
             timestamps: None,
             done: false,
+            corrected: false,
+            spans: None,
         })
     }
 
@@ -127,6 +145,13 @@ impl Live {
             .as_ref()
             .and_then(|w| w.held.get(j))
             .is_none_or(Vec::is_empty)
+    }
+
+    /// Location `j` waits for a span's parent (its events are held).
+    pub(super) fn waits(&self, j: usize) -> bool {
+        self.spans
+            .as_ref()
+            .is_some_and(|s| s.waits.iter().any(|(k, _)| *k as usize == j))
     }
 
     /// Locations with held events to feed at the end (none when nothing was ever held).
@@ -158,6 +183,11 @@ impl Live {
                     .map(|h| std::mem::size_of::<Held>() + h.at.len())
                     .sum::<usize>()
                     + w.max_key.len() * std::mem::size_of::<Option<OrderKey>>()
+            })
+            + self.spans.as_ref().map_or(0, |s| {
+                std::mem::size_of::<Spans>()
+                    + s.came.iter().map(|id| 24 + id.len()).sum::<usize>()
+                    + s.waits.iter().map(|(_, p)| 24 + p.len()).sum::<usize>()
             })
     }
 }

@@ -31,6 +31,8 @@
 //! - `close`: the ends of runs (an end, an idle timeout, the cap on live runs, the end of
 //!   the input or a stop);
 //! - `push`: one event taken and checked ([`Session::push`], [`Session::fail_run`]);
+//! - `spans`: the spans of runs followed as they are exported (`--otel`): a location waits
+//!   while one of its spans' parents in its service has not come;
 //! - `deferred`: events fed unchecked, one at a time ([`Session::push_deferred`]) or a round
 //!   grouped by run ([`Session::push_round`]).
 
@@ -45,6 +47,7 @@ mod reorder;
 mod round;
 mod runs;
 mod settle;
+mod spans;
 mod state;
 #[cfg(test)]
 mod tests;

@@ -17,6 +17,24 @@ use multitrace_check::Scratch;
 use multitrace_formats::events::OrderKey;
 use multitrace_model::record::ErrorRecord;
 
+/// Whether an event of location `j` with key `key`, to the decided run `live`, calls for a
+/// correction: the run's record is a Fail, none was written yet, and the event goes before
+/// one the Fail checked at its location (under positions a smaller key is a position seen
+/// twice, not a late event: the positions before the Fail were all there).
+pub(super) fn correction_due(live: &Live, j: usize, key: &OrderKey, reorder: Reorder) -> bool {
+    !live.corrected
+        && !matches!(reorder.of_key(key), Reorder::Positions(_))
+        && live
+            .fed
+            .get(j)
+            .and_then(|f| f.get())
+            .is_some_and(|f| later(key, &f))
+        && matches!(
+            live.run.standing(),
+            crate::Standing::Decided(_, multitrace_model::verdict::VerdictKind::Fail)
+        )
+}
+
 impl Session {
     /// Takes one event; decisions (records to write) are appended to `out`.
     pub fn push(
@@ -51,7 +69,42 @@ impl Session {
             live.last_time = Key::new(ev.key);
         }
         if live.done {
-            // Counted only: the run's record is written.
+            // Counted only: the run's record is written; but an event that goes before one
+            // its Fail checked says that the Fail came under an arrival assumption that did
+            // not hold: a correction, once.
+            let j = m.engine().model().alphabet.location(ev.letter).index();
+            if correction_due(live, j, &ev.key, opts.reorder) {
+                live.corrected = true;
+                let name = m
+                    .engine()
+                    .model()
+                    .alphabet
+                    .location_name(multitrace_model::nfa::LocationId(j as u32));
+                let (file, line) = ev.at.split();
+                let message = format!(
+                    "{}: correction of run {:?}: its Fail was written before this event, which \
+                     goes before an event of location {name} that the Fail checked: the events \
+                     did not come in the order the arrival model assumes (see --arrival), and \
+                     the Fail may be wrong",
+                    ev.at, ev.run
+                );
+                out.push(Decision {
+                    run: ev.run.to_string(),
+                    first_at: self.places.text(&live.first_at),
+                    verdict: Err(ErrorRecord {
+                        message,
+                        file,
+                        line,
+                        column: None,
+                    }),
+                    closed: Closed::Error,
+                    at: Some(ev.at.to_string()),
+                    order: Some(ev.key),
+                    events: live.run.events() + 1,
+                    bytes: live.run.state_bytes(),
+                    arrival: live.touched,
+                });
+            }
             m.push(scratch, &mut live.run, ev.letter);
         } else {
             let is_time = matches!(ev.key, OrderKey::Time(_));
@@ -119,6 +172,9 @@ impl Session {
                 });
                 live.run.forget();
                 live.window = None;
+            } else if live.waits(j) {
+                // Its location waits for a span's parent (`--otel`): held until it comes.
+                hold(live, j, ev.key, ev.letter, &ev.at.to_string());
             } else if live.nothing_held(j)
                 && opts.reorder.in_order()
                 && opts.reorder.next(live.fed(j), &ev.key)

@@ -13,10 +13,11 @@ use serde::{Deserialize, Serialize};
 /// The first bytes of [`Session::to_bytes`], then [`STATE_FORMAT`].
 const STATE_MAGIC: &[u8; 8] = b"MTSESSN\0";
 
-/// The version of [`Session::to_bytes`]' format: 3 since a live run keeps its guess and the
-/// events its product skipped (2: runs keep their places and keys compact; a state of format
-/// 1, which had no number, is refused).
-const STATE_FORMAT: u32 = 3;
+/// The version of [`Session::to_bytes`]' format: 4 since a live run keeps its spans and
+/// whether a correction was written (3: a live run keeps its guess and the events its
+/// product skipped; 2: runs keep their places and keys compact; a state of format 1, which
+/// had no number, is refused).
+const STATE_FORMAT: u32 = 4;
 
 /// All live runs of a stream.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -365,3 +365,111 @@ fn positions_give_the_in_order_verdict_on_any_arrival_order() {
     }
     assert!(fails > 20 && gaps > 10, "{fails} fails, {gaps} gaps");
 }
+
+/// Spans' parents (`--otel`): each location's local trace in segments, each segment a chain
+/// of spans nested one in the other (an event's span encloses the next event's), exported as
+/// a service exports them (in the order they end: a segment from its innermost span out, the
+/// segments in order), the locations and runs interleaved at random. Every run gets the
+/// verdict of its events fed in order; without the parents, runs get wrong verdicts.
+#[test]
+fn parents_hold_a_location_until_its_enclosing_span_comes() {
+    let engine = mqtt();
+    let m = Monitor::new(&engine, MonitorOptions::default()).unwrap();
+    let alphabet = &engine.model().alphabet;
+    let mut rng = Rng::new(23);
+    let mut differs = 0;
+    for case in 0..40 {
+        let runs = positioned_runs(&m, &mut rng, 6);
+        let in_order: Vec<_> = runs.iter().flatten().cloned().collect();
+        let reference = records(&m, Reorder::Events(0), &in_order);
+        // Per run and location: its events as exported, each with its span and parent.
+        type Export = (String, LetterId, i128, String, Option<String>);
+        let mut queues: Vec<Vec<Export>> = Vec::new();
+        for run in &runs {
+            for j in 0..alphabet.locations() {
+                let own: Vec<_> = run
+                    .iter()
+                    .filter(|e| alphabet.location(e.1).index() == j)
+                    .collect();
+                let mut q = Vec::new();
+                let mut k = 0;
+                while k < own.len() {
+                    let len = 1 + rng.below(own.len() - k);
+                    let seg = &own[k..k + len];
+                    for (i, e) in seg.iter().enumerate().rev() {
+                        let span = format!("{}-{j}-{}", e.0, e.2);
+                        let parent = (i > 0).then(|| format!("{}-{j}-{}", e.0, seg[i - 1].2));
+                        q.push((e.0.clone(), e.1, e.2, span, parent));
+                    }
+                    k += len;
+                }
+                if !q.is_empty() {
+                    queues.push(q);
+                }
+            }
+        }
+        for parents in [true, false] {
+            let mut s = Session::new(SessionOptions::default());
+            let mut scratch = engine.scratch();
+            let mut out = Vec::new();
+            let mut qs: Vec<std::collections::VecDeque<Export>> =
+                queues.iter().cloned().map(Into::into).collect();
+            let mut n = 0;
+            while qs.iter().any(|q| !q.is_empty()) {
+                let live: Vec<usize> = (0..qs.len()).filter(|&i| !qs[i].is_empty()).collect();
+                let (run, letter, key, span, parent) =
+                    qs[live[rng.below(live.len())]].pop_front().unwrap();
+                n += 1;
+                let at = format!("spans.jsonl:{n}");
+                if parents {
+                    let j = alphabet.location(letter);
+                    s.span(
+                        &m,
+                        &mut scratch,
+                        &run,
+                        &at,
+                        &span,
+                        parent.as_deref(),
+                        true,
+                        Some(j),
+                        &mut out,
+                    );
+                }
+                let ev = LiveEvent {
+                    run: &run,
+                    letter,
+                    key: OrderKey::Time(key),
+                    at: At::Text(&at),
+                    wall: 0,
+                    end: false,
+                };
+                s.push(&m, &mut scratch, ev, &mut out);
+                if parents {
+                    s.unblock(&m, &mut scratch, &run, &mut out);
+                }
+            }
+            s.close_all(&m, &mut scratch, Closed::EndOfInput, &mut out);
+            let mut got = std::collections::BTreeMap::<String, Vec<Decision>>::new();
+            for d in out {
+                got.entry(d.run.clone()).or_default().push(d);
+            }
+            for (id, want) in &reference {
+                let have = &got[id];
+                if parents {
+                    assert_eq!(have.len(), 1, "case {case}, run {id}: {have:?}");
+                    assert_eq!(
+                        kind(&have[0]),
+                        kind(&want[0]),
+                        "case {case}, run {id}: {have:?}"
+                    );
+                } else if kind(&have[0]) != kind(&want[0]) {
+                    differs += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        differs > 20,
+        "without parents only {differs} runs differ: the test shows nothing"
+    );
+}
