@@ -216,14 +216,19 @@ impl Model {
     /// it certain). A run ends at an event with action `end_action` (or pushed with
     /// `end=True`), when `close_idle` finds it idle for `idle_timeout` (seconds or a
     /// timedelta; in event time when order keys are timestamps), or at `close`/`close_all`.
+    /// `arrival` says how events may arrive, as `multitrace monitor --arrival`: `"auto"` (an
+    /// int order key is the position in the local trace, from `first_position`, and an event
+    /// is held until the positions before it came; any other key is held until its run ends),
+    /// `"positions"`, `"window"` (held in `reorder_window`), `"in-order"` (an assumption: an
+    /// event before one already checked gives its run an Error record) or `"end"`.
     /// `reorder_window` holds events per location to restore their order: an int (events),
     /// seconds or a timedelta (of order keys), or `"unbounded"`; an event later than that
-    /// gives its run an Error record. At most `max_live_runs` runs are live (past it the
+    /// gives its run an Error record (0: `"in-order"`). At most `max_live_runs` runs are live (past it the
     /// oldest idle one is closed, its record says so); `max_live_vertices` bounds one run's
     /// product (past it the run is Inconclusive). Events are named `SOURCE:N` (N from 1).
     /// `state` (bytes of `Monitor.state()`) resumes a monitor with the same options.
     #[pyo3(signature = (*args, **kwargs),
-        text_signature = "($self, mode='prefix', procedure='auto', witness=False, timeout_ms=10000, max_vertices=5000000, diagnosis=True, max_diagnosis_vertices=1000000, por=True, loc=True, memo=True, idle_timeout=None, end_action=None, reorder_window=0, max_live_runs=1000000, max_live_vertices=4096, source='<python>', state=None)")]
+        text_signature = "($self, mode='prefix', procedure='auto', witness=False, timeout_ms=10000, max_vertices=5000000, diagnosis=True, max_diagnosis_vertices=1000000, por=True, loc=True, memo=True, idle_timeout=None, end_action=None, arrival='auto', first_position=0, reorder_window=None, max_live_runs=1000000, max_live_vertices=4096, source='<python>', state=None)")]
     fn monitor(
         slf: &Bound<'_, Self>,
         args: &Bound<'_, PyTuple>,

@@ -21,20 +21,24 @@ use multitrace_model::record::{ErrorRecord, Record};
 use multitrace_monitor::session::{
     At as Place, Closed, Decision, LiveEvent, Reorder, Session, SessionOptions,
 };
+use multitrace_monitor::drive::Arrival;
 use multitrace_monitor::{Monitor, MonitorOptions, DEFAULT_MAX_LIVE_VERTICES};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// `Model.monitor(<check options>, idle_timeout=None, end_action=None, reorder_window=0,
-/// max_live_runs=1000000, max_live_vertices=4096, source="<python>", state=None)`.
+/// `Model.monitor(<check options>, idle_timeout=None, end_action=None, arrival="auto",
+/// first_position=0, reorder_window=None, max_live_runs=1000000, max_live_vertices=4096,
+/// source="<python>", state=None)`.
 pub(crate) const MONITOR: Signature = Signature {
     name: "Model.monitor",
     before: &[],
     after: &[
         "idle_timeout",
         "end_action",
+        "arrival",
+        "first_position",
         "reorder_window",
         "max_live_runs",
         "max_live_vertices",
@@ -232,14 +236,44 @@ impl PyMonitor {
             Some(Some(v)) => Some(duration(&v, "idle_timeout")?),
             _ => None,
         };
-        let reorder = match options.get::<Bound<'_, PyAny>>("reorder_window")? {
-            None => Reorder::Events(0),
+        let window = match options.get::<Option<Bound<'_, PyAny>>>("reorder_window")?.flatten() {
+            None => None,
             Some(v) if v.is_instance_of::<pyo3::types::PyInt>() => {
-                Reorder::Events(v.extract::<usize>()?)
+                Some(Reorder::Events(v.extract::<usize>()?))
             }
-            Some(v) if v.extract::<String>().is_ok_and(|s| s == "unbounded") => Reorder::Unbounded,
-            Some(v) => Reorder::Span(duration(&v, "reorder_window")?.as_nanos() as u64),
+            Some(v) if v.extract::<String>().is_ok_and(|s| s == "unbounded") => {
+                Some(Reorder::Unbounded)
+            }
+            Some(v) => Some(Reorder::Span(
+                duration(&v, "reorder_window")?.as_nanos() as u64,
+            )),
         };
+        let arrival = options
+            .get::<String>("arrival")?
+            .unwrap_or_else(|| "auto".into());
+        let arrival = Arrival::from_name(&arrival).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "arrival={arrival:?}: expected {}",
+                crate::options::choices(&["auto", "positions", "window", "in-order", "end"])
+            ))
+        })?;
+        let first = options.get::<i64>("first_position")?.unwrap_or(0);
+        // Events, not spans: no parents to follow.
+        let (reorder, _) = arrival.reorder(first, window, false).map_err(|_| {
+            PyValueError::new_err(match (arrival, window) {
+                (Arrival::Parents, _) => "arrival='parents' follows OpenTelemetry spans, which \
+                    `multitrace monitor --otel` reads; a Monitor takes events"
+                    .to_string(),
+                (Arrival::Window, None) => {
+                    "arrival='window' needs reorder_window (events, seconds or a timedelta)"
+                        .to_string()
+                }
+                _ => format!(
+                    "reorder_window goes with arrival='window' or 'auto', not with arrival={:?}",
+                    arrival.name()
+                ),
+            })
+        })?;
         let max_live_runs = options.get::<usize>("max_live_runs")?.unwrap_or(1_000_000);
         if max_live_runs == 0 {
             return Err(PyValueError::new_err(

@@ -209,7 +209,7 @@ def test_the_records_are_the_lines_of_multitrace_monitor(mqtt, fixtures, cli, tm
 
 
 def test_bad_events_give_error_records_and_nothing_is_dropped(mqtt):
-    mon = mqtt.monitor()
+    mon = mqtt.monitor(arrival="in-order")
     assert mon.push("a", "clt1!begin", 1) == []
     (bad,) = mon.push("b", "nope!x", 1)
     assert bad.verdict == "Error" and bad.id == "b"
@@ -228,7 +228,7 @@ def test_bad_events_give_error_records_and_nothing_is_dropped(mqtt):
 
 
 def test_ends_idle_timeout_and_max_live_runs(mqtt):
-    mon = mqtt.monitor(end_action="clt1!end", idle_timeout=timedelta(seconds=10))
+    mon = mqtt.monitor(end_action="clt1!end", idle_timeout=timedelta(seconds=10), first_position=1)
     assert mon.push("a", "clt1!begin", 1) == []
     (r,) = mon.push("a", "clt1!end", 2)
     assert r.id == "a" and r.monitor["closed"] == "end-event" and r.monitor["events"] == 2
@@ -240,14 +240,14 @@ def test_ends_idle_timeout_and_max_live_runs(mqtt):
     (idle,) = mon.close_idle()
     assert idle.id == "t1" and idle.monitor["closed"] == "idle"
     # Numbers: idle by the caller's clock.
-    num = mqtt.monitor(idle_timeout=1.5)
+    num = mqtt.monitor(idle_timeout=1.5, first_position=1)
     assert num.push("n", "clt1!begin", 1) == []
     import time
 
     assert num.close_idle(time.time()) == []
     (r,) = num.close_idle(time.time() + 5)
     assert r.id == "n"
-    capped = mqtt.monitor(max_live_runs=2)
+    capped = mqtt.monitor(max_live_runs=2, first_position=1)
     assert capped.push("x", "clt1!begin", 1) == []
     assert capped.push("y", "clt1!begin", 1) == []
     (ev,) = capped.push("z", "clt1!begin", 1)
@@ -278,6 +278,37 @@ def test_options_go_through_the_one_option_path(mqtt):
     with pytest.raises(ValueError, match="idle_timeout"):
         mqtt.monitor(idle_timeout=-1)
     # A budget given is used: one vertex cannot decide the run.
-    m = mqtt.monitor(procedure="term", max_vertices=1)
+    m = mqtt.monitor(procedure="term", max_vertices=1, arrival="in-order")
     (r,) = m.push("a", "clt1!begin", 1) + m.close_all()
     assert r.verdict == "Inconclusive" and r.procedure == "term"
+
+
+def test_positions_on_any_arrival_order_give_the_records_of_events_in_order(mqtt):
+    """The default arrival model: an int order key is the event's position in its local trace,
+    and an event is held until the positions before it came, so any arrival order (not only
+    interleavings that keep each location's order) gives the verdicts of the events in order;
+    a position that never comes is an Error naming it; first_position says where they start."""
+    runs = runs_of(mqtt, 40, 3)
+    events = interleave(runs, random.Random(8))
+    in_order = mqtt.monitor(arrival="in-order")
+    want = {r.id: r.verdict for r in in_order.push_many(*zip(*events)) + in_order.close_all()}
+    shuffled = list(events)
+    random.Random(9).shuffle(shuffled)
+    mon = mqtt.monitor()
+    got = mon.push_many(*zip(*shuffled)) + mon.close_all()
+    assert len(got) == len(want) and {r.id: r.verdict for r in got} == want
+    naive = mqtt.monitor(arrival="in-order")
+    wrong = naive.push_many(*zip(*shuffled)) + naive.close_all()
+    assert {r.id: r.verdict for r in wrong} != want
+    gap = mqtt.monitor()
+    assert gap.push("g", "clt1!begin", 1) == []
+    (r,) = gap.close_all()
+    assert r.verdict == "Error" and "position 0 of location clt1 never came" in r.error["message"]
+    one = mqtt.monitor(first_position=1)
+    assert one.push("g", "clt1!begin", 1) == []
+    (r,) = one.close_all()
+    assert r.verdict != "Error"
+    with pytest.raises(ValueError, match="arrival='window' needs reorder_window"):
+        mqtt.monitor(arrival="window")
+    with pytest.raises(ValueError, match="arrival"):
+        mqtt.monitor(arrival="sorted")
