@@ -44,6 +44,7 @@ pub mod group;
 pub mod headers;
 pub mod intern;
 pub mod key;
+pub mod lost;
 pub mod read;
 mod runs;
 pub mod scan;
@@ -57,5 +58,6 @@ pub use event::{
 pub use group::{read_offline_runs, read_runs, Grouper, RunOut};
 pub use headers::CsvHeaders;
 pub use key::{parse_timestamp, OrderKey, OrderKeyError};
+pub use lost::{withhold, withhold_offline, Lost};
 pub use read::{csv_columns, csv_event, jsonl_event, jsonl_event_full, split_csv, EventReader};
 pub use scan::{scan_bytes, scan_flat, scan_flat_with, FlatFields, Scanned};

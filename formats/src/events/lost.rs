@@ -1,0 +1,108 @@
+//! Parts of the input that could not be read and whose runs are not all known (a line that is
+//! not JSON and names no run, the rest of a file after a read error, a file not read at all):
+//! they may hold events of any run, since a run's events are gathered from every line and
+//! file. No run then gets a verdict from what was read: each gets an `Error` record naming
+//! the first such part ("verdicts never lie").
+
+use super::group::RunOut;
+use super::runs::Run;
+use crate::entry::OfflineOut;
+use multitrace_model::record::{ErrorRecord, Record};
+use std::time::Duration;
+
+/// A part of the input that could not be read, where it is and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lost {
+    /// The file.
+    pub file: String,
+    /// The line, from 1 (`None`: the whole file).
+    pub line: Option<u32>,
+    /// The column, from 1, when known.
+    pub column: Option<u32>,
+    /// Why it could not be read (without the place).
+    pub why: String,
+}
+
+impl Lost {
+    /// `FILE:LINE:COLUMN` (as much of it as is known).
+    pub fn place(&self) -> String {
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => format!("{}:{l}:{c}", self.file),
+            (Some(l), None) => format!("{}:{l}", self.file),
+            _ => self.file.clone(),
+        }
+    }
+
+    /// The error of run `id`, which may have had events in this part; `more` is the number
+    /// of other parts that could not be read.
+    pub fn error(&self, id: &str, more: usize) -> ErrorRecord {
+        let also = match more {
+            0 => String::new(),
+            n => format!(" ({n} more places of the input could not be read)"),
+        };
+        ErrorRecord {
+            message: format!(
+                "{}: {}; this may hold events of run {id:?} (a run's events are gathered from \
+                 every line and file), so the run gets no verdict from the rest: mend or remove \
+                 that part of the input and check again{also}",
+                self.place(),
+                self.why
+            ),
+            file: Some(self.file.clone()),
+            line: self.line,
+            column: self.column,
+        }
+    }
+}
+
+/// `out` with every run still to be checked made an `Error` record naming the first of
+/// `lost` (runs already `Error` keep their own record); `out` as is when `lost` is empty.
+pub fn withhold(out: Vec<RunOut>, lost: &[Lost]) -> Vec<RunOut> {
+    let Some(first) = lost.first() else {
+        return out;
+    };
+    out.into_iter()
+        .map(|r| match r {
+            RunOut::Item(item) => {
+                let id = item.id.clone().unwrap_or_default();
+                let e = first.error(&id, lost.len() - 1);
+                RunOut::Error(Box::new(Record::error(
+                    item.trace,
+                    item.id,
+                    e,
+                    Duration::ZERO,
+                )))
+            }
+            other => other,
+        })
+        .collect()
+}
+
+/// [`withhold`] for runs as letters (the offline path).
+pub fn withhold_offline(out: Vec<OfflineOut>, lost: &[Lost]) -> Vec<OfflineOut> {
+    let Some(first) = lost.first() else {
+        return out;
+    };
+    out.into_iter()
+        .map(|r| match r {
+            OfflineOut::Run(run) => {
+                let id = run.id.clone().unwrap_or_default();
+                let e = first.error(&id, lost.len() - 1);
+                OfflineOut::Record(Box::new(Record::error(
+                    run.trace,
+                    run.id,
+                    e,
+                    Duration::ZERO,
+                )))
+            }
+            other => other,
+        })
+        .collect()
+}
+
+/// Marks `run` bad for `lost` (a run already bad keeps its first bad event).
+pub(super) fn withhold_run(run: &mut Run, lost: &Lost, more: usize) {
+    if run.bad.is_none() {
+        run.bad = Some((lost.error(&run.id, more), 1));
+    }
+}
