@@ -14,6 +14,7 @@ mod model;
 mod monitor;
 mod monitor_csv;
 mod notes;
+mod otel;
 mod outputs;
 mod partition;
 mod pictures;

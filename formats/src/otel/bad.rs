@@ -11,7 +11,71 @@
 //!   whose trace ids a byte scan finds in it are touched, but the part that cannot be read may
 //!   hold spans of any other trace ([`LineRuns::Some`]).
 
+use crate::events::{EventError, Lost, RawEvent};
 use serde_json::Value;
+
+/// A line of OTLP JSON that is not a request: why, where in the line, and the runs it held.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadLine {
+    /// The column (from 1) where reading it failed.
+    pub column: u32,
+    /// Why it is not a request (without the place).
+    pub why: String,
+    /// The runs it held.
+    pub runs: LineRuns,
+}
+
+impl BadLine {
+    /// The line `bytes` that is not a request (`why`, at `column`), with the runs it held
+    /// (`run_key`: the attribute of `run =`).
+    pub fn new(bytes: &[u8], run_key: Option<&str>, column: u32, why: String) -> BadLine {
+        BadLine {
+            column,
+            why,
+            runs: line_runs(bytes, run_key),
+        }
+    }
+
+    /// The message of the line's own `Error` record (it is line `line` of `file`).
+    pub fn message(&self, file: &str, line: u32) -> String {
+        let then = match &self.runs {
+            LineRuns::All(r) => format!(
+                "the {} runs it holds get an Error record, the other runs are checked",
+                r.len()
+            ),
+            LineRuns::Some(_) => {
+                "no run gets a verdict, since the part not read may hold spans of any trace".into()
+            }
+        };
+        format!("{file}:{line}:{}: {}; {then}", self.column, self.why)
+    }
+
+    /// The bad events of the runs the line names (each makes its run an `Error` record).
+    pub fn events(&self, file: &str, line: u32) -> impl Iterator<Item = RawEvent> + '_ {
+        let named = match &self.runs {
+            LineRuns::All(r) | LineRuns::Some(r) => r,
+        };
+        let (file, at) = (file.to_string(), format!("{file}:{line}"));
+        named.iter().map(move |run| RawEvent {
+            at: at.clone(),
+            file: file.clone(),
+            line,
+            run: Some(run.clone()),
+            body: Err(EventError::Unreadable(self.why.clone())),
+        })
+    }
+
+    /// The line as a part of the input that may hold spans of any run, unless it names all
+    /// of its runs.
+    pub fn lost(&self, file: &str, line: u32) -> Option<Lost> {
+        matches!(self.runs, LineRuns::Some(_)).then(|| Lost {
+            file: file.to_string(),
+            line: Some(line),
+            column: Some(self.column),
+            why: self.why.clone(),
+        })
+    }
+}
 
 /// The runs a line that cannot be read held.
 #[derive(Clone, Debug, PartialEq, Eq)]

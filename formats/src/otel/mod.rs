@@ -23,7 +23,7 @@
 pub mod bad;
 mod map;
 
-pub use bad::{line_runs, LineRuns};
+pub use bad::{line_runs, BadLine, LineRuns};
 pub use map::{parse_otel_map, read_otel_map, OtelMap};
 
 use super::label_name;
@@ -115,42 +115,15 @@ impl Read {
         column: u32,
         why: String,
     ) {
-        let runs = line_runs(bytes, map.run_key.as_deref());
-        let (named, all) = match &runs {
-            LineRuns::All(r) => (r, true),
-            LineRuns::Some(r) => (r, false),
-        };
-        let then = if all {
-            format!(
-                "its {} runs get an Error record, the other runs are checked",
-                named.len()
-            )
-        } else {
-            "no run gets a verdict, since the part not read may hold spans of any trace".into()
-        };
+        let bad = BadLine::new(bytes, map.run_key.as_deref(), column, why);
         self.errors.push(file_error(
             file,
             Some(line),
             Some(column),
-            format!("{file}:{line}:{column}: {why}; {then}"),
+            bad.message(file, line),
         ));
-        for run in named {
-            self.events.push(RawEvent {
-                at: format!("{file}:{line}"),
-                file: file.to_string(),
-                line,
-                run: Some(run.clone()),
-                body: Err(EventError::Unreadable(why.clone())),
-            });
-        }
-        if !all {
-            self.lost.push(Lost {
-                file: file.to_string(),
-                line: Some(line),
-                column: Some(column),
-                why,
-            });
-        }
+        self.events.extend(bad.events(file, line));
+        self.lost.extend(bad.lost(file, line));
     }
 }
 
@@ -398,7 +371,8 @@ pub fn read_otel_runs(alphabet: &Alphabet, files: &[PathBuf], map: &OtelMap) -> 
 
 /// The events of one OTLP JSON line (an `ExportTraceServiceRequest`), by the rules above,
 /// before grouping (`file` and `line` name it in `at`): for front ends that take spans one
-/// line at a time (Spark's `events_from_otel`). `Err` says why the line is not one.
+/// line at a time (Spark's `events_from_otel`). `Err` says why the line is not one (its
+/// message: [`BadLine::message`]).
 pub fn otel_json_events(
     text: &str,
     map: &OtelMap,
@@ -406,10 +380,25 @@ pub fn otel_json_events(
     line: u32,
     out: &mut Vec<RawEvent>,
 ) -> Result<(), String> {
+    otel_json_line(text, map, file, line, out).map_err(|b| b.message(file, line))
+}
+
+/// [`otel_json_events`], with what a line that is not a request still tells (the runs it
+/// held: [`bad`]), for front ends that give those runs an `Error` record.
+pub fn otel_json_line(
+    text: &str,
+    map: &OtelMap,
+    file: &str,
+    line: u32,
+    out: &mut Vec<RawEvent>,
+) -> Result<(), BadLine> {
     let req: ExportTraceServiceRequest = serde_json::from_str(text).map_err(|e| {
-        format!(
-            "{file}:{line}:{}: not an OTLP JSON ExportTraceServiceRequest (the Collector's file exporter writes one per line): {e}",
-            e.column()
+        let why = format!("{NOT_A_REQUEST}: {e}");
+        BadLine::new(
+            text.as_bytes(),
+            map.run_key.as_deref(),
+            e.column() as u32,
+            why,
         )
     })?;
     request_events(&req, map, file, line, out);

@@ -1,12 +1,19 @@
 //! Lines of OpenTelemetry spans (`monitor --otel`): each line of a source is one OTLP JSON
 //! request, mapped to events by the rules of `check --otel`, and pushed to the session.
+//!
+//! A line that is not a request is the rule of `check --otel` too: an `Error` record for the
+//! line, one for each run it names (`multitrace_formats::otel::bad`), and when it may hold
+//! spans of runs it does not name, no run gets a verdict from the spans that come after: each
+//! run that gets a span later gets an `Error` naming the line instead. (A record already
+//! written cannot be taken back, and a live run that gets no later span keeps its verdict:
+//! the session gives the driving loop no list of its live runs to fail.)
 
 use super::options::OtelMap;
 use crate::session::{At, Decision, LiveEvent, Session};
 use crate::Monitor;
 use multitrace_check::Scratch;
-use multitrace_formats::events::{EventError, RawEvent};
-use multitrace_formats::otel::otel_json_events;
+use multitrace_formats::events::{EventError, Lost, RawEvent};
+use multitrace_formats::otel::otel_json_line;
 use multitrace_formats::NameIndex;
 use multitrace_model::record::{ErrorRecord, Record};
 use std::time::Duration;
@@ -36,21 +43,26 @@ pub fn push_line(
     raw: &mut Vec<RawEvent>,
     errors: &mut Vec<Record>,
     decided: &mut Vec<Decision>,
+    lost: &mut Option<Lost>,
 ) -> u64 {
     let (file, no) = match line.at.rsplit_once(':') {
         Some((f, n)) => (f, n.parse().unwrap_or(0)),
         None => (line.at, 0),
     };
     raw.clear();
-    if let Err(message) = otel_json_events(line.text, line.map, file, no, raw) {
+    // Set after this line's events: its own runs get the Error naming their spans there.
+    let mut now_lost = None;
+    if let Err(bad) = otel_json_line(line.text, line.map, file, no, raw) {
         let e = ErrorRecord {
-            message,
+            message: bad.message(file, no),
             file: Some(file.to_string()),
             line: Some(no),
-            column: None,
+            column: Some(bad.column),
         };
         errors.push(Record::error(line.at.to_string(), None, e, Duration::ZERO));
-        return 0;
+        // Its runs are failed as the bad events `check` gives them are.
+        raw.extend(bad.events(file, no));
+        now_lost = bad.lost(file, no);
     }
     // A line holds the spans of one export in the order they ended (a parent after
     // its children): its events are taken in timestamp order (a stable sort, and only
@@ -78,6 +90,12 @@ pub fn push_line(
             errors.push(Record::error(ev.at.clone(), None, e, Duration::ZERO));
             continue;
         };
+        if let Some(lost) = lost {
+            // A line before may have held spans of this run: no verdict.
+            let e = lost.error(run, 0);
+            session.fail_run(m, run, &ev.at, e, decided);
+            continue;
+        }
         let problem = match &ev.body {
             Err(e) => e.clone(),
             Ok((action, key)) => match letters.letter(action) {
@@ -112,6 +130,9 @@ pub fn push_line(
             column: None,
         };
         session.fail_run(m, run, &ev.at, e, decided);
+    }
+    if lost.is_none() {
+        *lost = now_lost;
     }
     n
 }

@@ -89,6 +89,9 @@ pub fn drive(
     // --otel: the events of one line.
     #[cfg(feature = "otel")]
     let mut raw = Vec::new();
+    // --otel: the first line that may have held spans of runs it does not name.
+    #[cfg(feature = "otel")]
+    let mut otel_lost = None;
     // The field names, prepared once for the scan of every line.
     let fields = FlatFields::new(
         &ev_opts.run_field,
@@ -181,6 +184,7 @@ pub fn drive(
                             &mut raw,
                             &mut line_errors,
                             &mut decided,
+                            &mut otel_lost,
                         );
                         loose.extend(line_errors.drain(..).map(|r| (session.arrivals(), r)));
                         continue;
