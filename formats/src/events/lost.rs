@@ -4,6 +4,7 @@
 //! file. No run then gets a verdict from what was read: each gets an `Error` record naming
 //! the first such part ("verdicts never lie").
 
+use super::event::{EventReadError, RawEvent};
 use super::group::RunOut;
 use super::runs::Run;
 use crate::entry::OfflineOut;
@@ -51,6 +52,52 @@ impl Lost {
             file: Some(self.file.clone()),
             line: self.line,
             column: self.column,
+        }
+    }
+}
+
+impl Lost {
+    /// The part of a file that a read error leaves unread.
+    pub fn of_read_error(e: &EventReadError) -> Lost {
+        let (file, line, why) = match e {
+            EventReadError::Io { file, error } => (
+                file,
+                None,
+                format!("cannot be read (from where the error came on): {error}"),
+            ),
+            EventReadError::LineTooLong { file, line, max } => (
+                file,
+                Some(*line),
+                format!(
+                    "line longer than {max} bytes (--max-line-bytes) whose run is not known; the \
+                     rest of the file is not read"
+                ),
+            ),
+            EventReadError::FieldAbsent { file, field, .. } => (
+                file,
+                None,
+                format!("not read: no event has the field {field:?}"),
+            ),
+        };
+        Lost {
+            file: file.clone(),
+            line,
+            column: None,
+            why,
+        }
+    }
+
+    /// An event whose run is not known (`why`: what is wrong with it).
+    pub fn of_orphan(ev: &RawEvent) -> Lost {
+        let why = match &ev.body {
+            Err(e) => e.to_string(),
+            Ok(_) => "no run id".into(),
+        };
+        Lost {
+            file: ev.file.clone(),
+            line: Some(ev.line),
+            column: None,
+            why: format!("an event whose run is not known ({why})"),
         }
     }
 }

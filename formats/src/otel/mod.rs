@@ -364,6 +364,10 @@ pub fn read_otel_runs(alphabet: &Alphabet, files: &[PathBuf], map: &OtelMap) -> 
     for f in files {
         read_file(f, map, &mut read);
     }
+    // A span whose run is not known (no run attribute) is of some run: which is not known.
+    let orphans = read.events.iter().filter(|e| e.run.is_none());
+    let orphans: Vec<Lost> = orphans.map(Lost::of_orphan).collect();
+    read.lost.extend(orphans);
     let mut out = withhold(Grouper::new(alphabet).group(read.events), &read.lost);
     out.extend(read.errors);
     out
