@@ -153,3 +153,76 @@ pub(super) fn withhold_run(run: &mut Run, lost: &Lost, more: usize) {
         run.bad = Some((lost.error(&run.id, more), 1));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::events::{read_runs, EventOptions, RunOut};
+    use multitrace_model::artifact::decode;
+    use multitrace_model::model::CompiledModel;
+
+    fn mqtt() -> CompiledModel {
+        decode(include_bytes!(
+            "../../../fixtures/golden/seed004-mqtt.v2.mtm"
+        ))
+        .unwrap()
+    }
+
+    /// `(id, verdict kind, error line)` of each record of `text` read as one file.
+    fn outs(text: &str, sorted: bool) -> Vec<(Option<String>, bool, Option<u32>)> {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("ev.jsonl");
+        std::fs::write(&p, text).unwrap();
+        let m = mqtt();
+        let opts = EventOptions {
+            sorted,
+            ..EventOptions::default()
+        };
+        read_runs(&m.alphabet, &[p], &opts)
+            .unwrap()
+            .map(|r| match r {
+                RunOut::Item(i) => (i.id, true, None),
+                RunOut::Error(e) => (e.id.clone(), false, e.error.as_ref().and_then(|e| e.line)),
+            })
+            .collect()
+    }
+
+    const A: &str = "{\"run\":\"a\",\"action\":\"clt1!begin\",\"order\":1}\n";
+    const C: &str = "{\"run\":\"c\",\"action\":\"clt1!begin\",\"order\":1}\n";
+
+    #[test]
+    fn a_line_that_names_its_run_fails_that_run_only() {
+        let text = format!("{A}{{\"run\":\"b\",\"action\":\"clt1!be\n{C}");
+        let got = outs(&text, false);
+        let want = |id: &str, ok, line| (Some(id.to_string()), ok, line);
+        assert_eq!(
+            got,
+            vec![
+                want("a", true, None),
+                want("b", false, Some(2)),
+                want("c", true, None)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_line_whose_run_is_not_known_leaves_no_run_a_verdict() {
+        let text = format!("{A}{{\"act\n{C}");
+        let got = outs(&text, false);
+        // Runs a and c, both Error naming line 2, and the line's own record, in place.
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert!(
+            got.iter().all(|(_, ok, line)| !ok && *line == Some(2)),
+            "{got:?}"
+        );
+        // Sorted by run: the line may be an event of the run before it (b) or of a later one;
+        // the runs before that (a) are complete and keep their verdicts.
+        let b = A.replace("\"a\"", "\"b\"");
+        let got = outs(&format!("{A}{b}{{\"act\n{C}"), true);
+        assert_eq!(got[0], (Some("a".into()), true, None), "{got:?}");
+        assert!(
+            got[1..].iter().all(|(_, ok, line)| !ok && *line == Some(3)),
+            "{got:?}"
+        );
+        assert_eq!(got.len(), 4, "{got:?}");
+    }
+}
