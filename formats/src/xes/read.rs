@@ -83,8 +83,6 @@ pub struct XesRuns<'a> {
     pub(super) bailed: bool,
     /// The trace being read by the full parser: its name once read, and its line.
     open_trace: Option<(Option<String>, u32)>,
-    /// The record that comes after the one given (the file's, after its open trace's).
-    then: Option<RunOut>,
 }
 
 /// What the runs of a file are built with.
@@ -168,7 +166,6 @@ impl<'a> XesRuns<'a> {
             skip: 0,
             bailed: false,
             open_trace: None,
-            then: None,
         })
     }
 
@@ -460,9 +457,6 @@ impl Iterator for XesRuns<'_> {
     type Item = RunOut;
 
     fn next(&mut self) -> Option<RunOut> {
-        if let Some(r) = self.then.take() {
-            return Some(r);
-        }
         if let Some(r) = self.next_fast() {
             return r;
         }
@@ -487,18 +481,17 @@ impl Iterator for XesRuns<'_> {
                         Some((line, column)) => format!("{file}:{line}:{column}: {m}"),
                         None => format!("{file}: {m}"),
                     };
-                    let record = error_record(file, place, message.clone());
-                    // The trace open at the error is not read whole: an Error of its run
-                    // (traces closed before the error are complete and keep their records;
-                    // one the scanner gave already has its record).
+                    // The trace open at the error is not read whole: the record is an Error of
+                    // its run, which says the rest of the file is not read (traces closed
+                    // before the error are complete and keep their records; one the scanner
+                    // gave already has its record).
                     match self.open_trace.take().filter(|_| self.skip == 0) {
                         Some((name, line)) => {
-                            self.then = Some(record);
                             let id =
                                 name.unwrap_or_else(|| format!("trace {}", self.ctx.traces + 1));
                             Some(open_trace_error(file, place, &message, id, line))
                         }
-                        None => Some(record),
+                        None => Some(error_record(file, place, message)),
                     }
                 }
             };
