@@ -2,6 +2,7 @@
 //! data-driven suite of bad inputs (`bad_inputs`, cases in `tests/bad_inputs/cases/`).
 
 mod bad_inputs;
+mod bad_lines;
 mod check;
 mod compressed;
 mod conventions;
