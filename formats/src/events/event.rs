@@ -240,7 +240,7 @@ impl fmt::Display for EventReadError {
             EventReadError::LineTooLong { file, line, max } => write!(
                 f,
                 "{file}:{line}: line longer than {max} bytes (--max-line-bytes), whose run is not \
-                 known; the rest of the file is not read, and no run of it gets a verdict"
+                 known; the rest of the file is not read, and no run it could belong to gets a verdict"
             ),
             EventReadError::FieldAbsent {
                 file,

@@ -644,8 +644,8 @@ impl EventReader {
                                 Err(EventError::LineTooLong(max)),
                             )));
                         }
-                        // Unknown: the file is not read further, and every run read from it
-                        // gets an Error record (see [`group`]).
+                        // Unknown: the file is not read further, and no run it could belong
+                        // to gets a verdict (see [`super::lost`]).
                         _ => {
                             self.done = true;
                             return Err(EventReadError::LineTooLong { file, line, max });

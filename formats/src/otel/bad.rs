@@ -90,7 +90,7 @@ pub enum LineRuns {
 /// as [`super`] writes it (lower case); `None` for anything the reader would refuse.
 fn trace_run(text: &str) -> Option<String> {
     let hex = text.strip_prefix("0x").unwrap_or(text);
-    (!hex.is_empty() && hex.len() % 2 == 0 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+    (!hex.is_empty() && hex.len().is_multiple_of(2) && hex.bytes().all(|b| b.is_ascii_hexdigit()))
         .then(|| hex.to_ascii_lowercase())
 }
 
