@@ -5,11 +5,8 @@
 //! the first such part ("verdicts never lie").
 
 use super::event::{EventReadError, RawEvent};
-use super::group::RunOut;
 use super::runs::Run;
-use crate::entry::OfflineOut;
-use multitrace_model::record::{ErrorRecord, Record};
-use std::time::Duration;
+use multitrace_model::record::ErrorRecord;
 
 /// A part of the input that could not be read, where it is and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,51 +97,6 @@ impl Lost {
             why: format!("an event whose run is not known ({why})"),
         }
     }
-}
-
-/// `out` with every run still to be checked made an `Error` record naming the first of
-/// `lost` (runs already `Error` keep their own record); `out` as is when `lost` is empty.
-pub fn withhold(out: Vec<RunOut>, lost: &[Lost]) -> Vec<RunOut> {
-    let Some(first) = lost.first() else {
-        return out;
-    };
-    out.into_iter()
-        .map(|r| match r {
-            RunOut::Item(item) => {
-                let id = item.id.clone().unwrap_or_default();
-                let e = first.error(&id, lost.len() - 1);
-                RunOut::Error(Box::new(Record::error(
-                    item.trace,
-                    item.id,
-                    e,
-                    Duration::ZERO,
-                )))
-            }
-            other => other,
-        })
-        .collect()
-}
-
-/// [`withhold`] for runs as letters (the offline path).
-pub fn withhold_offline(out: Vec<OfflineOut>, lost: &[Lost]) -> Vec<OfflineOut> {
-    let Some(first) = lost.first() else {
-        return out;
-    };
-    out.into_iter()
-        .map(|r| match r {
-            OfflineOut::Run(run) => {
-                let id = run.id.clone().unwrap_or_default();
-                let e = first.error(&id, lost.len() - 1);
-                OfflineOut::Record(Box::new(Record::error(
-                    run.trace,
-                    run.id,
-                    e,
-                    Duration::ZERO,
-                )))
-            }
-            other => other,
-        })
-        .collect()
 }
 
 /// Marks `run` bad for `lost` (a run already bad keeps its first bad event).

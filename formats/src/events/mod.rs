@@ -62,6 +62,6 @@ pub use event::{
 pub use group::{read_offline_runs, read_runs, Grouper, RunOut};
 pub use headers::CsvHeaders;
 pub use key::{parse_timestamp, OrderKey, OrderKeyError};
-pub use lost::{withhold, withhold_offline, Lost};
+pub use lost::Lost;
 pub use read::{csv_columns, csv_event, jsonl_event, jsonl_event_full, split_csv, EventReader};
 pub use scan::{scan_bytes, scan_flat, scan_flat_with, FlatFields, Scanned};

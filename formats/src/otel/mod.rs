@@ -27,13 +27,15 @@ pub use bad::{line_runs, BadLine, LineRuns};
 pub use map::{parse_otel_map, read_otel_map, OtelMap};
 
 use super::label_name;
-use crate::events::{withhold, EventError, Field, Grouper, Lost, OrderKey, RawEvent, RunOut};
+use crate::events::{EventError, Field, Grouper, Lost, OrderKey, RawEvent, RunOut};
 use multitrace_model::nfa::Alphabet;
+use multitrace_model::record::Record;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{any_value::Value, KeyValue};
 use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
 use std::io::{BufRead, Read as _};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// The value of attribute `key` as text.
 fn attribute(attrs: &[KeyValue], key: &str) -> Option<String> {
@@ -352,6 +354,29 @@ fn read_file(path: &Path, map: &OtelMap, read: &mut Read) {
     for (i, req) in requests.iter().enumerate() {
         request_events(req, map, &file, i as u32 + 1, &mut read.events);
     }
+}
+
+/// `out` with every run still to be checked made an `Error` record naming the first of
+/// `lost` ([`crate::events::lost`]); runs already `Error` keep their own record.
+fn withhold(out: Vec<RunOut>, lost: &[Lost]) -> Vec<RunOut> {
+    let Some(first) = lost.first() else {
+        return out;
+    };
+    out.into_iter()
+        .map(|r| match r {
+            RunOut::Item(item) => {
+                let id = item.id.clone().unwrap_or_default();
+                let e = first.error(&id, lost.len() - 1);
+                RunOut::Error(Box::new(Record::error(
+                    item.trace,
+                    item.id,
+                    e,
+                    Duration::ZERO,
+                )))
+            }
+            other => other,
+        })
+        .collect()
 }
 
 /// The runs of span files: every file is read (spans of a trace may be in several lines and
