@@ -400,8 +400,8 @@ pub fn read_otel_runs(alphabet: &Alphabet, files: &[PathBuf], map: &OtelMap) -> 
 
 /// The events of one OTLP JSON line (an `ExportTraceServiceRequest`), by the rules above,
 /// before grouping (`file` and `line` name it in `at`): for front ends that take spans one
-/// line at a time (Spark's `events_from_otel`). `Err` says why the line is not one (its
-/// message: [`BadLine::message`]).
+/// line at a time (Spark's `events_from_otel`). `Err` says where and why the line is not one
+/// (what it means for the runs is the front end's: [`otel_json_line`]).
 pub fn otel_json_events(
     text: &str,
     map: &OtelMap,
@@ -409,7 +409,8 @@ pub fn otel_json_events(
     line: u32,
     out: &mut Vec<RawEvent>,
 ) -> Result<(), String> {
-    otel_json_line(text, map, file, line, out).map_err(|b| b.message(file, line))
+    otel_json_line(text, map, file, line, out)
+        .map_err(|b| format!("{file}:{line}:{}: {}", b.column, b.why))
 }
 
 /// [`otel_json_events`], with what a line that is not a request still tells (the runs it
