@@ -40,9 +40,9 @@ impl Lost {
         };
         ErrorRecord {
             message: format!(
-                "{}: {}; this may hold events of run {id:?} (a run's events are gathered from \
-                 every line and file), so the run gets no verdict from the rest: mend or remove \
-                 that part of the input and check again{also}",
+                "{}: {}; what could not be read there may hold events of run {id:?} (a run's \
+                 events are gathered from every line and file), so the run gets no verdict from \
+                 the rest: mend or remove that part of the input and check again{also}",
                 self.place(),
                 self.why
             ),

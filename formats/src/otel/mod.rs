@@ -287,6 +287,11 @@ fn read_file(path: &Path, map: &OtelMap, read: &mut Read) {
             if buf.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
+            // Without its line break: a cut line then ends where it was cut (the parser's
+            // column is on the line, not after it).
+            while matches!(buf.last(), Some(b'\n' | b'\r')) {
+                buf.pop();
+            }
             let text = match std::str::from_utf8(&buf) {
                 Ok(t) => t,
                 Err(e) => {
