@@ -2,6 +2,7 @@
 //! data-driven suite of bad inputs (`bad_inputs`, cases in `tests/bad_inputs/cases/`).
 
 mod bad_inputs;
+mod bad_lines;
 mod check;
 mod compressed;
 mod conventions;
@@ -14,6 +15,7 @@ mod model;
 mod monitor;
 mod monitor_csv;
 mod notes;
+mod otel;
 mod outputs;
 mod partition;
 mod pictures;

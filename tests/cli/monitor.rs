@@ -472,8 +472,9 @@ fn otel_spans_get_the_verdicts_of_check() {
     }
 }
 
-/// A line that is not OTLP JSON is one Error record at its FILE:LINE; the spans of the other
-/// lines are still checked.
+/// A line that is not OTLP JSON is one Error record at its FILE:LINE; the other lines are
+/// still read, and every trace gets its one record (an Error naming the line for those with
+/// spans after it, which it may have held: see `tests/cli/otel.rs`).
 #[test]
 fn otel_garbage_line_is_one_located_error() {
     let dir = scratch("monitor-otel-garbage");

@@ -142,6 +142,9 @@ pub enum EventError {
     /// A line longer than the limit (`--max-line-bytes`, in bytes): its event is not known,
     /// so its run gets no verdict.
     LineTooLong(u64),
+    /// The event's line cannot be read (why, without the place), though its run is known:
+    /// the run's events there are lost, so it gets no verdict.
+    Unreadable(String),
 }
 
 impl fmt::Display for EventError {
@@ -184,6 +187,11 @@ impl fmt::Display for EventError {
                 f,
                 "line longer than {max} bytes (--max-line-bytes): its event is not read, so \
                  this run gets no verdict; raise --max-line-bytes"
+            ),
+            EventError::Unreadable(why) => write!(
+                f,
+                "its line cannot be read ({why}), so this run's events there are lost and it \
+                 gets no verdict; mend or remove the line and check again"
             ),
         }
     }
@@ -232,7 +240,7 @@ impl fmt::Display for EventReadError {
             EventReadError::LineTooLong { file, line, max } => write!(
                 f,
                 "{file}:{line}: line longer than {max} bytes (--max-line-bytes), whose run is not \
-                 known; the rest of the file is not read, and no run of it gets a verdict"
+                 known; the rest of the file is not read, and no run it could belong to gets a verdict"
             ),
             EventReadError::FieldAbsent {
                 file,

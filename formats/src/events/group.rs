@@ -4,6 +4,7 @@
 use super::event::{EventError, EventOptions, EventReadError, EventsError, RawEvent};
 use super::intern::ByteIds;
 use super::key::OrderKey;
+use super::lost::{withhold_run, Lost};
 use super::read::{EventReader, FastEvent, Next};
 use super::runs::Run;
 use crate::entry::{OfflineOut, OfflineRun};
@@ -250,17 +251,6 @@ fn file_error(file: &Path, error: EventReadError) -> Box<Record> {
     ))
 }
 
-/// The bad event that stands for a line cut at `max` bytes in `file`, in run `run`.
-fn cut_event(run: String, file: &str, line: u32, max: u64) -> RawEvent {
-    RawEvent {
-        at: format!("{file}:{line}"),
-        file: file.to_string(),
-        line,
-        run: Some(run),
-        body: Err(EventError::LineTooLong(max)),
-    }
-}
-
 /// Unsorted input grouped while it is read: the runs in the order of their first event, an
 /// event without a run in place. Only the runs are held (their letters and keys), never the
 /// events as read.
@@ -269,10 +259,10 @@ struct Streamed<'g, 'a> {
     slots: Vec<Result<Run, Record>>,
     /// The slot of each run id (by its bytes).
     index: ByteIds,
-    /// Events taken since the last flush (the cap of `--max-buffered-events`).
+    /// Events taken (the cap of `--max-buffered-events`).
     held: usize,
-    /// The files each run has events from (numbers from 1), for a cut line's runs.
-    files_of: Vec<Vec<usize>>,
+    /// The parts of the input not read whose runs are not known (see [`super::lost`]).
+    lost: Vec<Lost>,
 }
 
 impl<'g, 'a> Streamed<'g, 'a> {
@@ -282,15 +272,16 @@ impl<'g, 'a> Streamed<'g, 'a> {
             slots: Vec::new(),
             index: ByteIds::default(),
             held: 0,
-            files_of: Vec::new(),
+            lost: Vec::new(),
         }
     }
 
-    fn add(&mut self, ev: &RawEvent, file: usize) {
+    fn add(&mut self, ev: &RawEvent) {
         self.held += 1;
         let Some(id) = &ev.run else {
+            // An event of some run: which one is not known.
+            self.lost.push(Lost::of_orphan(ev));
             self.slots.push(Err(orphan(ev)));
-            self.files_of.push(Vec::new());
             return;
         };
         // The id is cloned once per run, not per event.
@@ -299,15 +290,11 @@ impl<'g, 'a> Streamed<'g, 'a> {
             None => {
                 self.slots
                     .push(Ok(self.grouper.new_run(id.clone(), &ev.at)));
-                self.files_of.push(Vec::new());
                 self.index
                     .insert(id.as_bytes(), (self.slots.len() - 1) as u32);
                 self.slots.len() - 1
             }
         };
-        if self.files_of[i].last() != Some(&file) {
-            self.files_of[i].push(file);
-        }
         if let Ok(run) = &mut self.slots[i] {
             self.grouper.add(run, ev);
         }
@@ -315,16 +302,12 @@ impl<'g, 'a> Streamed<'g, 'a> {
 
     /// [`Streamed::add`] of an event the fast scan read.
     #[inline]
-    fn add_fast(&mut self, ev: &FastEvent<'_>, file: usize) {
+    fn add_fast(&mut self, ev: &FastEvent<'_>) {
         self.held += 1;
         let i = match self.index.get(ev.run) {
             Some(i) => i as usize,
             None => self.new_slot(ev),
         };
-        let files = &mut self.files_of[i];
-        if files.last() != Some(&file) {
-            files.push(file);
-        }
         if let Ok(run) = &mut self.slots[i] {
             if let Some(p) = self.grouper.add_letter(run, ev.action, ev.key) {
                 let at = || format!("{}:{}", ev.file, ev.line);
@@ -338,21 +321,18 @@ impl<'g, 'a> Streamed<'g, 'a> {
         let at = format!("{}:{}", ev.file, ev.line);
         let id = String::from_utf8_lossy(ev.run).into_owned();
         self.slots.push(Ok(self.grouper.new_run(id, &at)));
-        self.files_of.push(Vec::new());
         self.index.insert(ev.run, (self.slots.len() - 1) as u32);
         self.slots.len() - 1
     }
 
-    /// Adds a cut-line bad event to every run that has an event from a file named `name`
-    /// (`names[n - 1]` is the name of file `n`).
-    fn poison(&mut self, names: &[String], name: &str, line: u32, max: u64) {
-        for (slot, files) in self.slots.iter_mut().zip(&self.files_of) {
-            if let Ok(run) = slot {
-                if files.iter().any(|&n| names[n - 1] == name) {
-                    let ev = cut_event(run.id.clone(), name, line, max);
-                    self.grouper.add(run, &ev);
-                }
-            }
+    /// Every run grouped is marked bad when a part of the input was not read whose runs
+    /// are not known: it may have held events of any of them.
+    fn withhold(&mut self) {
+        let Some(first) = self.lost.first() else {
+            return;
+        };
+        for run in self.slots.iter_mut().flatten() {
+            withhold_run(run, first, self.lost.len() - 1);
         }
     }
 
@@ -364,7 +344,6 @@ impl<'g, 'a> Streamed<'g, 'a> {
         record: &impl Fn(Box<Record>) -> T,
     ) {
         self.index.clear();
-        self.files_of.clear();
         self.held = 0;
         for s in self.slots.drain(..) {
             out.push(match s {
@@ -387,19 +366,19 @@ fn read_unsorted<T>(
     let grouper = Grouper::new(alphabet);
     let mut out: Vec<T> = Vec::new();
     let mut runs = Streamed::new(&grouper);
-    let mut names: Vec<String> = Vec::new();
+    // The records of files that cannot be read (further), after the runs.
+    let mut unread = Vec::new();
     for f in files {
         let mut reader = match EventReader::open(f, opts) {
             Ok(r) => r,
             Err(error) => {
                 let file = f.display().to_string();
-                out.push(record(file_error(f, EventReadError::Io { file, error })));
-                names.push(String::new());
+                let e = EventReadError::Io { file, error };
+                runs.lost.push(Lost::of_read_error(&e));
+                unread.push(file_error(f, e));
                 continue;
             }
         };
-        names.push(reader.file.clone());
-        let number = names.len();
         loop {
             match reader.next_fast() {
                 Ok(Some(next)) => {
@@ -414,26 +393,24 @@ fn read_unsorted<T>(
                         });
                     }
                     match next {
-                        Next::Fast(ev) => runs.add_fast(&ev, number),
-                        Next::Event(ev) => runs.add(&ev, number),
+                        Next::Fast(ev) => runs.add_fast(&ev),
+                        Next::Event(ev) => runs.add(&ev),
                     }
                 }
                 Ok(None) => break,
                 Err(m) => {
-                    // A cut line whose run is unknown could belong to any run of the file:
-                    // none of them gets a verdict.
-                    if let EventReadError::LineTooLong { line, max, .. } = &m {
-                        runs.poison(&names, &reader.file, *line, *max);
-                    }
-                    // Read errors come after the runs of the events read before them.
-                    runs.flush(&mut out, &finish, &record);
-                    out.push(record(file_error(f, m)));
+                    // What is not read could hold events of any run (runs gather events from
+                    // every file): none gets a verdict.
+                    runs.lost.push(Lost::of_read_error(&m));
+                    unread.push(file_error(f, m));
                     break;
                 }
             }
         }
     }
+    runs.withhold();
     runs.flush(&mut out, &finish, &record);
+    out.extend(unread.into_iter().map(record));
     Ok(out)
 }
 
@@ -495,10 +472,11 @@ struct SortedRuns<'a> {
     seen: FxHashSet<String>,
     ready: VecDeque<Box<Record>>,
     several: bool,
-    /// The first line cut at the length limit whose run is unknown (file, line, limit): it
-    /// comes after the events of the run being merged in its file, which is sorted, so it may
-    /// belong to that run or any later one: each of them gets an Error record.
-    cut: Option<(String, u32, u64)>,
+    /// The first part of a file not read whose run is not known (a line cut at the length
+    /// limit or not JSON, the rest after a read error, a file not read): it comes after the
+    /// events of the run being merged in its file, which is sorted, so it may belong to that
+    /// run or any later one: each of them gets an Error record (the runs before keep theirs).
+    cut: Option<Lost>,
 }
 
 impl<'a> SortedRuns<'a> {
@@ -523,8 +501,9 @@ impl<'a> SortedRuns<'a> {
                 }
                 Err(error) => {
                     let file = f.display().to_string();
-                    s.ready
-                        .push_back(file_error(f, EventReadError::Io { file, error }));
+                    let e = EventReadError::Io { file, error };
+                    s.cut.get_or_insert(Lost::of_read_error(&e));
+                    s.ready.push_back(file_error(f, e));
                 }
             }
         }
@@ -553,13 +532,12 @@ impl<'a> SortedRuns<'a> {
                 Ok(None) => return,
                 Err(m) => {
                     let file = PathBuf::from(&src.reader.file);
-                    if let EventReadError::LineTooLong { file, line, max } = &m {
-                        self.cut.get_or_insert((file.clone(), *line, *max));
-                    }
+                    self.cut.get_or_insert(Lost::of_read_error(&m));
                     self.ready.push_back(file_error(&file, m));
                     return;
                 }
                 Ok(Some(ev)) if ev.run.is_none() => {
+                    self.cut.get_or_insert(Lost::of_orphan(&ev));
                     self.ready.push_back(Box::new(orphan(&ev)));
                 }
                 Ok(Some(ev)) => {
@@ -641,9 +619,8 @@ impl<'a> SortedRuns<'a> {
         }
         sources.retain(|s| s.head.is_some());
         self.sources = sources;
-        if let Some((file, line, max)) = &self.cut {
-            let ev = cut_event(run.id.clone(), file, *line, *max);
-            self.grouper.add(&mut run, &ev);
+        if let Some(lost) = &self.cut {
+            withhold_run(&mut run, lost, 0);
         }
         Some(run)
     }

@@ -31,7 +31,11 @@
 //! have, an order key that is not a number or a timestamp) is never dropped: when its run is
 //! known, that run's record is an `Error` naming the first bad event as `FILE:LINE` (and the
 //! number of bad events of the run); when it is not (no run field), the line gets an `Error`
-//! record of its own. A file that cannot be read is one `Error` record.
+//! record of its own. A file that cannot be read is one `Error` record. A line that cannot be read
+//! never stops the others, and no run gets a verdict from data known to be incomplete: a line that
+//! is not JSON names its run when it holds the run field whole, once; a place whose run is not
+//! known (such a line, an event without a run, the rest of a file, a file) leaves no run it could
+//! belong to a verdict ([`lost`]).
 //!
 //! Layout: [`event`] (an event as read: options, fields, errors), [`key`] (order keys and
 //! timestamps), [`scan`] (the fast path of JSON Lines), `block` (lines found in large blocks,
@@ -44,6 +48,7 @@ pub mod group;
 pub mod headers;
 pub mod intern;
 pub mod key;
+pub mod lost;
 pub mod read;
 mod runs;
 pub mod scan;
@@ -57,5 +62,6 @@ pub use event::{
 pub use group::{read_offline_runs, read_runs, Grouper, RunOut};
 pub use headers::CsvHeaders;
 pub use key::{parse_timestamp, OrderKey, OrderKeyError};
+pub use lost::Lost;
 pub use read::{csv_columns, csv_event, jsonl_event, jsonl_event_full, split_csv, EventReader};
 pub use scan::{scan_bytes, scan_flat, scan_flat_with, FlatFields, Scanned};

@@ -40,7 +40,12 @@ pub fn jsonl_event_full(
 ) -> (Option<String>, Result<(String, OrderKey), EventError>) {
     let v: Value = match serde_json::from_str(text) {
         Ok(v) => v,
-        Err(e) => return (None, Err(EventError::NotJson(e.to_string()))),
+        Err(e) => {
+            return (
+                bad_line_run(text, opts),
+                Err(EventError::NotJson(e.to_string())),
+            )
+        }
     };
     let Value::Object(map) = &v else {
         return (None, Err(EventError::NotAnObject));
@@ -67,6 +72,18 @@ pub fn jsonl_event_full(
         Ok((action, order))
     })();
     (run, body)
+}
+
+/// The run of a line that is not JSON (cut short, damaged): the run field its first bytes
+/// hold whole ([`json_prefix_field`]), when the line names the field only once. One event a
+/// line, so that run is the only one the line touched; a line naming the field twice may be
+/// two events run together (a lost line break), whose runs are then not known.
+fn bad_line_run(text: &str, opts: &EventOptions) -> Option<String> {
+    let key = serde_json::to_string(&opts.run_field).ok()?;
+    if text.matches(key.as_str()).count() != 1 {
+        return None;
+    }
+    json_prefix_field(text, &opts.run_field)
 }
 
 pub(super) fn missing(field: &str, role: Field) -> EventError {
@@ -627,8 +644,8 @@ impl EventReader {
                                 Err(EventError::LineTooLong(max)),
                             )));
                         }
-                        // Unknown: the file is not read further, and every run read from it
-                        // gets an Error record (see [`group`]).
+                        // Unknown: the file is not read further, and no run it could belong
+                        // to gets a verdict (see [`super::lost`]).
                         _ => {
                             self.done = true;
                             return Err(EventReadError::LineTooLong { file, line, max });
@@ -706,6 +723,18 @@ mod cut_line_tests {
         assert_eq!(f(r#"{"run": 12"#), None, "a number may go on");
         assert_eq!(f(r#"{"pad": "xxxxxxxxx"#), None);
         assert_eq!(f(r#"{"x\"run": 1, "run": "b", "#), Some("b".into()));
+    }
+
+    #[test]
+    fn a_line_that_is_not_json_names_its_run_when_it_holds_it_once() {
+        let opts = EventOptions::default();
+        let (run, body) = jsonl_event(r#"{"run": "s1", "action": "a!m", "ord"#, &opts);
+        assert_eq!(run.as_deref(), Some("s1"));
+        assert!(matches!(body, Err(EventError::NotJson(_))), "{body:?}");
+        // Two events run together: neither run is known for sure.
+        let two = r#"{"run": "s1", "action": "a!m"{"run": "s2", "action": "b!m", "order": 1}"#;
+        assert_eq!(jsonl_event(two, &opts).0, None);
+        assert_eq!(jsonl_event(r#"{"action": "a!m", "ru"#, &opts).0, None);
     }
 
     #[test]

@@ -20,18 +20,22 @@
 //! (trace id, span id, service, span name) and the rule that made the action; a span without
 //! the lifeline attribute does too. Nothing is dropped silently.
 
+pub mod bad;
 mod map;
 
+pub use bad::{line_runs, BadLine, LineRuns};
 pub use map::{parse_otel_map, read_otel_map, OtelMap};
 
 use super::label_name;
-use crate::events::{EventError, Field, Grouper, OrderKey, RawEvent, RunOut};
+use crate::events::{EventError, Field, Grouper, Lost, OrderKey, RawEvent, RunOut};
 use multitrace_model::nfa::Alphabet;
+use multitrace_model::record::Record;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{any_value::Value, KeyValue};
 use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
-use std::io::{BufRead, Read};
+use std::io::{BufRead, Read as _};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// The value of attribute `key` as text.
 fn attribute(attrs: &[KeyValue], key: &str) -> Option<String> {
@@ -55,8 +59,8 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Why a file of spans cannot be read (its spans read before still count).
-fn file_error(file: &str, line: Option<u32>, message: String) -> RunOut {
+/// The `Error` record of a file, or of one of its lines, that cannot be read.
+fn file_error(file: &str, line: Option<u32>, column: Option<u32>, message: String) -> RunOut {
     RunOut::Error(Box::new(multitrace_model::record::Record::error(
         file.to_string(),
         None,
@@ -64,7 +68,7 @@ fn file_error(file: &str, line: Option<u32>, message: String) -> RunOut {
             message,
             file: Some(file.to_string()),
             line,
-            column: None,
+            column,
         },
         std::time::Duration::ZERO,
     )))
@@ -89,6 +93,61 @@ pub struct SpanLink {
     pub local_parent: bool,
     /// How many of the events pushed are this span's (they follow the previous span's).
     pub events: usize,
+}
+
+/// What was read of the span files: the events, the parts that could not be read, and their
+/// `Error` records (one per file or line).
+#[derive(Default)]
+struct Read {
+    events: Vec<RawEvent>,
+    lost: Vec<Lost>,
+    errors: Vec<RunOut>,
+}
+
+impl Read {
+    /// A file, or the rest of it from `line`, that cannot be read: an `Error` record, and its
+    /// spans may be of any run.
+    fn lose(&mut self, file: &str, line: Option<u32>, why: String) {
+        let place = match line {
+            Some(l) => format!("{file}:{l}"),
+            None => file.to_string(),
+        };
+        self.errors.push(file_error(
+            file,
+            line,
+            None,
+            format!("{place}: {why}; no run gets a verdict, since the spans not read may be of any trace"),
+        ));
+        self.lost.push(Lost {
+            file: file.to_string(),
+            line,
+            column: None,
+            why,
+        });
+    }
+
+    /// Line `line` of `file` is not a request (`why`, at `column`): an `Error` record for it,
+    /// one for each run it names (see [`bad`]), and when those may not be all, no run gets a
+    /// verdict.
+    fn bad_line(
+        &mut self,
+        bytes: &[u8],
+        map: &OtelMap,
+        file: &str,
+        line: u32,
+        column: u32,
+        why: String,
+    ) {
+        let bad = BadLine::new(bytes, map.run_key.as_deref(), column, why);
+        self.errors.push(file_error(
+            file,
+            Some(line),
+            Some(column),
+            bad.message(file, line),
+        ));
+        self.events.extend(bad.events(file, line));
+        self.lost.extend(bad.lost(file, line));
+    }
 }
 
 /// The events of one request's spans (`at` is `FILE:LINE`), and what each span says of its
@@ -221,17 +280,22 @@ fn request_events(
     }
 }
 
-/// Reads the spans of one file into `out`; `Err` is an `Error` record for what could not be
-/// read (the spans before it count).
-fn read_file(path: &Path, map: &OtelMap, out: &mut Vec<RawEvent>) -> Result<(), RunOut> {
+/// Why a line is not a request (a line of the Collector's file exporter).
+const NOT_A_REQUEST: &str =
+    "not an OTLP JSON ExportTraceServiceRequest (the Collector's file exporter writes one per line)";
+
+/// Reads the spans of one file into `read`: every line that can be read is, and what cannot
+/// be is recorded there.
+fn read_file(path: &Path, map: &OtelMap, read: &mut Read) {
     let file = path.display().to_string();
-    let mut reader = std::io::BufReader::new(
-        std::fs::File::open(path)
-            .map_err(|e| file_error(&file, None, format!("{file}: cannot read: {e}")))?,
-    );
-    let head = reader
-        .fill_buf()
-        .map_err(|e| file_error(&file, None, format!("{file}: cannot read: {e}")))?;
+    let mut reader = match std::fs::File::open(path) {
+        Ok(f) => std::io::BufReader::new(f),
+        Err(e) => return read.lose(&file, None, format!("cannot read: {e}")),
+    };
+    let head = match reader.fill_buf() {
+        Ok(h) => h,
+        Err(e) => return read.lose(&file, None, format!("cannot read: {e}")),
+    };
     // A JSON line starts `{"` (or `{}`); protobuf cannot: after the bytes 0x0a 0x7b (a
     // 123-byte first field), `"` (0x22) would be a field ResourceSpans does not have.
     let start = head
@@ -240,42 +304,60 @@ fn read_file(path: &Path, map: &OtelMap, out: &mut Vec<RawEvent>) -> Result<(), 
         .unwrap_or(head.len());
     let json = head.get(start) == Some(&b'{') && matches!(head.get(start + 1), Some(b'"' | b'}'));
     if json {
-        // OTLP JSON, one request per line.
+        // OTLP JSON, one request per line; a line that cannot be read does not stop the
+        // others (read as bytes: a line that is not UTF-8 is one bad line).
         let mut line = 0u32;
-        let mut buf = String::new();
+        let mut buf = Vec::new();
         loop {
             buf.clear();
             line += 1;
-            match reader.read_line(&mut buf) {
-                Ok(0) => return Ok(()),
+            match reader.read_until(b'\n', &mut buf) {
+                Ok(0) => return,
                 Ok(_) => {}
                 Err(e) => {
-                    return Err(file_error(
+                    return read.lose(
                         &file,
                         Some(line),
-                        format!("{file}:{line}: cannot read: {e}"),
-                    ))
+                        format!("cannot read from this line on: {e}"),
+                    )
                 }
             }
-            if buf.trim().is_empty() {
+            if buf.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let req: ExportTraceServiceRequest = serde_json::from_str(&buf).map_err(|e| {
-                file_error(&file, Some(line), format!(
-                    "{file}:{line}:{}: not an OTLP JSON ExportTraceServiceRequest (the Collector's file exporter writes one per line): {e}",
-                    e.column()
-                ))
-            })?;
-            request_events(&req, map, &file, line, out, None);
-            if out.len() > map.max_events {
-                return Err(file_error(
+            // Without its line break: a cut line then ends where it was cut (the parser's
+            // column is on the line, not after it).
+            while matches!(buf.last(), Some(b'\n' | b'\r')) {
+                buf.pop();
+            }
+            let text = match std::str::from_utf8(&buf) {
+                Ok(t) => t,
+                Err(e) => {
+                    let column = String::from_utf8_lossy(&buf[..e.valid_up_to()])
+                        .chars()
+                        .count()
+                        + 1;
+                    let why = format!("{NOT_A_REQUEST}: bytes that are not UTF-8");
+                    read.bad_line(&buf, map, &file, line, column as u32, why);
+                    continue;
+                }
+            };
+            match serde_json::from_str::<ExportTraceServiceRequest>(text) {
+                Ok(req) => request_events(&req, map, &file, line, &mut read.events, None),
+                Err(e) => {
+                    let why = format!("{NOT_A_REQUEST}: {e}");
+                    read.bad_line(&buf, map, &file, line, e.column() as u32, why);
+                }
+            }
+            if read.events.len() > map.max_events {
+                return read.lose(
                     &file,
-                    Some(line),
+                    Some(line + 1),
                     format!(
-                        "{file}:{line}: more than {} span events to hold (--max-buffered-events)",
+                        "more than {} span events to hold (--max-buffered-events): the rest of the file is not read",
                         map.max_events
                     ),
-                ));
+                );
             }
         }
     }
@@ -283,9 +365,9 @@ fn read_file(path: &Path, map: &OtelMap, out: &mut Vec<RawEvent>) -> Result<(), 
     // its length (4 bytes, big-endian), as the Collector's file exporter writes with
     // `format: proto`.
     let mut bytes = Vec::new();
-    reader
-        .read_to_end(&mut bytes)
-        .map_err(|e| file_error(&file, None, format!("{file}: cannot read: {e}")))?;
+    if let Err(e) = reader.read_to_end(&mut bytes) {
+        return read.lose(&file, None, format!("cannot read: {e}"));
+    }
     let decode = |b: &[u8]| <ExportTraceServiceRequest as prost::Message>::decode(b);
     let mut framed = Vec::new();
     let mut rest = bytes.as_slice();
@@ -301,37 +383,68 @@ fn read_file(path: &Path, map: &OtelMap, out: &mut Vec<RawEvent>) -> Result<(), 
     let requests = if rest.is_empty() && !framed.is_empty() {
         framed
     } else {
-        vec![decode(&bytes).map_err(|e| {
-            file_error(&file, None, format!(
-                "{file}: neither OTLP JSON (one ExportTraceServiceRequest per line) nor OTLP protobuf: {e}"
-            ))
-        })?]
+        match decode(&bytes) {
+            Ok(r) => vec![r],
+            Err(e) => {
+                return read.lose(
+                    &file,
+                    None,
+                    format!("neither OTLP JSON (one ExportTraceServiceRequest per line) nor OTLP protobuf: {e}"),
+                )
+            }
+        }
     };
     for (i, req) in requests.iter().enumerate() {
-        request_events(req, map, &file, i as u32 + 1, out, None);
+        request_events(req, map, &file, i as u32 + 1, &mut read.events, None);
     }
-    Ok(())
+}
+
+/// `out` with every run still to be checked made an `Error` record naming the first of
+/// `lost` ([`crate::events::lost`]); runs already `Error` keep their own record.
+fn withhold(out: Vec<RunOut>, lost: &[Lost]) -> Vec<RunOut> {
+    let Some(first) = lost.first() else {
+        return out;
+    };
+    out.into_iter()
+        .map(|r| match r {
+            RunOut::Item(item) => {
+                let id = item.id.clone().unwrap_or_default();
+                let e = first.error(&id, lost.len() - 1);
+                RunOut::Error(Box::new(Record::error(
+                    item.trace,
+                    item.id,
+                    e,
+                    Duration::ZERO,
+                )))
+            }
+            other => other,
+        })
+        .collect()
 }
 
 /// The runs of span files: every file is read (spans of a trace may be in several lines and
-/// files), then grouped by run in the order of each run's first span; an unreadable file is
-/// an `Error` record after the runs.
+/// files), then grouped by run in the order of each run's first span; the `Error` records of
+/// files and lines that cannot be read come after the runs. A run with a span on a line that
+/// cannot be read gets an `Error` record naming it; when such a line (or the rest of a file,
+/// or a file) may hold spans of runs it does not name, every run gets one (see [`bad`]).
 pub fn read_otel_runs(alphabet: &Alphabet, files: &[PathBuf], map: &OtelMap) -> Vec<RunOut> {
-    let mut events = Vec::new();
-    let mut errors = Vec::new();
+    let mut read = Read::default();
     for f in files {
-        if let Err(e) = read_file(f, map, &mut events) {
-            errors.push(e);
-        }
+        read_file(f, map, &mut read);
     }
-    let mut out = Grouper::new(alphabet).group(events);
-    out.extend(errors);
+    // A span whose run is not known (no run attribute) is of some run: which is not known.
+    let orphans = read.events.iter().filter(|e| e.run.is_none());
+    let orphans: Vec<Lost> = orphans.map(Lost::of_orphan).collect();
+    read.lost.extend(orphans);
+    let mut out = withhold(Grouper::new(alphabet).group(read.events), &read.lost);
+    out.extend(read.errors);
     out
 }
 
 /// The events of one OTLP JSON line (an `ExportTraceServiceRequest`), by the rules above,
 /// before grouping (`file` and `line` name it in `at`): for front ends that take spans one
-/// line at a time (Spark's `events_from_otel`). `Err` says why the line is not one.
+/// line at a time (Spark's `events_from_otel`). `Err` says where and why the line is not one
+/// (what it means for the runs is the front end's: [`otel_json_line`]).
 pub fn otel_json_events(
     text: &str,
     map: &OtelMap,
@@ -339,18 +452,24 @@ pub fn otel_json_events(
     line: u32,
     out: &mut Vec<RawEvent>,
 ) -> Result<(), String> {
-    let req: ExportTraceServiceRequest = serde_json::from_str(text).map_err(|e| {
-        format!(
-            "{file}:{line}:{}: not an OTLP JSON ExportTraceServiceRequest (the Collector's file exporter writes one per line): {e}",
-            e.column()
-        )
-    })?;
-    request_events(&req, map, file, line, out, None);
-    Ok(())
+    otel_json_line(text, map, file, line, out)
+        .map_err(|b| format!("{file}:{line}:{}: {}", b.column, b.why))
 }
 
-/// [`otel_json_events`], and what each span says of its place in its trace ([`SpanLink`],
-/// in the order of their events: the first link's events come first in `out`).
+/// [`otel_json_events`], with what a line that is not a request still tells (the runs it
+/// held: [`bad`]), for front ends that give those runs an `Error` record.
+pub fn otel_json_line(
+    text: &str,
+    map: &OtelMap,
+    file: &str,
+    line: u32,
+    out: &mut Vec<RawEvent>,
+) -> Result<(), BadLine> {
+    json_line(text, map, file, line, out, None)
+}
+
+/// [`otel_json_line`], and what each span says of its place in its trace ([`SpanLink`], in
+/// the order of their events: the first link's events come first in `out`).
 pub fn otel_json_spans(
     text: &str,
     map: &OtelMap,
@@ -358,14 +477,28 @@ pub fn otel_json_spans(
     line: u32,
     out: &mut Vec<RawEvent>,
     links: &mut Vec<SpanLink>,
-) -> Result<(), String> {
+) -> Result<(), BadLine> {
+    json_line(text, map, file, line, out, Some(links))
+}
+
+fn json_line(
+    text: &str,
+    map: &OtelMap,
+    file: &str,
+    line: u32,
+    out: &mut Vec<RawEvent>,
+    links: Option<&mut Vec<SpanLink>>,
+) -> Result<(), BadLine> {
     let req: ExportTraceServiceRequest = serde_json::from_str(text).map_err(|e| {
-        format!(
-            "{file}:{line}:{}: not an OTLP JSON ExportTraceServiceRequest (the Collector's file exporter writes one per line): {e}",
-            e.column()
+        let why = format!("{NOT_A_REQUEST}: {e}");
+        BadLine::new(
+            text.as_bytes(),
+            map.run_key.as_deref(),
+            e.column() as u32,
+            why,
         )
     })?;
-    request_events(&req, map, file, line, out, Some(links));
+    request_events(&req, map, file, line, out, links);
     Ok(())
 }
 

@@ -173,3 +173,45 @@ fn unreadable_files_are_located_errors() {
     assert!(e[0].contains("neither OTLP JSON"), "{e:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 50: a line cut short does not stop the file. The trace it names (T1) gets an Error
+/// naming it, the lines after it are read (T2's spans), and since the part cut off may hold spans of
+/// any trace, no run gets a verdict; the line's own record says where it was cut.
+#[test]
+fn a_cut_line_leaves_the_rest_read_and_no_run_a_verdict() {
+    let m = model();
+    let dir = scratch("cut");
+    let p = dir.join("cut.jsonl");
+    let good = lines();
+    let mut ls: Vec<&str> = good.lines().filter(|l| !l.is_empty()).collect();
+    let cut = &ls[0][..ls[0].find(T1).unwrap() + T1.len() + 10];
+    ls.insert(1, cut);
+    std::fs::write(&p, ls.join("\n") + "\n").unwrap();
+    let runs = read_otel_runs(&m.alphabet, &[p], &OtelMap::default());
+    assert!(items(&runs).is_empty(), "{runs:?}");
+    let recs: Vec<&multitrace_model::record::Record> = runs
+        .iter()
+        .map(|r| match r {
+            RunOut::Error(e) => &**e,
+            RunOut::Item(_) => unreachable!(),
+        })
+        .collect();
+    let ids: Vec<Option<&str>> = recs.iter().map(|r| r.id.as_deref()).collect();
+    assert_eq!(ids, vec![Some(T1), Some(T2), None], "{recs:?}");
+    let line = recs[2].error.as_ref().unwrap();
+    assert_eq!(line.line, Some(2));
+    assert!(
+        line.column.is_some_and(|c| c as usize > cut.len() - 2),
+        "{line:?}"
+    );
+    assert!(
+        line.message.contains("EOF while parsing"),
+        "{}",
+        line.message
+    );
+    // T2's spans after the cut were read: its own bad span (line 3) is its record.
+    let t2 = recs[1].error.as_ref().unwrap();
+    assert_eq!(t2.line, Some(3), "{t2:?}");
+    assert_eq!(recs[0].error.as_ref().unwrap().line, Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -81,6 +81,8 @@ pub struct XesRuns<'a> {
     skip: u32,
     /// Whether the scanner gave up.
     pub(super) bailed: bool,
+    /// The trace being read by the full parser: its name once read, and its line.
+    open_trace: Option<(Option<String>, u32)>,
 }
 
 /// What the runs of a file are built with.
@@ -163,6 +165,7 @@ impl<'a> XesRuns<'a> {
             seen_log: false,
             skip: 0,
             bailed: false,
+            open_trace: None,
         })
     }
 
@@ -223,6 +226,7 @@ impl<'a> XesRuns<'a> {
                 Event::Empty(s) => (s, true),
                 Event::End(e) if in_trace => {
                     if depth == 0 && e.name().as_ref() == "trace" {
+                        self.open_trace = None;
                         self.ctx.traces += 1;
                         let id = trace_name.unwrap_or_else(|| format!("trace {}", self.ctx.traces));
                         return Ok(Some(self.ctx.run(id, events)));
@@ -269,6 +273,7 @@ impl<'a> XesRuns<'a> {
                     in_trace = true;
                     depth = 0;
                     trace_line = line;
+                    self.open_trace = Some((None, line));
                 }
                 // Log-level elements (extensions, globals, classifiers, attributes) and
                 // their children are not needed.
@@ -290,6 +295,9 @@ impl<'a> XesRuns<'a> {
                     let (k, v) = key_value(s).map_err(|m| (at, m))?;
                     if k == "concept:name" {
                         trace_name = Some(v.into_owned());
+                        if let Some(open) = &mut self.open_trace {
+                            open.0.clone_from(&trace_name);
+                        }
                     }
                 }
                 (2, _) => {
@@ -468,14 +476,23 @@ impl Iterator for XesRuns<'_> {
                 Err((at, m)) => {
                     self.reader = None;
                     let file = &self.ctx.file;
-                    Some(match locate(&self.path, at) {
-                        Some((line, column)) => error_record(
-                            file,
-                            Some((line, column)),
-                            format!("{file}:{line}:{column}: {m}"),
-                        ),
-                        None => error_record(file, None, format!("{file}: {m}")),
-                    })
+                    let place = locate(&self.path, at);
+                    let message = match place {
+                        Some((line, column)) => format!("{file}:{line}:{column}: {m}"),
+                        None => format!("{file}: {m}"),
+                    };
+                    // The trace open at the error is not read whole: the record is an Error of
+                    // its run, which says the rest of the file is not read (traces closed
+                    // before the error are complete and keep their records; one the scanner
+                    // gave already has its record).
+                    match self.open_trace.take().filter(|_| self.skip == 0) {
+                        Some((name, line)) => {
+                            let id =
+                                name.unwrap_or_else(|| format!("trace {}", self.ctx.traces + 1));
+                            Some(open_trace_error(file, place, &message, id, line))
+                        }
+                        None => Some(error_record(file, place, message)),
+                    }
                 }
             };
             return r;
@@ -515,6 +532,31 @@ fn locate(path: &Path, at: u64) -> Option<(u32, u32)> {
         .count() as u32
         + 1;
     Some((line, column))
+}
+
+/// The `Error` record of run `id`, the trace opened at line `line` and not read whole
+/// because of the file's error (`message`, at `place`).
+fn open_trace_error(
+    file: &str,
+    place: Option<(u32, u32)>,
+    message: &str,
+    id: String,
+    line: u32,
+) -> RunOut {
+    RunOut::Error(Box::new(Record::error(
+        format!("{file}:{line}"),
+        Some(id),
+        ErrorRecord {
+            message: format!(
+                "{message}; the <trace> opened at line {line} is not read whole, so it gets no \
+                 verdict (the traces closed before keep theirs; the rest of the file is not read)"
+            ),
+            file: Some(file.to_string()),
+            line: place.map(|a| a.0),
+            column: place.map(|a| a.1),
+        },
+        Duration::ZERO,
+    )))
 }
 
 fn error_record(file: &str, at: Option<(u32, u32)>, message: String) -> RunOut {

@@ -164,7 +164,16 @@ fn broken_files_give_located_error_records() {
         let p = dir.join(name);
         std::fs::write(&p, text).unwrap();
         let got = runs(&p, &XesOptions::default());
-        assert_eq!(got.len(), 1, "{name}");
+        assert_eq!(got.len(), 1, "{name}: {got:?}");
+        // A trace open at the error: the record is its run's.
+        if name != "root.xes" {
+            let RunOut::Error(t) = &got[0] else {
+                panic!("{name}")
+            };
+            assert_eq!(t.id.as_deref(), Some("trace 1"), "{name}");
+            let m = &t.error.as_ref().unwrap().message;
+            assert!(m.contains("gets no verdict"), "{m}");
+        }
         let e = error(&got[0]);
         assert!(e.contains(needle), "{name}: {e}");
         // The record carries the position as fields too.
@@ -202,6 +211,56 @@ fn broken_files_give_located_error_records() {
     );
     let got = runs(&dir.join("missing.xes"), &XesOptions::default());
     assert!(error(&got[0]).contains("cannot read"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 50: XML that stops parsing inside a trace. The traces closed before it are complete
+/// and keep their runs; the open one gets an Error with its name, never a verdict on the
+/// events read of it, and its record says the rest of the file is not read.
+#[test]
+fn a_trace_open_at_an_xml_error_gets_an_error_and_those_before_keep_their_runs() {
+    let dir = scratch("open-trace");
+    let ev = |a: &str| format!("<event><string key=\"concept:name\" value=\"{a}\"/></event>");
+    let trace = |n: &str, body: &str| {
+        format!("<trace><string key=\"concept:name\" value=\"{n}\"/>{body}</trace>\n")
+    };
+    let a = trace("A", &(ev("clt1!begin") + &ev("brok?begin")));
+    let whole = format!("<log>\n{a}{}</log>\n", trace("C", &ev("clt1!begin")));
+    // B is cut by a stray `</log>` inside an event (not well-formed), C follows.
+    let broken = format!(
+        "<log>\n{a}<trace><string key=\"concept:name\" value=\"B\"/>\n{}<event></log>\n{}</log>\n",
+        ev("clt1!begin"),
+        trace("C", &ev("clt1!begin"))
+    );
+    let opts = XesOptions {
+        order: XesOrder::Document,
+        ..XesOptions::default()
+    };
+    let (pw, pb) = (dir.join("whole.xes"), dir.join("broken.xes"));
+    std::fs::write(&pw, whole).unwrap();
+    std::fs::write(&pb, broken).unwrap();
+    for block in [None, Some(16)] {
+        let m = model();
+        let read = |p: &Path| -> Vec<RunOut> {
+            XesRuns::open_with(&m.alphabet, p, &opts, block)
+                .unwrap()
+                .collect()
+        };
+        let (w, b) = (read(&pw), read(&pb));
+        assert_eq!(b.len(), 2, "{b:?}");
+        assert_eq!(traces(&b[0]), traces(&w[0]), "A keeps its run");
+        let RunOut::Error(t) = &b[1] else {
+            panic!("{b:?}")
+        };
+        assert_eq!(t.id.as_deref(), Some("B"));
+        let e = t.error.as_ref().unwrap();
+        assert_eq!((e.file.as_deref(), e.line), (pb.to_str(), Some(4)));
+        assert!(
+            e.message.contains("opened at line 3") && e.message.contains("rest of the file"),
+            "{}",
+            e.message
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

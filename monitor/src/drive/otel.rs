@@ -1,11 +1,18 @@
 //! Lines of OpenTelemetry spans (`monitor --otel`): each line of a source is one OTLP JSON
 //! request, mapped to events by the rules of `check --otel`, and pushed to the session.
+//!
+//! A line that is not a request is the rule of `check --otel` too: an `Error` record for the
+//! line, one for each run it names (`multitrace_formats::otel::bad`), and when it may hold
+//! spans of runs it does not name, no run gets a verdict from the spans that come after: each
+//! run that gets a span later gets an `Error` naming the line instead. (A record already
+//! written cannot be taken back, and a live run that gets no later span keeps its verdict:
+//! the session gives the driving loop no list of its live runs to fail.)
 
 use super::options::OtelMap;
 use crate::session::{At, Decision, LiveEvent, Session};
 use crate::Monitor;
 use multitrace_check::Scratch;
-use multitrace_formats::events::{EventError, RawEvent};
+use multitrace_formats::events::{EventError, Lost, RawEvent};
 use multitrace_formats::otel::{otel_json_spans, SpanLink};
 use multitrace_formats::NameIndex;
 use multitrace_model::nfa::LocationId;
@@ -49,6 +56,7 @@ pub fn push_line(
     spans: &mut SpanBuffers,
     errors: &mut Vec<Record>,
     decided: &mut Vec<Decision>,
+    lost: &mut Option<Lost>,
 ) -> u64 {
     let (file, no) = match line.at.rsplit_once(':') {
         Some((f, n)) => (f, n.parse().unwrap_or(0)),
@@ -56,15 +64,19 @@ pub fn push_line(
     };
     raw.clear();
     spans.links.clear();
-    if let Err(message) = otel_json_spans(line.text, line.map, file, no, raw, &mut spans.links) {
+    // Set after this line's events: its own runs get the Error naming their spans there.
+    let mut now_lost = None;
+    if let Err(bad) = otel_json_spans(line.text, line.map, file, no, raw, &mut spans.links) {
         let e = ErrorRecord {
-            message,
+            message: bad.message(file, no),
             file: Some(file.to_string()),
             line: Some(no),
-            column: None,
+            column: Some(bad.column),
         };
         errors.push(Record::error(line.at.to_string(), None, e, Duration::ZERO));
-        return 0;
+        // Its runs are failed as the bad events `check` gives them are.
+        raw.extend(bad.events(file, no));
+        now_lost = bad.lost(file, no);
     }
     if line.parents {
         follow_spans(line.at, m, scratch, session, letters, raw, spans, decided);
@@ -95,6 +107,12 @@ pub fn push_line(
             errors.push(Record::error(ev.at.clone(), None, e, Duration::ZERO));
             continue;
         };
+        if let Some(lost) = lost {
+            // A line before may have held spans of this run: no verdict.
+            let e = lost.error(run, 0);
+            session.fail_run(m, run, &ev.at, e, decided);
+            continue;
+        }
         let problem = match &ev.body {
             Err(e) => e.clone(),
             Ok((action, key)) => match letters.letter(action) {
@@ -133,6 +151,9 @@ pub fn push_line(
     // The locations whose parents came in this line feed what they held.
     for run in spans.runs.drain(..) {
         session.unblock(m, scratch, &run, decided);
+    }
+    if lost.is_none() {
+        *lost = now_lost;
     }
     n
 }

@@ -91,6 +91,9 @@ pub fn drive(
     let mut raw = Vec::new();
     #[cfg(feature = "otel")]
     let mut spans = super::otel::SpanBuffers::default();
+    // --otel: the first line that may have held spans of runs it does not name.
+    #[cfg(feature = "otel")]
+    let mut otel_lost = None;
     // The field names, prepared once for the scan of every line.
     let fields = FlatFields::new(
         &ev_opts.run_field,
@@ -185,6 +188,7 @@ pub fn drive(
                             &mut spans,
                             &mut line_errors,
                             &mut decided,
+                            &mut otel_lost,
                         );
                         loose.extend(line_errors.drain(..).map(|r| (session.arrivals(), r)));
                         continue;
