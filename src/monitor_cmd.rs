@@ -28,15 +28,10 @@ pub struct MonitorArgs {
     /// The model: an interaction (.hif), a Timbuk automaton (.timbuk) or a compiled model (.mtm).
     model: PathBuf,
     /// Event sources (JSON Lines, CSV with a header row, OTLP JSON spans with --otel): files,
-    /// directories, `-` for standard input (the default).
-    ///
-    /// Files are followed as they grow (like tail -F); in directories new files are picked
-    /// up.
+    /// directories (new files are picked up), `-` for standard input (the default); followed.
     sources: Vec<PathBuf>,
-    /// The format of every source (default: .csv files are CSV, anything else JSON Lines).
-    ///
-    /// CSV: the first line of each file (or of standard input) is its header row; one
-    /// record per line (a quoted field cannot span lines in a followed file).
+    /// The format of every source (default: .csv files are CSV, anything else JSON Lines). CSV:
+    /// a header row first, one record per line (no quoted field across lines when followed).
     #[arg(long, value_parser = ["jsonl", "csv"], conflicts_with = "otel", help_heading = "Input")]
     events_format: Option<String>,
     /// The field holding the run id.
@@ -69,6 +64,9 @@ pub struct MonitorArgs {
     /// (5s; numbers are seconds). A later event is an Error of its run. Implies --arrival window.
     #[arg(long, value_name = "N|DURATION", value_parser = parse_window, help_heading = "Input")]
     reorder_window: Option<Reorder>,
+    /// After this long without the event clock moving, it moves with the wall clock (default: the window).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, help_heading = "Input")]
+    idleness: Option<Duration>,
     /// The question asked when a run ends (events are always checked as prefixes).
     #[arg(short, long, value_enum, default_value = "prefix", help_heading = "Checking")]
     mode: Mode,
@@ -174,6 +172,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
         end_letter,
         idle_timeout: args.idle_timeout,
         reorder,
+        idleness: args.idleness,
         max_live_runs: args.max_live_runs,
         ..SessionOptions::default()
     };

@@ -268,8 +268,12 @@ pub fn drive(
         let wall = started.elapsed().as_nanos() as u64;
         session.push_round(m, &mut scratch, &mut round, &mut decided);
         session.settle(m, &mut scratch, &mut decided);
-        if opts.idle_timeout.is_some() && last_idle.elapsed() > Duration::from_millis(100) {
-            session.close_idle(m, &mut scratch, wall, &mut decided);
+        if last_idle.elapsed() > Duration::from_millis(100) {
+            // Held events below the watermark (event-time windows), then the idle runs.
+            session.advance(m, &mut scratch, wall, &mut decided);
+            if opts.idle_timeout.is_some() {
+                session.close_idle(m, &mut scratch, wall, &mut decided);
+            }
             last_idle = Instant::now();
         }
         let finished = follower.finished();

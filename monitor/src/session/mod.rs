@@ -33,6 +33,8 @@
 //! - `push`: one event taken and checked ([`Session::push`], [`Session::fail_run`]);
 //! - `spans`: the spans of runs followed as they are exported (`--otel`): a location waits
 //!   while one of its spans' parents in its service has not come;
+//! - `watermark`: held events of event-time windows fed below the stream's watermark, which
+//!   moves with the wall clock after a quiet period ([`Session::advance`]);
 //! - `deferred`: events fed unchecked, one at a time ([`Session::push_deferred`]) or a round
 //!   grouped by run ([`Session::push_round`]).
 
@@ -51,6 +53,7 @@ mod spans;
 mod state;
 #[cfg(test)]
 mod tests;
+mod watermark;
 
 pub use super::checkpoint::Checkpoint;
 pub use super::decision::{Closed, Decision};

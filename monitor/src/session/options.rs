@@ -17,6 +17,11 @@ pub struct SessionOptions {
     pub idle_timeout: Option<Duration>,
     /// Per-location reorder window.
     pub reorder: Reorder,
+    /// With a reorder window of event time ([`Reorder::Span`]): after this long of the
+    /// caller's wall clock without the event clock moving (a quiet period), the event clock
+    /// moves with the wall clock, so that held events are fed without waiting for more
+    /// traffic ([`Session::advance`](super::Session::advance)); `None`: the window's length.
+    pub idleness: Option<Duration>,
     /// Most runs live at once; past it the oldest idle one is closed.
     pub max_live_runs: usize,
     /// Most events of a run fed unchecked ([`Session::push_deferred`](super::Session::push_deferred)) before it is checked
@@ -33,6 +38,7 @@ impl Default for SessionOptions {
             end_letter: None,
             idle_timeout: None,
             reorder: Reorder::Events(0),
+            idleness: None,
             max_live_runs: 1_000_000,
             max_unchecked: 32,
         }

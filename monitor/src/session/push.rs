@@ -50,7 +50,10 @@ impl Session {
         let opts = self.opts();
         self.arrivals += 1;
         if let OrderKey::Time(t) = ev.key {
-            self.clock = Some(self.clock.map_or(t, |c| c.max(t)));
+            if self.clock.is_none_or(|c| t > c) {
+                self.clock = Some(t);
+                self.clock_wall = Some(ev.wall);
+            }
         }
         if !self.runs.contains_key(ev.run) {
             if self.runs.len() >= opts.max_live_runs.max(1) {

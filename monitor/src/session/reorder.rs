@@ -166,6 +166,46 @@ pub(super) fn hold(live: &mut Live, j: usize, key: OrderKey, letter: LetterId, a
     }
 }
 
+/// Feeds location `j`'s held events whose timestamps are below `watermark` (nanoseconds),
+/// in order-key order.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn release_below(
+    m: &Monitor<'_>,
+    scratch: &mut Scratch,
+    places: &mut Places,
+    id: &str,
+    live: &mut Live,
+    j: usize,
+    watermark: i128,
+    out: &mut Vec<Decision>,
+) {
+    loop {
+        let Some(w) = &mut live.window else {
+            return;
+        };
+        match w.held.get(j).and_then(|h| h.first()) {
+            Some(Held {
+                key: OrderKey::Time(t),
+                ..
+            }) if *t < watermark => {}
+            _ => return,
+        }
+        let h = w.held[j].remove(0);
+        feed(
+            m,
+            scratch,
+            places,
+            id,
+            live,
+            j,
+            h.letter,
+            h.key,
+            At::Text(&h.at),
+            out,
+        );
+    }
+}
+
 /// Feeds location `j`'s held events that `reorder` lets go (all of them with `all`).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn release(

@@ -28,6 +28,10 @@ pub struct Session {
     pub(super) arrivals: u64,
     /// Largest timestamp seen (the stream's event clock).
     pub(super) clock: Option<i128>,
+    /// The caller's wall clock when `clock` last moved (not kept in a state: a restart
+    /// counts the idleness from its first event or call of [`Session::advance`]).
+    #[serde(skip)]
+    pub(super) clock_wall: Option<u64>,
     /// Runs with events fed unchecked, to settle ([`Session::settle`]).
     pub(super) dirty: Ids,
     // Empty whenever a state is written (the monitor checkpoints after `settle`; Python's
@@ -46,6 +50,7 @@ impl Session {
             runs: Runs::default(),
             arrivals: 0,
             clock: None,
+            clock_wall: None,
             dirty: Ids::default(),
             pending: Pending::default(),
             places: Places::default(),

@@ -473,3 +473,90 @@ fn parents_hold_a_location_until_its_enclosing_span_comes() {
         "without parents only {differs} runs differ: the test shows nothing"
     );
 }
+
+/// Event-time windows: held events go when the watermark (the event clock less the window)
+/// passes them; in a quiet period the clock moves with the wall clock after the idleness, so
+/// a broken run's Fail comes without more traffic; the records are those of the events in
+/// order.
+#[test]
+fn the_watermark_moves_with_the_wall_clock_after_a_quiet_period() {
+    let engine = mqtt();
+    let m = Monitor::new(&engine, MonitorOptions::default()).unwrap();
+    let mut rng = Rng::new(31);
+    let sec = 1_000_000_000i128;
+    let mut fails = 0;
+    for case in 0..30 {
+        let runs = positioned_runs(&m, &mut rng, 6);
+        // Timestamps: one a second in each run, the same for wall and event time.
+        let events: Vec<(String, LetterId, i128)> = runs
+            .iter()
+            .flat_map(|r| {
+                r.iter()
+                    .enumerate()
+                    .map(|(i, e)| (e.0.clone(), e.1, i as i128 * sec))
+            })
+            .collect();
+        let reference = records(&m, Reorder::Events(0), &events);
+        let opts = SessionOptions {
+            reorder: Reorder::Span(5 * sec as u64),
+            idleness: Some(std::time::Duration::from_secs(2)),
+            ..SessionOptions::default()
+        };
+        let mut s = Session::new(opts);
+        let mut scratch = engine.scratch();
+        let mut out = Vec::new();
+        let mut last = 0u64;
+        for (n, (run, letter, key)) in events.iter().enumerate() {
+            last = last.max(*key as u64);
+            let ev = LiveEvent {
+                run,
+                letter: *letter,
+                key: OrderKey::Time(*key),
+                at: At::Line {
+                    file: "e",
+                    line: n as u32 + 1,
+                },
+                wall: last,
+                end: false,
+            };
+            s.push(&m, &mut scratch, ev, &mut out);
+        }
+        // Quiet: within idleness and window nothing more goes; past both, everything.
+        s.advance(&m, &mut scratch, last + sec as u64, &mut out);
+        let early = out.len();
+        s.advance(&m, &mut scratch, last + 8 * sec as u64, &mut out);
+        let held_left: usize = s
+            .runs
+            .iter()
+            .filter(|(_, l)| !l.done)
+            .map(|(_, l)| {
+                l.window
+                    .as_ref()
+                    .map_or(0, |w| w.held.iter().map(Vec::len).sum())
+            })
+            .sum();
+        assert_eq!(held_left, 0, "case {case}");
+        // Every Fail is written now, before any run ends.
+        for (id, want) in &reference {
+            if kind(&want[0]) == Some(multitrace_model::verdict::VerdictKind::Fail) {
+                assert!(
+                    out.iter()
+                        .any(|d| &d.run == id && kind(d) == kind(&want[0])),
+                    "case {case}, run {id}"
+                );
+                fails += 1;
+            }
+        }
+        assert!(out.len() >= early);
+        s.close_all(&m, &mut scratch, Closed::EndOfInput, &mut out);
+        let mut got = std::collections::BTreeMap::<String, Vec<Decision>>::new();
+        for d in out {
+            got.entry(d.run.clone()).or_default().push(d);
+        }
+        for (id, want) in &reference {
+            assert_eq!(got[id].len(), 1, "case {case}, run {id}");
+            assert_eq!(kind(&got[id][0]), kind(&want[0]), "case {case}, run {id}");
+        }
+    }
+    assert!(fails > 10, "{fails}");
+}
