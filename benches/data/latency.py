@@ -1,29 +1,115 @@
 #!/usr/bin/env python3
-"""Latency from an event's arrival (written and flushed to a followed file) to the Fail record
-it causes on the monitor's standard output: runs that never end (no end event, no timeout),
-each with a correct first event, then a wrong one; 200 runs, the input idle between them.
+"""Fail latency of the live monitor: from the arrival of the event that makes a Fail certain
+(written and flushed to a followed file) to its record on the monitor's standard output, under
+each arrival model. Runs never end (no end event, no timeout): only the Fail is written.
 
-    python3 benches/data/latency.py target/release/multitrace mqtt.mtm /tmp/live.jsonl
+    python3 benches/data/latency.py BINARY MQTT_MTM CHECKOUT_README DIR [RUNS]
+
+- in order: each run's correct first event, then a wrong one (order 0, 1): the Fail is
+  certain at the second;
+- positions, out of order: the wrong event (position 1) first, then position 0: the Fail is
+  certain when position 0 comes;
+- OpenTelemetry spans' parents (the checkout example's spans, one span per line as the SDK's
+  batch processor exports them with a batch of one): the spans of one broken run, one line at
+  a time; latency from the line after which the Fail is certain;
+- a watermark after a quiet period (`--reorder-window 200ms --idleness 200ms`, timestamps):
+  the wrong event comes last, then nothing: the Fail waits for the window and the idleness
+  (400 ms by design), not for more traffic.
+
+Prints one line per scenario: the count, median, p99 and max in ms. Run it with nothing else
+running (2 cores).
 """
-import json, os, random, subprocess, sys, time, statistics
-binary, model, path = sys.argv[1], sys.argv[2], sys.argv[3]
-open(path, "w").close()
-p = subprocess.Popen([binary, "monitor", model, path, "--format", "jsonl"], stdout=subprocess.PIPE, text=True, bufsize=1)
-time.sleep(0.5)
+import json, random, statistics, subprocess, sys, time
+from pathlib import Path
+
+binary, mqtt, checkout, out = sys.argv[1], sys.argv[2], sys.argv[3], Path(sys.argv[4])
+runs = int(sys.argv[5]) if len(sys.argv) > 5 else 200
+out.mkdir(parents=True, exist_ok=True)
+
+
+def follow(model, path, *args):
+    path.write_text("")
+    p = subprocess.Popen([binary, "monitor", model, str(path), "--format", "jsonl", *args],
+                         stdout=subprocess.PIPE, text=True, bufsize=1)
+    time.sleep(0.5)
+    return p
+
+
+def report(name, lat):
+    lat.sort()
+    p99 = lat[min(len(lat) - 1, int(0.99 * len(lat)))]
+    print(f"{name}: {len(lat)} runs, median {statistics.median(lat):.1f} ms, p99 {p99:.1f} ms, "
+          f"max {lat[-1]:.1f} ms", flush=True)
+
+
+def events(name, order_of, args=()):
+    path = out / f"{name}.jsonl"
+    p = follow(mqtt, path, *args)
+    lat = []
+    with open(path, "a") as f:
+        for i in range(runs):
+            first, deciding = order_of(i)
+            f.write(json.dumps(first) + "\n"); f.flush()
+            # A random pause: the write falls anywhere in the monitor's polling cycle.
+            time.sleep(random.uniform(0.005, 0.03))
+            t0 = time.perf_counter()
+            f.write(json.dumps(deciding) + "\n"); f.flush()
+            r = json.loads(p.stdout.readline())
+            lat.append((time.perf_counter() - t0) * 1e3)
+            assert r["id"] == f"s{i}" and r["verdict"] == "Fail", r
+            time.sleep(0.02)
+    p.terminate(); p.wait()
+    report(name, lat)
+
+
+ev = lambda i, k: {"run": f"s{i}", "action": "clt1!begin", "order": k}
+events("in order", lambda i: (ev(i, 0), ev(i, 1)))
+events("positions, out of order", lambda i: (ev(i, 1), ev(i, 0)))
+
+# OpenTelemetry: the checkout example's spans, one span per line.
+spans = out / "otel-src"
+subprocess.run([sys.executable, str(Path(checkout).parent / "app.py"), str(spans), "--batch", "1",
+                "--runs", str(4 * min(runs, 50))], check=True)
+scenario = json.loads((spans / "runs.json").read_text())
+by_trace = {}
+for line in (spans / "spans.jsonl").read_text().splitlines():
+    tid = json.loads(line)["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["traceId"]
+    by_trace.setdefault(tid, []).append(line)
+path = out / "otel.jsonl"
+p = follow(checkout, path, "--otel")
 lat = []
+import select
 with open(path, "a") as f:
-    for i in range(200):
-        f.write(json.dumps({"run": f"s{i}", "action": "clt1!begin", "order": 1}) + "\n"); f.flush()
-        # A random pause: the write falls anywhere in the monitor's polling cycle.
-        time.sleep(random.uniform(0.005, 0.03))
-        t0 = time.perf_counter()
-        f.write(json.dumps({"run": f"s{i}", "action": "clt1!begin", "order": 2}) + "\n"); f.flush()
-        line = p.stdout.readline()
-        t1 = time.perf_counter()
-        r = json.loads(line)
-        assert r["id"] == f"s{i}" and r["verdict"] == "Fail", line
-        lat.append((t1 - t0) * 1e3)
+    for tid, s in scenario.items():
+        if s != "late-publish":
+            continue
+        got = None
+        for line in by_trace[tid]:
+            t0 = time.perf_counter()
+            f.write(line + "\n"); f.flush()
+            ready, _, _ = select.select([p.stdout], [], [], 0.3)
+            if ready:
+                got = json.loads(p.stdout.readline())
+                lat.append((time.perf_counter() - t0) * 1e3)
+                break
+        assert got and got["id"] == tid and got["verdict"] == "Fail", got
         time.sleep(0.02)
 p.terminate(); p.wait()
-lat.sort()
-print(f"fail latency over {len(lat)} runs: median {statistics.median(lat):.3f} ms, p90 {lat[int(0.9*len(lat))]:.3f} ms, max {lat[-1]:.3f} ms")
+report("otel parents, batches of one span", lat)
+
+# A watermark after a quiet period.
+path = out / "quiet.jsonl"
+p = follow(mqtt, path, "--reorder-window", "200ms", "--idleness", "200ms")
+lat = []
+base = 1_700_000_000
+with open(path, "a") as f:
+    for i in range(min(runs, 20)):
+        t = lambda s: time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(base + 10 * i + s)) + "Z"
+        f.write(json.dumps({"run": f"s{i}", "action": "clt1!begin", "order": t(0)}) + "\n")
+        t0 = time.perf_counter()
+        f.write(json.dumps({"run": f"s{i}", "action": "clt1!begin", "order": t(1)}) + "\n"); f.flush()
+        r = json.loads(p.stdout.readline())
+        lat.append((time.perf_counter() - t0) * 1e3)
+        assert r["id"] == f"s{i}" and r["verdict"] == "Fail", r
+p.terminate(); p.wait()
+report("watermark, quiet after the run (window 200 ms, idleness 200 ms)", lat)
