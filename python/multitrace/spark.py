@@ -401,6 +401,8 @@ def monitor_events(
     reorder_window: Any = None,
     buckets: int = 64,
     at: Optional[str] = None,
+    position: Optional[str] = None,
+    first_position: int = 0,
 ) -> Any:
     """Live verdicts on Spark Structured Streaming: a streaming DataFrame of records
     (:data:`MONITOR_SCHEMA`), one per run, written as soon as the run's verdict is final.
@@ -434,6 +436,13 @@ def monitor_events(
     starts a new run with that id, which gets its own record (as in ``multitrace monitor``):
     choose a ``watermark`` and an ``idle_timeout`` longer than the delays of the sources.
 
+    With ``position``, the name of a column holding each event's position in its local trace
+    (an integer from ``first_position``: 0, 1, 2, ...), a location's events are fed in that
+    order, each once the positions before it came, whatever the micro-batch or the order they
+    arrive in (the monitor's ``positions`` arrival model: exact, nothing to tune); ``order``
+    then only drives the watermark and the idle timeouts, and a position still missing when its
+    run times out makes the run's record an ``Error`` naming it.
+
     ``mode``, ``procedure`` and ``diagnosis`` are those of :func:`check_events`;
     ``max_live_vertices`` bounds one run's product (``Model.monitor``). Output mode: append.
     A record decided by an event names it in ``monitor["at"]`` of its ``record``: the string
@@ -465,8 +474,13 @@ def monitor_events(
     spark = stream_df.sparkSession
     key, bc = _share(spark, model)
     options = dict(mode=mode, procedure=procedure, diagnosis=diagnosis,
-                   max_live_vertices=max_live_vertices, end_action=end_action,
-                   reorder_window=0 if window == 0 else window, source="events")
+                   max_live_vertices=max_live_vertices, end_action=end_action, source="events")
+    if position is None:
+        options.update(reorder_window=0 if window == 0 else window)
+    else:
+        if reorder_window is not None:
+            raise ValueError("reorder_window goes with event-time order, not with position")
+        options.update(arrival="positions", first_position=first_position)
     # Fail early (on the driver) for a wrong option or action.
     mm = model if hasattr(model, "monitor") else _model_of(key, bc)
     mm.monitor(**options)
@@ -483,7 +497,7 @@ def monitor_events(
         )
     mkey = (key, repr(sorted(options.items())))
     df = stream_df.withWatermark(order, f"{int(wm * 1000)} milliseconds")
-    for c in (run, action) + (() if at is None else (at,)):
+    for c in (run, action) + (() if at is None else (at,)) + (() if position is None else (position,)):
         if c not in df.columns:
             raise ValueError(f"no column {c!r} in the DataFrame (columns: {', '.join(df.columns)})")
     run_id = F.col(run).cast("string")
@@ -502,6 +516,7 @@ def monitor_events(
         F.col(order).alias("_ts"),
         F.unix_micros(F.col(order)).alias("_us"),
         place.alias("_at"),
+        (F.col(position) if position is not None else F.lit(None)).cast("long").alias("_pos"),
     )
     names = ["run", "verdict", "reason", "explanation", "local_error", "diagnosis", "record", "closed"]
 
@@ -548,8 +563,13 @@ def monitor_events(
             if ats.isna().any():
                 # (An event without a time has no place: pandas makes the null a float.)
                 ats = ats.astype(object).where(ats.notna(), None)
-            records = mon.push_many(pdf["_run"], pdf["_action"], us.tolist(), time_unit="us",
-                                    ats=ats.tolist())
+            if position is None:
+                records = mon.push_many(pdf["_run"], pdf["_action"], us.tolist(), time_unit="us",
+                                        ats=ats.tolist())
+            else:
+                pos = pdf["_pos"].astype(object).where(pdf["_pos"].notna(), None).map(
+                    lambda p: None if p is None else int(p))
+                records = mon.push_many(pdf["_run"], pdf["_action"], pos.tolist(), ats=ats.tolist())
             newest = pdf.dropna(subset=["_run", "_us"]).groupby("_run", sort=False)["_us"].max()
             seen = set()
             for r, u in zip(newest.index.tolist(), newest.tolist()):

@@ -271,3 +271,45 @@ def test_the_order_column_must_be_event_time(spark, fixtures):
         "cast(value as string) as run", "'clt1!begin' as action", "value as order")
     with pytest.raises(ValueError, match="event-time timestamp"):
         mts.monitor_events(df, model)
+
+
+def test_positions_put_any_arrival_order_back_across_micro_batches(spark, fixtures, tmp_path):
+    """With a position column (the event's position in its local trace), the events of a run
+    may come in any order and in any micro-batch (not only a late tenth): every run gets the
+    batch verdict of its whole multitrace."""
+    from pyspark.sql import functions as F
+
+    model = multitrace.compile(str(fixtures / "seed004-mqtt" / "model.hif"))
+    runs = runs_of(model, ["pass", "local-error", "inter-error", "prefix"], 20, (1, 14), 4, "pos")
+    rng = random.Random(12)
+    rows = []
+    for rid, traces in runs:
+        start = BASE + rng.randrange(60)
+        for acts in traces.values():
+            for i, a in enumerate(acts):
+                rows.append((rid, a, i, start + i))
+    rng.shuffle(rows)
+    files = [rows[k::4] for k in range(4)]
+    files.append([("sentinel", model.alphabet[0], 0, BASE + 100_000)])
+    src, out, ckpt = tmp_path / "in", tmp_path / "out", tmp_path / "ckpt"
+    src.mkdir()
+    for i, part in enumerate(files):
+        with open(src / f"{i}.json", "w") as f:
+            for r, a, p, t in part:
+                f.write(json.dumps({"run": r, "action": a, "pos": p, "ts": t}) + "\n")
+        os.utime(src / f"{i}.json", (1_600_000_000 + i, 1_600_000_000 + i))
+    stream = (spark.readStream.schema("run string, action string, pos long, ts double")
+              .option("maxFilesPerTrigger", 1).json(str(src))
+              .withColumn("ts", F.timestamp_micros((F.col("ts") * 1e6).cast("long"))))
+    records = mts.monitor_events(stream, model, order="ts", idle_timeout="20 seconds",
+                                 watermark="60 seconds", position="pos")
+    q = (records.writeStream.format("json").option("path", str(out))
+         .option("checkpointLocation", str(ckpt)).start())
+    try:
+        got = wait_for(spark, q, out, len(runs))
+    finally:
+        q.stop()
+    want = batch_verdicts(model, runs)
+    assert {r.run: r.verdict for r in got} == {k: v[0] for k, v in want.items()}
+    with pytest.raises(ValueError, match="reorder_window"):
+        mts.monitor_events(stream, model, order="ts", position="pos", reorder_window=3)
