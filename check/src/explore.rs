@@ -559,6 +559,7 @@ impl<'a> Search<'a> {
                 cut = true;
             } else if removal && self.silent && !h.is_empty() {
                 // What consumed locations did after their observation stopped.
+                let from = succ.len();
                 for a in self.store.frontier(t) {
                     if h.contains(a.lifeline) {
                         let nexts = self.store.exec(t, a).to_vec();
@@ -568,6 +569,11 @@ impl<'a> Search<'a> {
                         }
                     }
                 }
+                // Shallower terms first: a move that finishes an iteration begun comes before
+                // one that opens a new iteration of a `loopP` (a deeper `par`), so the moves
+                // that let a `strict` go on are tried first. Only the order of the search.
+                let store = &*self.store;
+                succ[from..].sort_by_key(|((nt, _), _)| store.depth(*nt));
             }
             for (v, k) in succ.drain(..).rev() {
                 if !self.opts.memo || visited.insert(v.clone()) {
