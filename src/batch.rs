@@ -7,9 +7,10 @@
 
 use crate::args::{load, ColorArg, FormatArg};
 use crate::check_args::CheckArgs;
-use crate::exit::{thread_panicked, OTEL_MISSING};
+use crate::exit::thread_panicked;
 use anyhow::{bail, Result};
 use multitrace_analysis::expect::ExpectCheck;
+use multitrace_batch::inputs::OTEL_MISSING;
 use multitrace_batch::{
     Batch, BatchOptions, InputsError, Outcome, Plan, RunError, DEFAULT_WINDOW_PER_JOB,
 };

@@ -14,5 +14,3 @@ pub fn print_out(text: &str) -> std::io::Result<()> {
 pub fn thread_panicked() -> anyhow::Error {
     anyhow::anyhow!("internal error (a thread panicked); please report it")
 }
-
-pub use multitrace_batch::inputs::OTEL_MISSING;

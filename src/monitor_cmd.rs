@@ -3,9 +3,9 @@
 //! records and writes checkpoints.
 
 use crate::args::{load, FormatArg, ProcedureArg};
-use crate::exit::OTEL_MISSING;
 use anyhow::{bail, Result};
 use clap::Args;
+use multitrace_batch::inputs::OTEL_MISSING;
 use multitrace_check::Engine;
 use multitrace_compiler::open::ModelOptions;
 use multitrace_formats::events::{EventFormat, EventOptions};
