@@ -301,8 +301,10 @@ def test_positions_put_any_arrival_order_back_across_micro_batches(spark, fixtur
     stream = (spark.readStream.schema("run string, action string, pos long, ts double")
               .option("maxFilesPerTrigger", 1).json(str(src))
               .withColumn("ts", F.timestamp_micros((F.col("ts") * 1e6).cast("long"))))
+    # The watermark covers the whole spread of the event times (starts within 60 s, up to 14
+    # events each): Spark drops a row older than the watermark before the monitor sees it.
     records = mts.monitor_events(stream, model, order="ts", idle_timeout="20 seconds",
-                                 watermark="60 seconds", position="pos")
+                                 watermark="120 seconds", position="pos")
     q = (records.writeStream.format("json").option("path", str(out))
          .option("checkpointLocation", str(ckpt)).start())
     try:
