@@ -3,10 +3,10 @@
 //! object, and a text line). Invariant: the same run fed the same events gives the same
 //! `Decision`, however its events were batched, checkpointed or restored.
 
-use super::Monitor;
+use super::{LiveRun, Monitor};
 use multitrace_formats::events::OrderKey;
 use multitrace_model::record::{ErrorRecord, Names, Record};
-use multitrace_model::verdict::{Sym, Verdict};
+use multitrace_model::verdict::{Sym, Verdict, VerdictKind};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -44,6 +44,69 @@ impl Closed {
     }
 }
 
+/// Why a run's Fail may come later than the first event that made it certain: since event
+/// `since` (from 1) the monitor could not tell at each event whether the run was still a
+/// multi-prefix, so the Fail it writes may have been certain at any event from there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Late {
+    /// The first event at which the Fail may already have been certain.
+    pub since: u64,
+    /// What stopped the checks at each event.
+    pub why: LateWhy,
+}
+
+/// What stopped a run's checks at each event ([`Late`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LateWhy {
+    /// A multi-prefix search ran out of `--max-live-vertices`.
+    Search,
+    /// The product of the pending events of this location, which lags behind the others,
+    /// outgrew `--max-live-vertices`: the run is checked from its traces since (the local
+    /// verifiers at each event, the batch check at doubling event counts and at its end).
+    Product(u32),
+}
+
+impl Late {
+    /// What a record's `monitor` object says of it (the location named).
+    pub fn note(&self, monitor: &Monitor<'_>) -> LateNote {
+        let why = match self.why {
+            LateWhy::Search => "a multi-prefix search ran out of --max-live-vertices".to_string(),
+            LateWhy::Product(j) => format!(
+                "location {} lags behind the others and the product of its pending events \
+                 outgrew --max-live-vertices: the run was checked from its traces since",
+                monitor
+                    .engine()
+                    .model()
+                    .alphabet
+                    .location_name(multitrace_model::nfa::LocationId(j))
+            ),
+        };
+        LateNote {
+            since_event: self.since,
+            why,
+        }
+    }
+}
+
+/// What the record of `run`'s verdict `v` says of being late: for a Fail whose run could not
+/// be checked at each event since some event, since when and why; `None` for any other.
+pub(crate) fn late_note(monitor: &Monitor<'_>, v: &Verdict, run: &LiveRun) -> Option<LateNote> {
+    (v.kind == VerdictKind::Fail)
+        .then(|| run.late())
+        .flatten()
+        .map(|l| l.note(monitor))
+}
+
+/// A late Fail as its record's `monitor` object writes it (`"late": {...}`): the Fail may
+/// have been certain from event `since_event` on; raise `--max-live-vertices` for it sooner.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LateNote {
+    /// See [`Late::since`].
+    pub since_event: u64,
+    /// Why.
+    pub why: String,
+}
+
 /// A record ready to be written: the run, its verdict (or Error) and what decided it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decision {
@@ -68,6 +131,9 @@ pub struct Decision {
     /// hands back a round's decisions in this order, the order of the events that decided
     /// them, as when every event is checked at once.
     pub arrival: u64,
+    /// A Fail written later than the event that made it certain may have been: since when,
+    /// and why (`None` for every other record).
+    pub late: Option<LateNote>,
 }
 
 impl Decision {
@@ -103,7 +169,7 @@ impl Decision {
 impl Decision {
     /// The record as one JSON line: `check`'s record with a `monitor` object added (why it
     /// was written, whether the stop cut the run, the deciding event's `FILE:LINE` and order
-    /// key, the run's events and state bytes).
+    /// key, the run's events and state bytes, and for a Fail that may be late, since when and why).
     pub fn to_json(&self, record: &Record) -> String {
         let mut j = record.to_json();
         j.pop();
@@ -122,6 +188,8 @@ impl Decision {
             events: u64,
             order: Option<serde_json::Value>,
             state_bytes: usize,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            late: &'a Option<LateNote>,
         }
         let extra = Extra {
             at: &self.at,
@@ -130,6 +198,7 @@ impl Decision {
             events: self.events,
             order,
             state_bytes: self.bytes,
+            late: &self.late,
         };
         let extra = serde_json::to_string(&extra).expect("a record serializes");
         j.push_str(&format!(",\"monitor\":{extra}}}"));

@@ -46,6 +46,7 @@ mod checkpoint;
 pub mod decision;
 pub mod drive;
 mod end_product;
+mod eventually;
 pub mod follow;
 mod guess;
 pub mod product;

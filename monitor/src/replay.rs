@@ -90,6 +90,8 @@ impl Monitor<'_> {
             // As the events before the first dark one left it (one of them, meeting the live
             // states, cleared it).
             unsure: run.unsure,
+            late: run.late,
+            retry: run.retry,
             // (A replay is of a run whose guess broke before: it has none.)
             guess: None,
             behind: Behind::default(),

@@ -1,7 +1,9 @@
 //! One live run: its local traces so far, its incremental product, and what is decided.
 
 use super::behind::Behind;
+use super::decision::{Late, LateWhy};
 use super::end_product::EndProduct;
+use super::eventually::Eventually;
 use super::guess::Guess;
 use super::product::{closure_rows, Kernel, Product, TooWide};
 use multitrace_check::diagnose::EndQueries;
@@ -22,7 +24,9 @@ pub struct MonitorOptions {
     /// those of a batch check (a Fail's record is the batch record of the prefix).
     pub check: CheckOptions,
     /// Most vertices an automata run's product may hold (when one location lags far behind
-    /// the others its face grows with the lag); past it the run is `Inconclusive`.
+    /// the others its face grows with the lag); past it the run is checked from its traces
+    /// (its local verifiers at each event, the batch check at doubling event counts and at
+    /// its end), and a Fail found so says it may be late ([`Late`]).
     pub max_vertices: usize,
 }
 
@@ -97,6 +101,12 @@ pub struct LiveRun {
     /// be fed with every event it skipped).
     #[serde(default)]
     pub(super) local: Vec<u32>,
+    /// Since when a Fail may come late (set with `unsure`, or when the product outgrew its
+    /// budget; cleared when a check finds the events a multi-prefix again).
+    pub(super) late: Option<Late>,
+    /// A run whose product outgrew its budget ([`Monitor::overflowed`]) is checked by the
+    /// batch at this event count next (doubling: the checks cost at most twice the last).
+    pub(super) retry: u64,
 }
 
 /// [`LiveRun::local`]'s state of a location whose local verifier refused a letter.
@@ -180,6 +190,17 @@ impl LiveRun {
         self.checked = None;
     }
 
+    /// Since when a Fail of this run may come late, and why ([`Late`]).
+    pub fn late(&self) -> Option<Late> {
+        self.late
+    }
+
+    /// A check found the run's events a multi-prefix: nothing is unsure any more.
+    fn sure(&mut self) {
+        self.unsure = false;
+        self.late = None;
+    }
+
     /// What the run's checks established when its last event, of location `j`, makes it no
     /// longer a multi-prefix: the events before it are one, unless a search ran out since.
     fn known_but(&self, j: usize) -> Known {
@@ -247,6 +268,8 @@ pub struct Monitor<'e> {
     procedure: Procedure,
     /// Per-location closure rows of the automaton (see [`Kernel::closure`]).
     closure: Vec<u64>,
+    /// The letters each local verifier may still read after each state ([`Eventually`]).
+    eventually: Eventually,
 }
 
 impl<'e> Monitor<'e> {
@@ -258,11 +281,16 @@ impl<'e> Monitor<'e> {
             (Some(t), Some(a)) => closure_rows(t, &a.nfa, &model.alphabet),
             _ => Vec::new(),
         };
+        let eventually = match model.automata() {
+            Some(a) if procedure != Procedure::Term => Eventually::new(a, &model.alphabet),
+            _ => Eventually::default(),
+        };
         Ok(Monitor {
             engine,
             opts,
             procedure,
             closure,
+            eventually,
         })
     }
 
@@ -319,6 +347,8 @@ impl<'e> Monitor<'e> {
                 Some(_) => vec![0; self.engine.model().alphabet.locations()],
                 None => Vec::new(),
             },
+            late: None,
+            retry: 0,
         }
     }
 
@@ -346,6 +376,21 @@ impl<'e> Monitor<'e> {
     pub(super) fn verifiers(&self) -> Option<&[multitrace_model::project::ProjDfa]> {
         let a = self.engine.model().automata()?;
         self.kernel().map(|_| &a.projections[..])
+    }
+
+    /// Whether `letter`'s location can never read it after the run's events fed there,
+    /// whatever events of its own come in between ([`Eventually`]): fed now, it makes the
+    /// run a Fail, which no event that may still come before it can change. `false` for a
+    /// decided run, a run without local verifiers, or one they already refused.
+    pub(crate) fn never_reads(&self, run: &LiveRun, letter: LetterId) -> bool {
+        let alphabet = &self.engine.model().alphabet;
+        let j = alphabet.location(letter).index();
+        match run.local.get(j) {
+            Some(&s) if s != REJECTED && run.standing == Standing::Open => {
+                !self.eventually.may_read(j, s, alphabet.local_index(letter))
+            }
+            _ => false,
+        }
     }
 
     /// Steps location `j`'s local verifier by `letter`: `true` when it refuses it now (it
@@ -484,6 +529,10 @@ impl<'e> Monitor<'e> {
             run.events += 1;
             return None;
         }
+        if self.overflowed(run) {
+            // Checked from its traces, at once (its local verifiers step in `push`).
+            return self.push(scratch, run, letter).map(|v| (run.events, v));
+        }
         let j = self.engine.model().alphabet.location(letter).index();
         if self.local_refuses(run, j, letter) && run.unchecked.is_empty() {
             // Every event before was checked (none is unchecked), this one is not a
@@ -514,9 +563,8 @@ impl<'e> Monitor<'e> {
             Ok(false) => {}
             Err(w) => {
                 run.events += 1;
-                let v = self.too_wide(w, run.events, false);
-                self.decide(run, run.events, v.kind);
-                return Some((run.events, v));
+                self.overflow(run, w);
+                return None;
             }
         }
         let p = run.product.as_mut().expect("checked above");
@@ -524,7 +572,9 @@ impl<'e> Monitor<'e> {
             Ok(live) => {
                 run.events += 1;
                 // `R(n)` meets the live states: a multi-prefix, whatever came before.
-                run.unsure &= !live;
+                if live {
+                    run.sure();
+                }
                 if live && self.guess_again(&k, run) {
                     // Every event before is a multi-prefix too (downward closure): none is
                     // left to check, as when each is checked at once.
@@ -552,13 +602,14 @@ impl<'e> Monitor<'e> {
                     p.undo_too_wide(j);
                     let ok = p.is_multi_prefix(&k, &run.traces, self.opts.max_vertices) == Ok(true);
                     // That check clears `unsure`, as the replay's would.
-                    run.unsure &= !ok;
+                    if ok {
+                        run.sure();
+                    }
                     ok
                 };
                 if known {
-                    let v = self.too_wide(w, run.events, run.unsure);
-                    self.decide(run, run.events, v.kind);
-                    return Some((run.events, v));
+                    self.overflow(run, w);
+                    return None;
                 }
                 // Replayed with a check after each event, this one included.
                 run.unchecked.push(j as u32);
@@ -585,10 +636,70 @@ impl<'e> Monitor<'e> {
         }
         if p.is_multi_prefix(&k, &run.traces, self.opts.max_vertices) == Ok(true) {
             run.settled();
-            run.unsure = false;
+            run.sure();
             return None;
         }
         self.replay(scratch, run, true)
+    }
+
+    /// The run's product outgrew its budget on its last event (one location lags far behind
+    /// the others): it is dropped, and the run is checked from its traces from now on (its
+    /// local verifiers at each event, [`Monitor::retried`] at doubling event counts, the
+    /// batch check at its end), never `Inconclusive` for the product's sake; a Fail found so
+    /// says since when it may have been certain ([`Late`]).
+    fn overflow(&self, run: &mut LiveRun, w: TooWide) {
+        run.product = None;
+        run.guess = None;
+        run.behind = Behind::default();
+        run.unchecked = Vec::new();
+        run.quiet = 0;
+        run.checked = None;
+        // The events before this one are a multi-prefix unless a search ran out since the
+        // last check that said so (then the Fail may be certain from that search on).
+        let since = match (run.unsure, run.late) {
+            (true, Some(l)) => l.since,
+            _ => run.events,
+        };
+        run.late = Some(Late {
+            since,
+            why: LateWhy::Product(w.location as u32),
+        });
+        run.unsure = true;
+        run.retry = run.events.saturating_mul(2);
+    }
+
+    /// Whether the run's product outgrew its budget ([`Monitor::overflow`]).
+    pub fn overflowed(&self, run: &LiveRun) -> bool {
+        run.standing == Standing::Open && run.product.is_none() && self.kernel().is_some()
+    }
+
+    /// An event of a run whose product outgrew its budget: at doubling event counts, the
+    /// batch check of its events as a prefix (the record `check` gives them); a Fail there is
+    /// the run's. The checks between two Fails cost at most twice the last one.
+    fn retried(&self, scratch: &mut Scratch, run: &mut LiveRun) -> Option<Verdict> {
+        if run.events < run.retry {
+            return None;
+        }
+        run.retry = run.events.saturating_mul(2);
+        let v = self.batch(
+            scratch,
+            &run.traces,
+            Mode::Prefix,
+            Known::Nothing,
+            None,
+            None,
+        );
+        match v.kind {
+            VerdictKind::Fail => Some(v),
+            VerdictKind::Pass | VerdictKind::WeakPass => {
+                // A multi-prefix up to here: a later Fail may be certain from the next event.
+                if let Some(l) = &mut run.late {
+                    l.since = run.events + 1;
+                }
+                None
+            }
+            VerdictKind::Inconclusive => None,
+        }
     }
 
     /// Marks the run decided at event `at` and frees what a decided run no longer needs.
@@ -619,7 +730,7 @@ impl<'e> Monitor<'e> {
     ) -> Option<Verdict> {
         match found {
             Ok(true) => {
-                run.unsure = false;
+                run.sure();
                 None
             }
             Ok(false) => Some(self.fail_at_last(scratch, run, j, before, None)),
@@ -628,6 +739,12 @@ impl<'e> Monitor<'e> {
             // which events a stream checks one by one: a search at the end of a batch of
             // events may not run out.)
             Err(_) => {
+                if !run.unsure {
+                    run.late = Some(Late {
+                        since: run.events,
+                        why: LateWhy::Search,
+                    });
+                }
                 run.unsure = true;
                 None
             }
@@ -670,16 +787,17 @@ impl<'e> Monitor<'e> {
             (Some(k), true) => self.guessed(&k, run, j, letter),
             _ => Ok(false),
         };
+        let mut too_wide = guessed.err();
         let decided = match (self.kernel(), &mut run.product) {
             _ if guessed == Ok(true) => None,
-            (_, Some(_)) if guessed.is_err() => {
-                let w = guessed.expect_err("matched");
-                Some(self.too_wide(w, run.events, false))
-            }
+            (_, Some(_)) if too_wide.is_some() => None,
             (Some(k), Some(p)) => {
                 let max = self.opts.max_vertices;
                 match p.push(&k, &run.traces, j, letter, max) {
-                    Err(w) => Some(self.too_wide(w, run.events, run.unsure)),
+                    Err(w) => {
+                        too_wide = Some(w);
+                        None
+                    }
                     Ok(live) => {
                         let found = if live {
                             Ok(true)
@@ -693,6 +811,7 @@ impl<'e> Monitor<'e> {
                     }
                 }
             }
+            (Some(_), None) => self.retried(scratch, run),
             _ => {
                 let v = self.batch(
                     scratch,
@@ -705,6 +824,9 @@ impl<'e> Monitor<'e> {
                 matches!(v.kind, VerdictKind::Fail | VerdictKind::Inconclusive).then_some(v)
             }
         };
+        if let Some(w) = too_wide {
+            self.overflow(run, w);
+        }
         if let Some(v) = &decided {
             run.standing = Standing::Decided(run.events, v.kind);
             // A decided run needs only its event count: free the rest.

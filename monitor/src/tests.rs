@@ -136,9 +136,12 @@ fn state_bytes_round_trip_mid_run() {
     assert!(LiveRun::from_bytes(b"junk").is_err());
 }
 
-/// A location that lags far behind grows its face until the budget: Inconclusive naming it.
+/// A location that lags far behind grows its face past the budget: the run is then checked
+/// from its traces, never `Inconclusive` for the product's sake: open while its events are a
+/// multi-prefix, its end the batch verdict, and a Fail (a local verifier's, or the batch's at
+/// doubling event counts) says since when it may be late, naming the location.
 #[test]
-fn a_lagging_location_ends_inconclusive_naming_it() {
+fn a_lagging_location_is_checked_from_its_traces() {
     let engine = mqtt();
     let mut scratch = engine.scratch();
     let m = Monitor::new(
@@ -151,40 +154,49 @@ fn a_lagging_location_ends_inconclusive_naming_it() {
     .unwrap();
     let a = &engine.model().alphabet;
     let letter = |n: &str| LetterId(a.names().iter().position(|x| x == n).unwrap() as u32);
-    let mut run = m.start();
-    let mut out = None;
+    let batch = |traces: &[Vec<LetterId>], mode, s: &mut multitrace_check::Scratch| {
+        let o = CheckOptions {
+            mode,
+            choice: Choice::Force(m.procedure()),
+            ..CheckOptions::default()
+        };
+        as_recorded(&engine.check_letters(s, traces, &o).unwrap().0)
+    };
     // clt1 publishes many times; brok receives nothing yet.
+    let mut run = m.start();
     for e in std::iter::once("clt1!begin").chain(std::iter::repeat_n("clt1!pub", 40)) {
-        if let Some(v) = m.push(&mut scratch, &mut run, letter(e)) {
-            out = Some(v);
-            break;
-        }
+        assert_eq!(m.push(&mut scratch, &mut run, letter(e)), None, "{e}");
     }
-    // Either the product ran out at some event, or (the product stays within the budget but
-    // the multi-prefix searches do not) the run stays open and its end is undecided.
-    let v = match out {
-        Some(v) => v,
-        None => {
-            assert_eq!(run.standing(), Standing::Open);
-            assert!(run.unsure, "a search ran out of the budget");
-            let mut prefix = m.options().check;
-            prefix.mode = Mode::Prefix;
-            let m = Monitor::new(
-                &engine,
-                MonitorOptions {
-                    check: prefix,
-                    max_vertices: 8,
-                },
-            )
-            .unwrap();
-            m.finish(&mut scratch, &run)
+    // The product outgrew 8 vertices, or (it stays within them but the multi-prefix searches
+    // do not) a search ran out.
+    let late = run.late().expect("since when a Fail may be late");
+    assert!(late.since > 1 && late.since <= 41, "{late:?}");
+    let note = late.note(&m);
+    match late.why {
+        decision::LateWhy::Product(_) => {
+            assert!(m.overflowed(&run));
+            assert!(note.why.contains("location clt"), "{}", note.why);
         }
-    };
-    assert_eq!(v.kind, VerdictKind::Inconclusive);
-    let multitrace_model::verdict::Reason::Budget { established, .. } = v.reason.unwrap() else {
-        panic!()
-    };
-    assert!(established.unwrap().contains("location"));
+        decision::LateWhy::Search => assert!(note.why.contains("search"), "{}", note.why),
+    }
+    for mode in [Mode::Prefix, Mode::Complete] {
+        let mut o = *m.options();
+        o.check.mode = mode;
+        let mm = Monitor::new(&engine, o).unwrap();
+        assert_eq!(
+            as_recorded(&mm.finish(&mut scratch, &run)),
+            batch(run.traces(), mode, &mut scratch)
+        );
+    }
+    // An event its local verifier refuses is the Fail at once, the batch record of the prefix.
+    let mut refused = run.clone();
+    let v = m
+        .push(&mut scratch, &mut refused, letter("clt1!begin"))
+        .expect("a second begin is refused");
+    let mut traces = run.traces().to_vec();
+    traces[a.location(letter("clt1!begin")).index()].push(letter("clt1!begin"));
+    assert_eq!(as_recorded(&v), batch(&traces, Mode::Prefix, &mut scratch));
+    assert_eq!(refused.late(), Some(late));
 }
 
 /// Deferred checks ([`session::Session::push_deferred`], settled at random points) give the
@@ -454,7 +466,7 @@ fn deferred_decisions_do_not_depend_on_the_rounds_when_a_search_runs_out() {
     let engine = mqtt();
     let mut scratch = engine.scratch();
     let mut rng = Rng::new(23);
-    let (mut inconclusive, mut compared) = (0, 0);
+    let (mut ran_out, mut outgrown, mut compared) = (0, 0, 0);
     for case in 0..700 {
         let p = [Procedure::Ac, Procedure::As][case % 2];
         let mut o = opts(p, Mode::Prefix);
@@ -506,9 +518,17 @@ fn deferred_decisions_do_not_depend_on_the_rounds_when_a_search_runs_out() {
                 assert_eq!(as_recorded(v), as_recorded(&batch), "case {case}");
             }
         }
-        inconclusive += usize::from(
-            want.as_ref()
-                .is_some_and(|(_, v)| v.kind == VerdictKind::Inconclusive),
+        // A budget that runs out never makes a verdict Inconclusive: the run goes on (checked
+        // from its traces when its product outgrew it), and says since when a Fail may be late,
+        // the same whatever the rounds.
+        assert!(want
+            .as_ref()
+            .is_none_or(|(_, v)| v.kind != VerdictKind::Inconclusive));
+        assert_eq!(now.late(), later.late(), "case {case}");
+        ran_out += usize::from(now.late().is_some());
+        outgrown += usize::from(
+            now.late()
+                .is_some_and(|l| matches!(l.why, decision::LateWhy::Product(_))),
         );
         compared += 1;
         assert_eq!(
@@ -517,7 +537,10 @@ fn deferred_decisions_do_not_depend_on_the_rounds_when_a_search_runs_out() {
             o.max_vertices
         );
     }
-    assert!(inconclusive > 20, "{inconclusive} of {compared}");
+    assert!(
+        ran_out > 20 && outgrown > 5,
+        "{ran_out} ran out ({outgrown} products outgrown) of {compared}"
+    );
 }
 
 /// A push that runs out of the vertex budget leaves the product as it was but for the

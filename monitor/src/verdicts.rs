@@ -5,11 +5,10 @@
 
 use super::end_product::EndProduct;
 use super::guess::Guess;
-use super::product::TooWide;
 use super::run::{Known, LiveRun, Monitor, Standing};
 use multitrace_check::diagnose::EndQueries;
 use multitrace_check::{CheckOptions, Choice, Scratch};
-use multitrace_model::nfa::{LetterId, LocationId};
+use multitrace_model::nfa::LetterId;
 use multitrace_model::verdict::{Mode, Reason, Verdict, VerdictKind};
 
 impl Monitor<'_> {
@@ -59,19 +58,20 @@ impl Monitor<'_> {
             }
             Some(_) => {
                 let mut c = p.clone();
-                if let Err(w) =
-                    // A run's end: one sweep over the region its events open (the pushes'
-                    // product, [`Product::advance`]), as wide as the budget allows.
-                    c.advance(
-                        &k,
-                        &run.traces,
-                        &run.behind.to_vec(),
-                        self.opts.max_vertices,
-                        usize::MAX,
-                    )
-                {
-                    // (Every event is a multi-prefix, the last one included.)
-                    return self.too_wide(w, run.events + 1, false);
+                // A run's end: one sweep over the region its events open (the pushes'
+                // product, [`Product::advance`]), as wide as the budget allows.
+                let swept = c.advance(
+                    &k,
+                    &run.traces,
+                    &run.behind.to_vec(),
+                    self.opts.max_vertices,
+                    usize::MAX,
+                );
+                if swept.is_err() {
+                    // The product cannot take the events its guess skipped: the run's traces
+                    // are checked as `check` checks them (every event is a multi-prefix: the
+                    // guess held).
+                    return self.batch(scratch, &run.traces, mode, Known::All, None, None);
                 }
                 caught = c;
                 &caught
@@ -90,7 +90,9 @@ impl Monitor<'_> {
                 Ok(false) => VerdictKind::Fail,
                 Ok(true) if accepted => VerdictKind::Pass,
                 Ok(true) => VerdictKind::WeakPass,
-                Err(w) => return self.too_wide(w, run.events, known != Known::All),
+                Err(_) => {
+                    return self.batch(scratch, &run.traces, mode, Known::Nothing, None, None)
+                }
             },
         };
         let explained =
@@ -185,33 +187,5 @@ impl Monitor<'_> {
                 v
             }
         }
-    }
-
-    /// `unsure`: whether the events before the last are not all known to be a multi-prefix
-    /// (a search ran out of the budget since the last check that said so).
-    pub(super) fn too_wide(&self, w: TooWide, events: u64, unsure: bool) -> Verdict {
-        let name = self
-            .engine
-            .model()
-            .alphabet
-            .location_name(LocationId(w.location as u32))
-            .to_string();
-        let mut v = Verdict::new(VerdictKind::Inconclusive);
-        v.reason = Some(Reason::Budget {
-            limit: "live vertices".into(),
-            established: Some(format!(
-                "{}; location {name} lags behind the others, and the product of its pending \
-                 events needs more than {} vertices (--max-live-vertices)",
-                if unsure {
-                    "not known to be a multi-prefix (a search ran out of the same budget)"
-                        .to_string()
-                } else {
-                    format!("a multi-prefix up to event {}", events.saturating_sub(1))
-                },
-                w.vertices.min(self.opts.max_vertices)
-            )),
-        });
-        v.vertices = w.vertices as u64;
-        v
     }
 }

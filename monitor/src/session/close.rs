@@ -10,7 +10,7 @@ use super::live::Live;
 use super::reorder::{expected, key_text, release, Reorder};
 use super::settle::settle_live;
 use super::state::Session;
-use crate::decision::{Closed, Decision};
+use crate::decision::{late_note, Closed, Decision};
 use crate::Monitor;
 use multitrace_check::Scratch;
 use multitrace_formats::events::OrderKey;
@@ -117,6 +117,7 @@ impl Session {
             events: live.run.events(),
             bytes: live.run.state_bytes(),
             arrival: u64::MAX,
+            late: None,
         });
         live.window = None;
     }
@@ -138,10 +139,12 @@ impl Session {
             Some((a, k)) => (Some(self.places.text(a)), k.get()),
             None => (None, None),
         };
+        let v = m.finish(scratch, &live.run);
         out.push(Decision {
             run: run.to_string(),
             first_at: self.places.text(&live.first_at),
-            verdict: Ok(m.finish(scratch, &live.run)),
+            late: late_note(m, &v, &live.run),
+            verdict: Ok(v),
             closed: why,
             at,
             order,

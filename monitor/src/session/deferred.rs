@@ -186,7 +186,7 @@ fn defer(
     // is settled (once per run and round, not per event).
     live.pending_n += 1;
     if let Some(decided) = m.push_unchecked(scratch, &mut live.run, ev.letter) {
-        decide_pending(ev.run, live, s.places, s.pending, decided, out);
+        decide_pending(m, ev.run, live, s.places, s.pending, decided, out);
     } else if live.run.unchecked() >= opts.max_unchecked {
         // Checked now rather than at the end of the round: a run that breaks is replayed
         // from its last check, and its events pushed again, so a bound on the events since

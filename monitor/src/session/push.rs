@@ -9,7 +9,9 @@
 
 use super::event::LiveEvent;
 use super::live::{feed, Key, Live};
-use super::reorder::{bad_position, expected, hold, key_text, later, release, Reorder, MAX_HELD};
+use super::reorder::{
+    bad_position, expected, feed_if_refused, hold, key_text, later, release, Reorder, MAX_HELD,
+};
 use super::state::Session;
 use crate::decision::{Closed, Decision};
 use crate::Monitor;
@@ -106,6 +108,7 @@ impl Session {
                     events: live.run.events() + 1,
                     bytes: live.run.state_bytes(),
                     arrival: live.touched,
+                    late: None,
                 });
             }
             m.push(scratch, &mut live.run, ev.letter);
@@ -172,12 +175,15 @@ impl Session {
                     events: live.run.events() + 1,
                     bytes: live.run.state_bytes(),
                     arrival: live.touched,
+                    late: None,
                 });
                 live.run.forget();
                 live.window = None;
             } else if live.waits(j) {
-                // Its location waits for a span's parent (`--otel`): held until it comes.
+                // Its location waits for a span's parent (`--otel`): held until it comes,
+                // unless it makes the run's Fail certain whatever comes before it.
                 hold(live, j, ev.key, ev.letter, &ev.at.to_string());
+                feed_if_refused(m, scratch, &mut self.places, ev.run, live, j, out);
             } else if live.nothing_held(j)
                 && opts.reorder.in_order()
                 && opts.reorder.next(live.fed(j), &ev.key)
@@ -256,6 +262,7 @@ impl Session {
             events: live.run.events(),
             bytes: live.run.state_bytes(),
             arrival: self.arrivals,
+            late: None,
         });
         live.run.forget();
     }

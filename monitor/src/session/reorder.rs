@@ -166,8 +166,53 @@ pub(super) fn hold(live: &mut Live, j: usize, key: OrderKey, letter: LetterId, a
     }
 }
 
+/// Feeds location `j`'s first held event when its location can never read it after the
+/// events fed there, whatever comes between ([`Monitor::never_reads`]): the run's Fail is
+/// certain now, and written now rather than when the window lets the event go (a held event
+/// never stops a certain Fail from being reported). Its diagnosis is that of the events fed
+/// then. An event that comes later and goes between the fed ones and this one cannot change
+/// the Fail, so it calls for no correction; one that goes before an event fed before still
+/// does (the location's largest key fed is kept as it was).
+pub(super) fn feed_if_refused(
+    m: &Monitor<'_>,
+    scratch: &mut Scratch,
+    places: &mut Places,
+    id: &str,
+    live: &mut Live,
+    j: usize,
+    out: &mut Vec<Decision>,
+) {
+    if live.done {
+        return;
+    }
+    let Some(w) = &mut live.window else {
+        return;
+    };
+    let Some(first) = w.held.get(j).and_then(|h| h.first()) else {
+        return;
+    };
+    if !m.never_reads(&live.run, first.letter) {
+        return;
+    }
+    let h = w.held[j].remove(0);
+    let fed = live.fed[j];
+    feed(
+        m,
+        scratch,
+        places,
+        id,
+        live,
+        j,
+        h.letter,
+        h.key,
+        At::Text(&h.at),
+        out,
+    );
+    live.fed[j] = fed;
+}
+
 /// Feeds location `j`'s held events whose timestamps are below `watermark` (nanoseconds),
-/// in order-key order.
+/// in order-key order; then its first held one if it makes a Fail certain.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn release_below(
     m: &Monitor<'_>,
@@ -188,7 +233,7 @@ pub(super) fn release_below(
                 key: OrderKey::Time(t),
                 ..
             }) if *t < watermark => {}
-            _ => return,
+            _ => return feed_if_refused(m, scratch, places, id, live, j, out),
         }
         let h = w.held[j].remove(0);
         feed(
@@ -206,7 +251,8 @@ pub(super) fn release_below(
     }
 }
 
-/// Feeds location `j`'s held events that `reorder` lets go (all of them with `all`).
+/// Feeds location `j`'s held events that `reorder` lets go (all of them with `all`); then its
+/// first held one if it makes a Fail certain ([`feed_if_refused`]).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn release(
     m: &Monitor<'_>,
@@ -238,7 +284,7 @@ pub(super) fn release(
                 Reorder::Auto(_) => unreachable!("resolved by the key"),
             };
         if !go {
-            return;
+            return feed_if_refused(m, scratch, places, id, live, j, out);
         }
         let h = w.held[j].remove(0);
         let at = At::Text(&h.at);

@@ -63,7 +63,7 @@ pub(super) fn settle_live(
         live.set_last_at(at, key);
     }
     if let Some(decided) = m.settle(scratch, &mut live.run) {
-        decide_pending(id, live, places, pending, decided, out);
+        decide_pending(m, id, live, places, pending, decided, out);
     }
     live.pending_n = 0;
 }
