@@ -225,7 +225,7 @@ impl Model {
     /// seconds or a timedelta (of order keys), or `"unbounded"`; an event later than that
     /// gives its run an Error record (0: `"in-order"`). At most `max_live_runs` runs are live (past it the
     /// oldest idle one is closed, its record says so); `max_live_vertices` bounds one run's
-    /// product (past it the run is Inconclusive). Events are named `SOURCE:N` (N from 1).
+    /// product (past it the run is checked from its traces; a Fail then says `late`). Events are named `SOURCE:N` (N from 1).
     /// `state` (bytes of `Monitor.state()`) resumes a monitor with the same options.
     #[pyo3(signature = (*args, **kwargs),
         text_signature = "($self, mode='prefix', procedure='auto', witness=False, timeout_ms=10000, max_vertices=5000000, diagnosis=True, max_diagnosis_vertices=1000000, por=True, loc=True, memo=True, idle_timeout=None, end_action=None, arrival='auto', first_position=0, reorder_window=None, max_live_runs=1000000, max_live_vertices=4096, source='<python>', state=None)")]
