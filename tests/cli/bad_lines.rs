@@ -137,3 +137,44 @@ fn an_event_line_without_a_known_run_leaves_no_verdict_it_could_change() {
         assert_eq!(got[id][0]["error"]["line"], first_r2 + 2, "{id}");
     }
 }
+
+/// The monitor on the same lines: a line whose run cannot be read gives every run open then,
+/// and every run that begins after it, an Error naming it (as `check --events` does), and
+/// the line its own record; a run decided before it keeps its record.
+#[test]
+fn the_monitor_leaves_no_verdict_a_line_without_a_run_could_change() {
+    let dir = scratch("bad-line-monitor");
+    let mut all = vec!["{\"run\": \"r0\", \"action\": \"clt1!end\", \"order\": 0}".to_string()];
+    all.extend(lines());
+    all.insert(8, "{\"action\": \"clt1!pub\", \"ord".into());
+    all.push("{\"run\": \"r4\", \"action\": \"clt1!begin\", \"order\": 0}".into());
+    let bad = write(&dir, "events.jsonl", &all);
+    let model = root().join("fixtures/seed004-mqtt/model.hif");
+    let o = run(&[
+        "monitor",
+        model.to_str().unwrap(),
+        bad.to_str().unwrap(),
+        "--no-follow",
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let mut got: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
+    for l in stdout(&o).lines() {
+        let r: serde_json::Value = serde_json::from_str(l).unwrap();
+        got.entry(r["id"].as_str().unwrap_or("").to_string())
+            .or_default()
+            .push(r);
+    }
+    // r0's Fail came before the line: it stands.
+    assert_eq!(got["r0"].len(), 1);
+    assert_eq!(got["r0"][0]["verdict"], "Fail");
+    for id in ["r1", "r2", "r3", "r4", ""] {
+        let r = &got[id];
+        assert_eq!(r.len(), 1, "{id}: {r:?}");
+        assert_eq!(r[0]["verdict"], "Error", "{id}");
+        assert_eq!(r[0]["error"]["line"], 9, "{id}: {}", r[0]);
+    }
+    let msg = got["r4"][0]["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("an event whose run is not known"), "{msg}");
+}

@@ -4,9 +4,8 @@
 //! A line that is not a request is the rule of `check --otel` too: an `Error` record for the
 //! line, one for each run it names (`multitrace_formats::otel::bad`), and when it may hold
 //! spans of runs it does not name, no run gets a verdict from the spans that come after: each
-//! run that gets a span later gets an `Error` naming the line instead. (A record already
-//! written cannot be taken back, and a live run that gets no later span keeps its verdict:
-//! the session gives the driving loop no list of its live runs to fail.)
+//! run open then, and each run that gets a span later, gets an `Error` naming the line
+//! instead (a record already written cannot be taken back).
 
 use super::options::OtelMap;
 use crate::session::{At, Decision, LiveEvent, Session};
@@ -152,8 +151,10 @@ pub fn push_line(
     for run in spans.runs.drain(..) {
         session.unblock(m, scratch, &run, decided);
     }
-    if lost.is_none() {
-        *lost = now_lost;
+    if let (None, Some(l)) = (&*lost, now_lost) {
+        // Every run open now may have had spans there too.
+        session.fail_open(m, scratch, |id| l.error(id, 0), decided);
+        *lost = Some(l);
     }
     n
 }

@@ -91,9 +91,10 @@ pub fn drive(
     let mut raw = Vec::new();
     #[cfg(feature = "otel")]
     let mut spans = super::otel::SpanBuffers::default();
-    // --otel: the first line that may have held spans of runs it does not name.
-    #[cfg(feature = "otel")]
-    let mut otel_lost = None;
+    // The first line that may have held events of runs it does not name (an event line with no
+    // readable run, a span line that names none of its traces): every run open then, and
+    // every run that gets an event later, gets an Error naming it.
+    let mut lost = None;
     // The field names, prepared once for the scan of every line.
     let fields = FlatFields::new(
         &ev_opts.run_field,
@@ -188,7 +189,7 @@ pub fn drive(
                             &mut spans,
                             &mut line_errors,
                             &mut decided,
-                            &mut otel_lost,
+                            &mut lost,
                         );
                         loose.extend(line_errors.drain(..).map(|r| (session.arrivals(), r)));
                         continue;
@@ -218,7 +219,9 @@ pub fn drive(
                         let end = opts.end_field.as_ref().is_some_and(|f| end_flag(text, f));
                         // The fast path: a flat event read in place (the full parser words what it
                         // cannot read, and reads the unusual).
+                        // (After a line lost, every event goes the slow way: its run's Error.)
                         let fast = scan_flat_with(text, &fields)
+                            .filter(|_| lost.is_none())
                             .and_then(|s| letters.letter(s.action).map(|l| (s, l)));
                         if let Some((s, letter)) = fast {
                             // Fed with the round's other events, grouped by run, and checked
@@ -259,6 +262,7 @@ pub fn drive(
                         ev,
                         &mut decided,
                         &mut loose,
+                        &mut lost,
                     );
                 }
             }

@@ -5,7 +5,7 @@
 use crate::session::{At, Decision, LiveEvent, Session};
 use crate::Monitor;
 use multitrace_check::Scratch;
-use multitrace_formats::events::{EventError, OrderKey};
+use multitrace_formats::events::{EventError, Lost, OrderKey};
 use multitrace_formats::NameIndex;
 use multitrace_model::record::{ErrorRecord, Record};
 use std::time::Duration;
@@ -25,7 +25,11 @@ pub struct SlowEvent<'a> {
 }
 
 /// Pushes `ev` to its run, or fails its run; returns whether it had no run (an Error record
-/// of its own, in `loose`, keyed by the arrivals before it).
+/// of its own, in `loose`, keyed by the arrivals before it). An event with no run is `lost`
+/// (the first such is kept): it may have been an event of any run, so every run open then
+/// gets an Error naming it, and so does every run that gets an event after it (as in
+/// `check --events`: no run gets a verdict from data known to be incomplete).
+#[allow(clippy::too_many_arguments)]
 pub fn push_slow(
     m: &Monitor<'_>,
     scratch: &mut Scratch,
@@ -34,6 +38,7 @@ pub fn push_slow(
     ev: SlowEvent<'_>,
     decided: &mut Vec<Decision>,
     loose: &mut Vec<(u64, Record)>,
+    lost: &mut Option<Lost>,
 ) -> bool {
     let SlowEvent {
         at,
@@ -42,6 +47,10 @@ pub fn push_slow(
         run,
         body,
     } = ev;
+    if let (Some(run), Some(lost)) = (&run, &*lost) {
+        session.fail_run(m, run, at, lost.error(run, 0), decided);
+        return false;
+    }
     match (run, body) {
         // Deferred as the fast path's events are (the same decisions, at the same events).
         (Some(run), Ok((action, key))) => match letters.letter(&action) {
@@ -84,6 +93,17 @@ pub fn push_slow(
             };
             let r = Record::error(at.to_string(), None, e, Duration::ZERO);
             loose.push((session.arrivals(), r));
+            if lost.is_none() {
+                // Worded as `check --events` words it.
+                let l = Lost {
+                    file: file.to_string(),
+                    line: no,
+                    column: None,
+                    why: format!("an event whose run is not known ({why})"),
+                };
+                session.fail_open(m, scratch, |id| l.error(id, 0), decided);
+                *lost = Some(l);
+            }
             return true;
         }
     }

@@ -224,6 +224,32 @@ impl Session {
         }
     }
 
+    /// Gives every run whose record is not written yet the Error `error(id)`, in the order
+    /// the runs were last touched: a part of the input that could not be read and names no
+    /// run (a line that is not an event, a span file's line that names none of its traces)
+    /// may have held events of any of them, and no run gets a verdict from data known to be
+    /// incomplete. Their events fed unchecked are settled first (a Fail they decide is
+    /// written as it would be at any other reading round).
+    pub fn fail_open(
+        &mut self,
+        m: &Monitor<'_>,
+        scratch: &mut Scratch,
+        error: impl Fn(&str) -> ErrorRecord,
+        out: &mut Vec<Decision>,
+    ) {
+        self.settle(m, scratch, out);
+        let mut open: Vec<(u64, String)> = self
+            .runs
+            .iter()
+            .filter(|(_, live)| !live.done)
+            .map(|(id, live)| (live.touched, id.text()))
+            .collect();
+        open.sort_unstable();
+        for (_, id) in open {
+            self.fail_run(m, &id, "", error(&id), out);
+        }
+    }
+
     /// Marks run `run` bad with `error` (an event of it that cannot be read): its record is
     /// that Error.
     pub fn fail_run(
