@@ -30,6 +30,7 @@ impl Session {
         if let Some(mut live) = self.runs.remove(run) {
             self.release_all(m, scratch, run, &mut live, out);
             self.end(m, scratch, run, &live, why, out);
+            self.ended.insert(run, why);
         }
     }
 
@@ -211,6 +212,7 @@ impl Session {
             );
             self.release_all(m, scratch, &id, &mut live, out);
             self.end(m, scratch, &id, &live, why, out);
+            self.ended.insert(&id, why);
         }
         // No run is left with events to settle.
         self.dirty.clear();
@@ -247,6 +249,7 @@ impl Session {
         while all.peek().is_some() {
             for (id, live) in all.by_ref().take(part.max(1)) {
                 self.end(m, scratch, &id, &live, why, out);
+                self.ended.insert(&id, why);
             }
             write(out)?;
             out.clear();

@@ -40,6 +40,7 @@
 
 mod close;
 mod deferred;
+mod ended;
 mod event;
 mod live;
 mod options;

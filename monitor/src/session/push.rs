@@ -58,6 +58,10 @@ impl Session {
             }
         }
         if !self.runs.contains_key(ev.run) {
+            // A run closed before: its late event is said so, and starts no run.
+            if self.late_for_closed(ev.run, &ev.at.to_string(), ev.at.split(), out) {
+                return;
+            }
             if self.runs.len() >= opts.max_live_runs.max(1) {
                 self.evict(m, scratch, out);
             }

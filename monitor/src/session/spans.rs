@@ -37,6 +37,10 @@ impl Session {
         out: &mut Vec<Decision>,
     ) {
         if !self.runs.contains_key(run) {
+            if self.is_closed(run) {
+                // Its events are late: [`Session::push`] says so.
+                return;
+            }
             if self.runs.len() >= self.opts().max_live_runs.max(1) {
                 self.evict(m, scratch, out);
             }

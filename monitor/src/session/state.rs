@@ -5,6 +5,7 @@
 //! Invariant: the bytes hold every run, the counters and the places; the pending events'
 //! places are empty whenever a state is written, and the options are not written.
 
+use super::ended::Ended;
 use super::options::SessionOptions;
 use super::pending::{Ids, Pending, Places};
 use super::runs::Runs;
@@ -13,11 +14,12 @@ use serde::{Deserialize, Serialize};
 /// The first bytes of [`Session::to_bytes`], then [`STATE_FORMAT`].
 const STATE_MAGIC: &[u8; 8] = b"MTSESSN\0";
 
-/// The version of [`Session::to_bytes`]' format: 4 since a live run keeps its spans and
-/// whether a correction was written (3: a live run keeps its guess and the events its
+/// The version of [`Session::to_bytes`]' format: 5 since a session remembers the runs it
+/// closed, and a live run why its Fail may be late (4: a live run keeps its spans and
+/// whether a correction was written; 3: a live run keeps its guess and the events its
 /// product skipped; 2: runs keep their places and keys compact; a state of format 1, which
 /// had no number, is refused).
-const STATE_FORMAT: u32 = 4;
+const STATE_FORMAT: u32 = 5;
 
 /// All live runs of a stream.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -39,6 +41,8 @@ pub struct Session {
     pub(super) pending: Pending,
     /// The files of the runs' places.
     pub(super) places: Places,
+    /// The runs closed lately (their late events are said to be late).
+    pub(super) ended: Ended,
     #[serde(skip)]
     pub(super) opts: Option<SessionOptions>,
 }
@@ -54,6 +58,7 @@ impl Session {
             dirty: Ids::default(),
             pending: Pending::default(),
             places: Places::default(),
+            ended: Ended::default(),
             opts: Some(opts),
         }
     }
@@ -81,6 +86,7 @@ impl Session {
             .sum::<usize>()
             + self.pending.bytes()
             + self.places.bytes()
+            + self.ended.bytes()
     }
 
     /// The whole state as bytes, the format's version first; [`Session::from_bytes`] reads
