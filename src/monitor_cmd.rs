@@ -178,11 +178,11 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
         max_live_runs: args.max_live_runs,
         ..SessionOptions::default()
     };
-    let Start { mut session, positions, output_len } = Start::resume(args.state.as_deref(), sopts)?;
+    let Start { mut session, positions, totals } = Start::resume(args.state.as_deref(), sopts)?;
     let sources =
         if args.sources.is_empty() { vec![PathBuf::from("-")] } else { args.sources.clone() };
     let mut follower = Follower::new(&sources, !args.no_follow, &positions);
-    let cut_to = args.state.is_some().then_some(output_len);
+    let cut_to = args.state.is_some().then_some(totals.written);
     let mut out = open_output(args.output.as_deref(), cut_to)?;
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -210,7 +210,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     let status = std::io::stderr().is_terminal();
     let mut show = |s: Status| eprint!("\r{}   ", s.line());
     let show: Option<&mut dyn FnMut(Status)> = if status { Some(&mut show) } else { None };
-    let totals = drive(&m, &mut session, &mut follower, &mut out, &opts, &stop, output_len, show)?;
+    let totals = drive(&m, &mut session, &mut follower, &mut out, &opts, &stop, totals, show)?;
     if status {
         eprintln!();
     }

@@ -1,28 +1,30 @@
 //! A monitor's checkpoint: the read positions of its inputs, its session's state as bytes and
-//! the length of the output written, in one file replaced atomically (a restart with the
+//! the totals of the output written (its length, its records, Fails and Errors), in one file replaced atomically (a restart with the
 //! same `--state` goes on from the last one written, exactly). The file starts with
 //! [`MAGIC`] and the format's version ([`FORMAT`]): a checkpoint of another version is refused,
 //! saying so, never read as something else.
 
+use crate::drive::Totals;
 use serde::{Deserialize, Serialize};
 
 /// The first bytes of a checkpoint file, then [`FORMAT`].
 const MAGIC: &[u8; 8] = b"MTCHKPT\0";
 
-/// The version of the checkpoint format: 4 since a live run keeps its local verifiers'
-/// states (format 3: its guess; format 2: the session's runs made compact, their places and
-/// keys; format 1 had no number).
-const FORMAT: u32 = 4;
+/// The version of the checkpoint format: 5 since it holds the output's totals, not only its
+/// length (format 4: a live run keeps its local verifiers' states; 3: its guess; 2: the
+/// session's runs made compact, their places and keys; format 1 had no number).
+const FORMAT: u32 = 5;
 
-/// What a checkpoint of a monitor holds: read positions, the session, the output's length.
+/// What a checkpoint of a monitor holds: read positions, the session, the output's totals.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Checkpoint {
     /// Read positions of the followed files.
     pub positions: Vec<super::follow::Position>,
     /// [`Session::to_bytes`](super::session::Session::to_bytes).
     pub session: Vec<u8>,
-    /// Bytes of records written when it was taken.
-    pub output_len: u64,
+    /// The output when it was taken: its length ([`Totals::written`]) and what its records
+    /// add up to, so that a restart's exit status counts the records written before it.
+    pub totals: Totals,
 }
 
 impl Checkpoint {
@@ -95,7 +97,12 @@ mod tests {
         Checkpoint {
             positions: Vec::new(),
             session: vec![1, 2, 3],
-            output_len: 42,
+            totals: Totals {
+                records: 3,
+                fails: 1,
+                bad: false,
+                written: 42,
+            },
         }
     }
 
@@ -105,12 +112,12 @@ mod tests {
         assert!(Checkpoint::read(&d).unwrap().is_none());
         sample().write(&d).unwrap();
         let c = Checkpoint::read(&d).unwrap().unwrap();
-        assert_eq!((c.session, c.output_len), (vec![1, 2, 3], 42));
+        assert_eq!((c.session, c.totals), (vec![1, 2, 3], sample().totals));
         let _ = std::fs::remove_dir_all(&d);
     }
 
     /// A checkpoint of format 1 (the bytes alone, as the version before wrote them) or of
-    /// another number is refused, saying which format this version reads.
+    /// another number (the previous one too) is refused, saying which format this version reads.
     #[test]
     fn a_checkpoint_of_another_format_is_refused_saying_so() {
         let d = dir("old");
@@ -121,14 +128,14 @@ mod tests {
             e.contains("format 1") && e.contains(&format!("reads checkpoint format {FORMAT}")),
             "{e}"
         );
-        let mut next = MAGIC.to_vec();
-        next.extend_from_slice(&(FORMAT + 1).to_le_bytes());
-        std::fs::write(d.join("checkpoint"), next).unwrap();
-        let e = Checkpoint::read(&d).unwrap_err().to_string();
-        assert!(
-            e.contains(&format!("a checkpoint of format {}", FORMAT + 1)),
-            "{e}"
-        );
+        // The previous format (an output's length without its totals) and a later one.
+        for v in [FORMAT - 1, FORMAT + 1] {
+            let mut other = MAGIC.to_vec();
+            other.extend_from_slice(&v.to_le_bytes());
+            std::fs::write(d.join("checkpoint"), other).unwrap();
+            let e = Checkpoint::read(&d).unwrap_err().to_string();
+            assert!(e.contains(&format!("a checkpoint of format {v}")), "{e}");
+        }
         let _ = std::fs::remove_dir_all(&d);
     }
 }

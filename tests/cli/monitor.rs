@@ -361,8 +361,8 @@ fn restarts_after_kill_give_the_uninterrupted_records() {
             std::thread::sleep(std::time::Duration::from_millis(ms as u64));
             match child.try_wait().unwrap() {
                 Some(status) => {
-                    // 1 when this last part wrote a Fail, else 0.
-                    assert!(matches!(status.code(), Some(0 | 1)), "{status}");
+                    // The uninterrupted run's, whichever part wrote the Fails.
+                    assert_eq!(status.code(), Some(1), "after {kills} kills");
                     break;
                 }
                 None => {
@@ -380,6 +380,59 @@ fn restarts_after_kill_give_the_uninterrupted_records() {
         total_kills > 0,
         "no run was killed: the test tested nothing"
     );
+}
+
+/// `kill -9` once a checkpoint is written, the rest of the events appended, a restart with
+/// the same `--state`: the exit status and the output are the uninterrupted run's, whether the
+/// Fail was written before the kill (the restart writes none), after it, or never.
+#[test]
+fn a_restart_after_kill_exits_as_the_uninterrupted_run() {
+    let dir = scratch("monitor-restart-status");
+    // `clt1!end` first: the run's Fail at once; `clt1!begin`: a run that may go on.
+    let fail = "{\"run\":\"a\",\"action\":\"clt1!end\",\"order\":0}\n";
+    let pass = "{\"run\":\"b\",\"action\":\"clt1!begin\",\"order\":0}\n";
+    let other = "{\"run\":\"c\",\"action\":\"clt1!begin\",\"order\":0}\n";
+    let file = dir.join("events.jsonl");
+    let (out, state) = (dir.join("out.jsonl"), dir.join("state"));
+    let monitor = |follow: bool| {
+        let mut c = bin();
+        c.current_dir(root())
+            .args(["monitor", MODEL, "--format", "jsonl"]);
+        c.arg(&file).arg("-o").arg(&out).arg("--state").arg(&state);
+        c.args(["--checkpoint-ms", "1"]);
+        if !follow {
+            c.arg("--no-follow");
+        }
+        c
+    };
+    for (before, after, code) in [(fail, pass, 1), (pass, fail, 1), (pass, other, 0)] {
+        for p in [&out, &state] {
+            let _ = std::fs::remove_file(p);
+            let _ = std::fs::remove_dir_all(p);
+        }
+        std::fs::write(&file, format!("{before}{after}")).unwrap();
+        let o = monitor(false).output().unwrap();
+        assert_eq!(o.status.code(), Some(code), "{}", stderr(&o));
+        let want = std::fs::read_to_string(&out).unwrap();
+        std::fs::remove_file(&out).unwrap();
+        std::fs::remove_dir_all(&state).unwrap();
+        // Followed: a checkpoint is written after the first round, which read every line.
+        std::fs::write(&file, before).unwrap();
+        let mut child = monitor(true).spawn().unwrap();
+        let waited = std::time::Instant::now();
+        while !state.join("checkpoint").exists() {
+            assert!(waited.elapsed().as_secs() < 60, "no checkpoint");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let written = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(written.contains("\"Fail\""), before == fail, "{written}");
+        std::fs::write(&file, format!("{before}{after}")).unwrap();
+        let o = monitor(false).output().unwrap();
+        assert_eq!(o.status.code(), Some(code), "{before}{after}{}", stderr(&o));
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), want);
+    }
 }
 
 /// The checkout example's spans (`examples/checkout/app.py`: the OpenTelemetry Python SDK's
@@ -690,8 +743,8 @@ fn a_checkpoint_of_another_format_is_refused() {
             &b"format one bytes"[..],
             "without a format number: format 1",
         ),
-        // The previous version's (before the local verifiers' states).
-        (&b"MTCHKPT\0\x03\0\0\0rest"[..], "a checkpoint of format 3"),
+        // The previous version's (the output's length without its totals).
+        (&b"MTCHKPT\0\x04\0\0\0rest"[..], "a checkpoint of format 4"),
         (&b"MTCHKPT\0\x07\0\0\0rest"[..], "a checkpoint of format 7"),
     ] {
         let state = dir.join("state");
@@ -712,7 +765,7 @@ fn a_checkpoint_of_another_format_is_refused() {
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         let e = stderr(&o);
         assert!(e.contains(says), "{e}");
-        assert!(e.contains("reads checkpoint format 4 only"), "{e}");
+        assert!(e.contains("reads checkpoint format 5 only"), "{e}");
         assert!(e.contains("remove the file to start afresh"), "{e}");
         assert_eq!(std::fs::read(state.join("checkpoint")).unwrap(), old);
         assert!(!out.exists() || std::fs::read(&out).unwrap().is_empty());

@@ -31,7 +31,7 @@ pub struct Status {
     pub events: u64,
     /// Seconds since the loop started.
     pub seconds: f64,
-    /// Records written.
+    /// Records in the output (those written before a restart included).
     pub records: u64,
     /// Fail records among them.
     pub fails: u64,
@@ -49,9 +49,10 @@ impl Status {
 }
 
 /// Drives `session` on the lines of `follower` until the input ends (without following) or
-/// `stop` is set, writing records to `out` (whose length was `written` at the start);
-/// `status` is called about once a second. Returns what was written; an error is one of
-/// writing the output or a checkpoint.
+/// `stop` is set, writing records to `out`, whose records added up to `totals` at the start
+/// (a checkpoint's, on a restart; the exit status counts them); `status` is called about once
+/// a second. Returns what the output holds; an error is one of writing the output or a
+/// checkpoint.
 #[allow(clippy::too_many_arguments)]
 pub fn drive(
     m: &Monitor<'_>,
@@ -60,7 +61,7 @@ pub fn drive(
     out: &mut dyn Write,
     opts: &DriveOptions,
     stop: &AtomicBool,
-    written: u64,
+    totals: Totals,
     mut status: Option<&mut dyn FnMut(Status)>,
 ) -> std::io::Result<Totals> {
     let engine = m.engine();
@@ -71,10 +72,9 @@ pub fn drive(
     let mut scratch = engine.scratch();
     let started = Instant::now();
     let mut events = 0u64;
-    let mut tally = Totals {
-        written,
-        ..Totals::default()
-    };
+    // Every record counted as soon as it is written: a checkpoint saves the totals of the
+    // output it keeps.
+    let mut tally = totals;
     let mut last_status = Instant::now();
     let mut last_idle = Instant::now();
     let mut last_checkpoint = Instant::now();
@@ -85,7 +85,6 @@ pub fn drive(
     // Records of lines with no run to give them to, keyed by the arrivals before them: a round's
     // records are written together, in the order of the events that decided them.
     let mut loose: Vec<(u64, Record)> = Vec::new();
-    let mut bad = false;
     // --otel: the events of one line.
     #[cfg(feature = "otel")]
     let mut raw = Vec::new();
@@ -142,7 +141,7 @@ pub fn drive(
                 let block = match l {
                     Ok(block) => block,
                     Err(message) => {
-                        bad = true;
+                        tally.bad = true;
                         let r = Record::error(
                             String::new(),
                             None,
@@ -254,7 +253,7 @@ pub fn drive(
                         run,
                         body,
                     };
-                    bad |= push_slow(
+                    tally.bad |= push_slow(
                         m,
                         &mut scratch,
                         session,
@@ -303,7 +302,7 @@ pub fn drive(
                 Checkpoint {
                     positions: follower.positions(),
                     session: session.to_bytes(),
-                    output_len: tally.written,
+                    totals: tally,
                 }
                 .write(dir)?;
                 last_checkpoint = Instant::now();
@@ -330,6 +329,5 @@ pub fn drive(
             std::thread::sleep(Duration::from_millis(1));
         }
     }
-    tally.bad |= bad;
     Ok(tally)
 }

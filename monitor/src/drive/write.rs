@@ -1,10 +1,11 @@
 //! The records a monitor writes: one line each (text or JSON Lines, with the monitor's
 //! additions), in the order of the events that decided them, and what they add up to.
 
-use crate::session::Decision;
+use crate::decision::Decision;
 use crate::Monitor;
 use multitrace_model::record::Record;
 use multitrace_model::verdict::VerdictKind;
+use serde::{Deserialize, Serialize};
 use std::io::Write;
 
 /// How a record is written.
@@ -16,8 +17,11 @@ pub enum LineFormat {
     Jsonl,
 }
 
-/// What was written: records, Fails among them, whether any is an Error, bytes.
-#[derive(Clone, Copy, Debug, Default)]
+/// What was written: records, Fails among them, whether any is an Error, bytes. A restart
+/// from a checkpoint goes on from the totals it saved, so they count every record of the
+/// output, those written before the restart included (the exit status is an uninterrupted
+/// run's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Totals {
     /// Records of runs.
     pub records: u64,
