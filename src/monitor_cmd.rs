@@ -81,9 +81,8 @@ pub struct MonitorArgs {
     max_live_runs: usize,
     /// Most product vertices of one run; past it the run is checked from its traces.
     ///
-    /// Many vertices come from a location lagging far behind the others. Past the bound the
-    /// run's verdict is still `check`'s, but a Fail may come later than the event that made
-    /// it certain (its record's `monitor.late` says since when).
+    /// Many vertices come from a location lagging far behind; past the bound a Fail may come
+    /// late (its record's `monitor.late` says since when).
     #[arg(long, value_name = "N", default_value_t = multitrace_monitor::DEFAULT_MAX_LIVE_VERTICES, help_heading = "Limits")]
     max_live_vertices: usize,
     /// Read files to their end and stop (instead of following them).

@@ -3,10 +3,11 @@
 //! object, and a text line). Invariant: the same run fed the same events gives the same
 //! `Decision`, however its events were batched, checkpointed or restored.
 
-use super::{LiveRun, Monitor};
+use super::late::LateNote;
+use super::Monitor;
 use multitrace_formats::events::OrderKey;
 use multitrace_model::record::{ErrorRecord, Names, Record};
-use multitrace_model::verdict::{Sym, Verdict, VerdictKind};
+use multitrace_model::verdict::{Sym, Verdict};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -44,69 +45,6 @@ impl Closed {
     }
 }
 
-/// Why a run's Fail may come later than the first event that made it certain: since event
-/// `since` (from 1) the monitor could not tell at each event whether the run was still a
-/// multi-prefix, so the Fail it writes may have been certain at any event from there.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Late {
-    /// The first event at which the Fail may already have been certain.
-    pub since: u64,
-    /// What stopped the checks at each event.
-    pub why: LateWhy,
-}
-
-/// What stopped a run's checks at each event ([`Late`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum LateWhy {
-    /// A multi-prefix search ran out of `--max-live-vertices`.
-    Search,
-    /// The product of the pending events of this location, which lags behind the others,
-    /// outgrew `--max-live-vertices`: the run is checked from its traces since (the local
-    /// verifiers at each event, the batch check at doubling event counts and at its end).
-    Product(u32),
-}
-
-impl Late {
-    /// What a record's `monitor` object says of it (the location named).
-    pub fn note(&self, monitor: &Monitor<'_>) -> LateNote {
-        let why = match self.why {
-            LateWhy::Search => "a multi-prefix search ran out of --max-live-vertices".to_string(),
-            LateWhy::Product(j) => format!(
-                "location {} lags behind the others and the product of its pending events \
-                 outgrew --max-live-vertices: the run was checked from its traces since",
-                monitor
-                    .engine()
-                    .model()
-                    .alphabet
-                    .location_name(multitrace_model::nfa::LocationId(j))
-            ),
-        };
-        LateNote {
-            since_event: self.since,
-            why,
-        }
-    }
-}
-
-/// What the record of `run`'s verdict `v` says of being late: for a Fail whose run could not
-/// be checked at each event since some event, since when and why; `None` for any other.
-pub(crate) fn late_note(monitor: &Monitor<'_>, v: &Verdict, run: &LiveRun) -> Option<LateNote> {
-    (v.kind == VerdictKind::Fail)
-        .then(|| run.late())
-        .flatten()
-        .map(|l| l.note(monitor))
-}
-
-/// A late Fail as its record's `monitor` object writes it (`"late": {...}`): the Fail may
-/// have been certain from event `since_event` on; raise `--max-live-vertices` for it sooner.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct LateNote {
-    /// See [`Late::since`].
-    pub since_event: u64,
-    /// Why.
-    pub why: String,
-}
-
 /// A record ready to be written: the run, its verdict (or Error) and what decided it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decision {
@@ -127,7 +65,7 @@ pub struct Decision {
     /// Bytes of the run's state by its content ([`LiveRun::state_bytes`](super::run::LiveRun::state_bytes)): the same however the run was fed or restored.
     pub bytes: usize,
     /// The session's arrival number of the deciding event (`u64::MAX` for a run closed by an
-    /// end, a timeout, an eviction or a stop): [`Session::settle`](super::session::Session::settle)
+    /// end, a timeout, an eviction or a stop, and for a late event of a closed run): [`Session::settle`](super::session::Session::settle)
     /// hands back a round's decisions in this order, the order of the events that decided
     /// them, as when every event is checked at once.
     pub arrival: u64,

@@ -49,6 +49,8 @@ mod end_product;
 mod eventually;
 pub mod follow;
 mod guess;
+pub mod late;
+mod overflow;
 pub mod product;
 mod replay;
 mod run;

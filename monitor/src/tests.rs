@@ -171,13 +171,13 @@ fn a_lagging_location_is_checked_from_its_traces() {
     // do not) a search ran out.
     let late = run.late().expect("since when a Fail may be late");
     assert!(late.since > 1 && late.since <= 41, "{late:?}");
-    let note = late.note(&m);
+    let note = late.note(engine.model().alphabet.location_names());
     match late.why {
-        decision::LateWhy::Product(_) => {
+        late::LateWhy::Product(_) => {
             assert!(m.overflowed(&run));
             assert!(note.why.contains("location clt"), "{}", note.why);
         }
-        decision::LateWhy::Search => assert!(note.why.contains("search"), "{}", note.why),
+        late::LateWhy::Search => assert!(note.why.contains("search"), "{}", note.why),
     }
     for mode in [Mode::Prefix, Mode::Complete] {
         let mut o = *m.options();
@@ -528,7 +528,7 @@ fn deferred_decisions_do_not_depend_on_the_rounds_when_a_search_runs_out() {
         ran_out += usize::from(now.late().is_some());
         outgrown += usize::from(
             now.late()
-                .is_some_and(|l| matches!(l.why, decision::LateWhy::Product(_))),
+                .is_some_and(|l| matches!(l.why, late::LateWhy::Product(_))),
         );
         compared += 1;
         assert_eq!(

@@ -178,3 +178,65 @@ fn the_monitor_leaves_no_verdict_a_line_without_a_run_could_change() {
     let msg = got["r4"][0]["error"]["message"].as_str().unwrap();
     assert!(msg.contains("an event whose run is not known"), "{msg}");
 }
+
+/// A run closed early (evicted past `--max-live-runs`, or ended by its end action) whose
+/// events keep coming: one `Error` record saying its event is late, never a new run with the
+/// same id and a verdict on part of it (issue 51).
+#[test]
+fn a_late_event_of_a_closed_run_is_said_late_not_a_new_run() {
+    let dir = scratch("late-closed");
+    let ev = |run: &str, i: usize| {
+        format!(
+            "{{\"run\": \"{run}\", \"action\": \"{}\", \"order\": {i}}}",
+            PASS[i]
+        )
+    };
+    // a's first three events, then b's (a is evicted: at most one live run), then a's rest.
+    let mut all: Vec<String> = (0..3).map(|i| ev("a", i)).collect();
+    all.extend((0..PASS.len()).map(|i| ev("b", i)));
+    all.extend((3..PASS.len()).map(|i| ev("a", i)));
+    let file = write(&dir, "events.jsonl", &all);
+    let model = root().join("fixtures/seed004-mqtt/model.hif");
+    let monitor = |extra: &[&str]| {
+        let mut args = vec![
+            "monitor",
+            model.to_str().unwrap(),
+            file.to_str().unwrap(),
+            "--no-follow",
+            "--format",
+            "jsonl",
+            // (The order keys count the events of the run, not of a location.)
+            "--arrival",
+            "in-order",
+        ];
+        args.extend(extra);
+        let o = run(&args);
+        let mut got: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
+        for l in stdout(&o).lines() {
+            let r: serde_json::Value = serde_json::from_str(l).unwrap();
+            got.entry(r["id"].as_str().unwrap().to_string())
+                .or_default()
+                .push(r);
+        }
+        (got, o.status.code())
+    };
+    let (got, status) = monitor(&["--max-live-runs", "1"]);
+    assert_eq!(status, Some(2));
+    let a = &got["a"];
+    assert_eq!(a.len(), 2, "{a:?}");
+    assert_eq!(a[0]["monitor"]["closed"], "evicted");
+    assert_eq!(a[0]["verdict"], "WeakPass");
+    assert_eq!(a[1]["verdict"], "Error");
+    let msg = a[1]["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("late event of run \"a\""), "{msg}");
+    assert!(msg.contains("--max-live-runs"), "{msg}");
+    assert_eq!(a[1]["error"]["line"], 14);
+    assert_eq!(got["b"].len(), 1);
+    assert_eq!(got["b"][0]["verdict"], "Pass");
+    // Ended by its end action too early: the same.
+    let (got, _) = monitor(&["--end-action", "clt2!sub"]);
+    let a = &got["a"];
+    assert_eq!(a.len(), 2, "{a:?}");
+    assert_eq!(a[0]["monitor"]["closed"], "end-event");
+    assert_eq!(a[1]["verdict"], "Error");
+}

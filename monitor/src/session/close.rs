@@ -10,7 +10,7 @@ use super::live::Live;
 use super::reorder::{expected, key_text, release, Reorder};
 use super::settle::settle_live;
 use super::state::Session;
-use crate::decision::{late_note, Closed, Decision};
+use crate::decision::{Closed, Decision};
 use crate::Monitor;
 use multitrace_check::Scratch;
 use multitrace_formats::events::OrderKey;
@@ -144,7 +144,7 @@ impl Session {
         out.push(Decision {
             run: run.to_string(),
             first_at: self.places.text(&live.first_at),
-            late: late_note(m, &v, &live.run),
+            late: m.late_note(&v, &live.run),
             verdict: Ok(v),
             closed: why,
             at,

@@ -1,6 +1,6 @@
 //! The runs a session closed (an end event, an idle timeout, an eviction, a stop, the end of
 //! the input), remembered so that an event of one of them that comes after its record was
-//! written is said to be late ([`Session::late_for_closed`]) instead of starting a new run
+//! written is said to be late ([`Ended::late`]) instead of starting a new run
 //! with the same id, whose verdict would be on part of the run (issue 51: the later events
 //! of an evicted or idle-closed run made false Fails).
 //!
@@ -8,7 +8,6 @@
 //! forgotten (an event of it then starts a run again, as before). Part of the state bytes, so
 //! a restart remembers them too.
 
-use super::state::Session;
 use crate::decision::{Closed, Decision};
 use multitrace_model::record::ErrorRecord;
 use rustc_hash::FxHashMap;
@@ -68,29 +67,25 @@ impl Ended {
     }
 }
 
-impl Session {
-    /// Whether run `run` is remembered as closed.
-    pub(super) fn is_closed(&self, run: &str) -> bool {
-        self.ended.by_id.contains_key(run)
+impl Ended {
+    /// Whether run `id` is remembered as closed.
+    pub(super) fn has(&self, id: &str) -> bool {
+        self.by_id.contains_key(id)
     }
 
-    /// An event of run `run` (not live) whose record was written when it closed: `true` when
-    /// the run is remembered as closed, and then, at its first late event, an `Error` record
-    /// of the run that says so (this event and the later ones of the run are not checked);
-    /// the caller drops the event. `false`: a run not seen, or forgotten: the event starts
-    /// a run.
-    pub(super) fn late_for_closed(
+    /// An event of run `run` (not live) at `at` (`FILE:LINE`, split in `place`): `None` when the run is not remembered as closed (never seen, or
+    /// forgotten: the event starts a run); else `Some`, and at its first late event the
+    /// `Error` record of the run that says so (this event and its later ones are not
+    /// checked): the caller drops the event.
+    pub(super) fn late(
         &mut self,
         run: &str,
         at: &str,
-        events_line: (Option<String>, Option<u32>),
-        out: &mut Vec<Decision>,
-    ) -> bool {
-        let Some(gone) = self.ended.by_id.get_mut(run) else {
-            return false;
-        };
+        place: (Option<String>, Option<u32>),
+    ) -> Option<Option<Decision>> {
+        let gone = self.by_id.get_mut(run)?;
         if gone.reported {
-            return true;
+            return Some(None);
         }
         gone.reported = true;
         let hint = match gone.why {
@@ -102,8 +97,8 @@ impl Session {
             }
             Closed::Decided | Closed::Error => "",
         };
-        let (file, line) = events_line;
-        out.push(Decision {
+        let (file, line) = place;
+        Some(Some(Decision {
             run: run.to_string(),
             first_at: at.to_string(),
             verdict: Err(ErrorRecord {
@@ -122,10 +117,11 @@ impl Session {
             order: None,
             events: 1,
             bytes: 0,
-            arrival: self.arrivals,
+            // After the record of its run's close in the same round (which has no arrival
+            // number either, and was handed back before it).
+            arrival: u64::MAX,
             late: None,
-        });
-        true
+        }))
     }
 }
 

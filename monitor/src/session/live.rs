@@ -4,7 +4,7 @@
 
 use super::event::At;
 use super::pending::{Pending, Place, Places};
-use crate::decision::{late_note, Closed, Decision};
+use crate::decision::{Closed, Decision};
 use crate::{LiveRun, Monitor, Standing};
 use multitrace_check::Scratch;
 use multitrace_formats::events::OrderKey;
@@ -217,7 +217,7 @@ pub(super) fn feed(
         out.push(Decision {
             run: id.to_string(),
             first_at: places.text(&live.first_at),
-            late: late_note(m, &v, &live.run),
+            late: m.late_note(&v, &live.run),
             verdict: Ok(v),
             closed: Closed::Decided,
             at: Some(at.to_string()),
@@ -249,7 +249,7 @@ pub(super) fn decide_pending(
     out.push(Decision {
         run: id.to_string(),
         first_at: places.text(&live.first_at),
-        late: late_note(m, &v, &live.run),
+        late: m.late_note(&v, &live.run),
         verdict: Ok(v),
         closed: Closed::Decided,
         at: place.as_ref().map(|p| p.0.clone()),

@@ -59,7 +59,9 @@ impl Session {
         }
         if !self.runs.contains_key(ev.run) {
             // A run closed before: its late event is said so, and starts no run.
-            if self.late_for_closed(ev.run, &ev.at.to_string(), ev.at.split(), out) {
+            let late = self.ended.late(ev.run, &ev.at.to_string(), ev.at.split());
+            if let Some(record) = late {
+                out.extend(record);
                 return;
             }
             if self.runs.len() >= opts.max_live_runs.max(1) {

@@ -37,7 +37,7 @@ impl Session {
         out: &mut Vec<Decision>,
     ) {
         if !self.runs.contains_key(run) {
-            if self.is_closed(run) {
+            if self.ended.has(run) {
                 // Its events are late: [`Session::push`] says so.
                 return;
             }
