@@ -38,6 +38,8 @@
 //! - `deferred`: events fed unchecked, one at a time ([`Session::push_deferred`]) or a round
 //!   grouped by run ([`Session::push_round`]).
 
+#[cfg(test)]
+mod arrival_tests;
 mod close;
 mod deferred;
 mod ended;
