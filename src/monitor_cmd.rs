@@ -11,7 +11,7 @@ use multitrace_compiler::open::ModelOptions;
 use multitrace_formats::events::{EventFormat, EventOptions};
 use multitrace_formats::output::{check_writable, check_writable_dir, refuse_overwrite};
 use multitrace_model::verdict::Mode;
-use multitrace_monitor::drive::{drive, open_output, parse_duration, parse_window, Arrival};
+use multitrace_monitor::drive::{drive, parse_duration, parse_window, Arrival};
 use multitrace_monitor::drive::{live_check_options, DriveOptions, LineFormat, Start, Status};
 use multitrace_monitor::follow::Follower;
 use multitrace_monitor::session::{Reorder, SessionOptions};
@@ -177,12 +177,12 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
         max_live_runs: args.max_live_runs,
         ..SessionOptions::default()
     };
-    let Start { mut session, positions, totals } = Start::resume(args.state.as_deref(), sopts)?;
+    let (state, digest) = (args.state.as_deref(), engine.model().digest);
+    let Start { mut session, positions, totals, mut out, lock: _lock } =
+        Start::open(state, sopts, digest, args.output.as_deref())?;
     let sources =
         if args.sources.is_empty() { vec![PathBuf::from("-")] } else { args.sources.clone() };
     let mut follower = Follower::new(&sources, !args.no_follow, &positions);
-    let cut_to = args.state.is_some().then_some(totals.written);
-    let mut out = open_output(args.output.as_deref(), cut_to)?;
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&stop))?;

@@ -32,6 +32,15 @@ impl fmt::Display for SourceHash {
     }
 }
 
+/// The checksum of a file's bytes (a monitor's checkpoint): the first 8 bytes of their
+/// SHA-256, enough to tell a file changed, cut or damaged since it was written.
+pub fn checksum(bytes: &[u8]) -> [u8; 8] {
+    let h = Sha256::digest(bytes);
+    let mut c = [0u8; 8];
+    c.copy_from_slice(&h[..8]);
+    c
+}
+
 /// SHA-256 of a source model's parts (file contents, the locations), each prefixed by its
 /// length as 8 bytes little-endian so that concatenations cannot collide.
 pub fn source_hash(parts: &[&[u8]]) -> SourceHash {

@@ -1,23 +1,29 @@
 //! A monitor's checkpoint: the read positions of its inputs, its session's state as bytes and
 //! the totals of the output written (its length, its records, Fails and Errors), in one file replaced atomically (a restart with the
 //! same `--state` goes on from the last one written, exactly). The file starts with
-//! [`MAGIC`] and the format's version ([`FORMAT`]): a checkpoint of another version is refused,
-//! saying so, never read as something else.
+//! [`MAGIC`] and the format's version ([`FORMAT`]) and ends with a checksum (the first 8 bytes
+//! of the SHA-256 of everything before it): a checkpoint of another version, or one changed
+//! or cut since it was written, is refused, saying so, never read as something else; so is
+//! one written for another model (its digest is in it: [`Checkpoint::model`]).
 
 use crate::drive::Totals;
+use multitrace_model::hash::checksum;
 use serde::{Deserialize, Serialize};
 
 /// The first bytes of a checkpoint file, then [`FORMAT`].
 const MAGIC: &[u8; 8] = b"MTCHKPT\0";
 
-/// The version of the checkpoint format: 5 since it holds the output's totals, not only its
-/// length (format 4: a live run keeps its local verifiers' states; 3: its guess; 2: the
+/// The version of the checkpoint format: 6 since it ends with a checksum and names its
+/// model (5: it holds the output's totals, not only its length; format 4: a live run keeps its local verifiers' states; 3: its guess; 2: the
 /// session's runs made compact, their places and keys; format 1 had no number).
-const FORMAT: u32 = 5;
+const FORMAT: u32 = 6;
 
 /// What a checkpoint of a monitor holds: read positions, the session, the output's totals.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Checkpoint {
+    /// The digest of the model the monitor checks (a restart with another model is refused:
+    /// its runs' states would be read as states of that model).
+    pub model: u64,
     /// Read positions of the followed files.
     pub positions: Vec<super::follow::Position>,
     /// [`Session::to_bytes`](super::session::Session::to_bytes).
@@ -29,14 +35,30 @@ pub struct Checkpoint {
 
 impl Checkpoint {
     /// Writes it to `dir/checkpoint` atomically (a temporary file, synced, then renamed).
+    /// The temporary file is made new (`O_EXCL`, and `O_NOFOLLOW` on Unix): a file or link
+    /// planted at its name is removed first, never written through.
     pub fn write(&self, dir: &std::path::Path) -> std::io::Result<()> {
         use std::io::Write;
         let mut bytes = MAGIC.to_vec();
         bytes.extend_from_slice(&FORMAT.to_le_bytes());
         bincode::serde::encode_into_std_write(self, &mut bytes, bincode::config::standard())
             .map_err(std::io::Error::other)?;
+        let sum = checksum(&bytes);
+        bytes.extend_from_slice(&sum);
         let tmp = dir.join("checkpoint.tmp");
-        let mut f = std::fs::File::create(&tmp)?;
+        // (Removing a symbolic link removes the link, not its target.)
+        match std::fs::remove_file(&tmp) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        let mut o = std::fs::OpenOptions::new();
+        o.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            o.custom_flags(libc::O_NOFOLLOW);
+        }
+        let mut f = o.open(&tmp)?;
         f.write_all(&bytes)?;
         f.sync_all()?;
         std::fs::rename(&tmp, dir.join("checkpoint"))?;
@@ -73,9 +95,24 @@ impl Checkpoint {
             Some(v) => return Err(refuse(format!("a checkpoint of format {v}"))),
             None => return Err(refuse("truncated".into())),
         }
-        bincode::serde::decode_from_slice(&rest[4..], bincode::config::standard())
+        let damaged = || {
+            super::StateError(format!(
+                "{}: the checkpoint's checksum does not match its bytes: it was changed, cut or \
+                 damaged since it was written (remove it to start afresh; the output then \
+                 starts again from the sources' beginnings)",
+                path.display()
+            ))
+        };
+        let Some(body_len) = bytes.len().checked_sub(8).filter(|&n| n >= MAGIC.len() + 4) else {
+            return Err(damaged());
+        };
+        let (body, sum) = bytes.split_at(body_len);
+        if checksum(body) != sum {
+            return Err(damaged());
+        }
+        bincode::serde::decode_from_slice(&body[MAGIC.len() + 4..], bincode::config::standard())
             .map(|(c, _)| Some(c))
-            .map_err(|e| super::StateError(format!("{}: {e}", path.display())))
+            .map_err(|_| damaged())
     }
 }
 
@@ -95,6 +132,7 @@ mod tests {
 
     fn sample() -> Checkpoint {
         Checkpoint {
+            model: 7,
             positions: Vec::new(),
             session: vec![1, 2, 3],
             totals: Totals {
@@ -113,6 +151,34 @@ mod tests {
         sample().write(&d).unwrap();
         let c = Checkpoint::read(&d).unwrap().unwrap();
         assert_eq!((c.session, c.totals), (vec![1, 2, 3], sample().totals));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// Every byte flipped, and every cut, is refused (a checksum mismatch, or the header's
+    /// own refusal), never read as another checkpoint; a link planted at the temporary
+    /// file's name is replaced, not written through.
+    #[test]
+    fn a_damaged_checkpoint_is_refused() {
+        let d = dir("damaged");
+        sample().write(&d).unwrap();
+        let good = std::fs::read(d.join("checkpoint")).unwrap();
+        for i in 0..good.len() {
+            let mut bad = good.clone();
+            bad[i] ^= 0x10;
+            std::fs::write(d.join("checkpoint"), &bad).unwrap();
+            assert!(Checkpoint::read(&d).is_err(), "byte {i} flipped");
+            std::fs::write(d.join("checkpoint"), &good[..i]).unwrap();
+            assert!(Checkpoint::read(&d).is_err(), "cut at {i}");
+        }
+        #[cfg(unix)]
+        {
+            let target = d.join("target");
+            std::fs::write(&target, b"keep").unwrap();
+            std::os::unix::fs::symlink(&target, d.join("checkpoint.tmp")).unwrap();
+            sample().write(&d).unwrap();
+            assert_eq!(std::fs::read(&target).unwrap(), b"keep");
+            assert_eq!(Checkpoint::read(&d).unwrap().unwrap().model, 7);
+        }
         let _ = std::fs::remove_dir_all(&d);
     }
 

@@ -744,7 +744,7 @@ fn a_checkpoint_of_another_format_is_refused() {
             "without a format number: format 1",
         ),
         // The previous version's (the output's length without its totals).
-        (&b"MTCHKPT\0\x04\0\0\0rest"[..], "a checkpoint of format 4"),
+        (&b"MTCHKPT\0\x05\0\0\0rest"[..], "a checkpoint of format 5"),
         (&b"MTCHKPT\0\x07\0\0\0rest"[..], "a checkpoint of format 7"),
     ] {
         let state = dir.join("state");
@@ -765,9 +765,62 @@ fn a_checkpoint_of_another_format_is_refused() {
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         let e = stderr(&o);
         assert!(e.contains(says), "{e}");
-        assert!(e.contains("reads checkpoint format 5 only"), "{e}");
+        assert!(e.contains("reads checkpoint format 6 only"), "{e}");
         assert!(e.contains("remove the file to start afresh"), "{e}");
         assert_eq!(std::fs::read(state.join("checkpoint")).unwrap(), old);
         assert!(!out.exists() || std::fs::read(&out).unwrap().is_empty());
     }
+}
+
+/// Two monitors on one `--state`: the second refuses at once (exit status 2, naming the
+/// first's process), and the first goes on; a damaged checkpoint is refused too (issue 51).
+#[test]
+fn a_second_monitor_on_one_state_is_refused() {
+    let dir = scratch("state-lock");
+    let events = dir.join("live.jsonl");
+    std::fs::write(
+        &events,
+        "{\"run\":\"a\",\"action\":\"clt1!begin\",\"order\":0}\n",
+    )
+    .unwrap();
+    let state = dir.join("state");
+    let start = |out: &str| {
+        bin()
+            .current_dir(root())
+            .args(["monitor", MODEL])
+            .arg(&events)
+            .arg("--state")
+            .arg(&state)
+            .arg("-o")
+            .arg(dir.join(out))
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut first = start("first.jsonl");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !state.join("checkpoint").exists() {
+        assert!(std::time::Instant::now() < deadline, "no checkpoint");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let o = start("second.jsonl").wait_with_output().unwrap();
+    let e = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("another monitor uses this state directory"),
+        "{e}"
+    );
+    assert!(e.contains(&first.id().to_string()), "{e}");
+    assert_eq!(first.try_wait().unwrap(), None, "the first goes on");
+    first.kill().unwrap();
+    first.wait().unwrap();
+    // A byte of the checkpoint flipped: refused, saying so.
+    let mut c = std::fs::read(state.join("checkpoint")).unwrap();
+    let n = c.len() / 2;
+    c[n] ^= 1;
+    std::fs::write(state.join("checkpoint"), c).unwrap();
+    let o = start("first.jsonl").wait_with_output().unwrap();
+    let e = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("checksum does not match"), "{e}");
 }

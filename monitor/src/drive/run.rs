@@ -300,6 +300,7 @@ pub fn drive(
                 || last_checkpoint.elapsed() >= Duration::from_millis(opts.checkpoint_ms)
             {
                 Checkpoint {
+                    model: m.engine().model().digest,
                     positions: follower.positions(),
                     session: session.to_bytes(),
                     totals: tally,

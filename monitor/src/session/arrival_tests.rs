@@ -767,8 +767,8 @@ fn positions_case(
                 })
             })
             .collect();
-        // A Fail certain whatever fills a gap: the first event held past it can never come
-        // after the events before it ([`super::reorder::feed_if_refused`]).
+        // A Fail certain whatever fills a gap: an event held past it can never come after
+        // the events before it ([`super::reorder::feed_if_refused`]).
         let certain = {
             let mut lr = m.start();
             let mut scratch = engine.scratch();
@@ -777,10 +777,10 @@ fn positions_case(
             }
             (0..alphabet.locations()).any(|loc| {
                 let Some(g) = gap(loc) else { return false };
+                // (Any of them: each may have been the first held when it came.)
                 came.iter()
                     .filter(|e| e.loc == loc && e.pos > g)
-                    .min_by_key(|e| e.pos)
-                    .is_some_and(|e| m.never_reads(&lr, e.letter))
+                    .any(|e| m.never_reads(&lr, e.letter))
             })
         };
         match &d.verdict {
