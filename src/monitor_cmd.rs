@@ -13,7 +13,6 @@ use multitrace_formats::output::{check_writable, check_writable_dir, refuse_over
 use multitrace_model::verdict::Mode;
 use multitrace_monitor::drive::{drive, parse_duration, parse_window, Arrival};
 use multitrace_monitor::drive::{live_check_options, DriveOptions, LineFormat, Start, Status};
-use multitrace_monitor::follow::Follower;
 use multitrace_monitor::session::{Reorder, SessionOptions};
 use multitrace_monitor::{Monitor, MonitorOptions};
 use std::io::IsTerminal;
@@ -177,12 +176,11 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
         max_live_runs: args.max_live_runs,
         ..SessionOptions::default()
     };
-    let (state, digest) = (args.state.as_deref(), engine.model().digest);
-    let Start { mut session, positions, totals, mut out, lock: _lock } =
-        Start::open(state, sopts, digest, args.output.as_deref())?;
-    let sources =
-        if args.sources.is_empty() { vec![PathBuf::from("-")] } else { args.sources.clone() };
-    let mut follower = Follower::new(&sources, !args.no_follow, &positions);
+    let (state, digest, output) =
+        (args.state.as_deref(), engine.model().digest, args.output.as_deref());
+    let sources = (&args.sources[..], !args.no_follow);
+    let Start { mut session, mut follower, totals, mut out, lock: _lock } =
+        Start::open(state, sopts, digest, output, sources)?;
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&stop))?;

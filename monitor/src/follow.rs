@@ -23,6 +23,46 @@ pub struct Position {
     pub line: u32,
     /// The file's identity (inode) when read, to notice a rotation.
     pub id: u64,
+    /// A fingerprint of the file's first bytes (the first [`HEAD`], or all it had when
+    /// first read): a file under the name whose first bytes differ is another file, even on
+    /// the same inode (removed and created again, or copied and truncated, then grown past
+    /// the offset): read from its start, never from the old offset.
+    pub head: u64,
+    /// How many first bytes `head` covers (0: none yet).
+    pub head_len: u32,
+}
+
+/// The most first bytes of a file its fingerprint covers ([`Position::head`]).
+pub const HEAD: usize = 256;
+
+/// The fingerprint of `bytes` (FNV-1a: not for security, only to tell two files apart).
+fn fingerprint(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The first `n` bytes of the file at `path` (fewer when it is shorter).
+fn first_bytes(path: &Path, n: usize) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(n);
+    if let Ok(f) = File::open(path) {
+        let _ = f.take(n as u64).read_to_end(&mut buf);
+    }
+    buf
+}
+
+/// Whether a file found in a followed directory is left out: hidden files (`.name`, which
+/// editors and tools write beside a file), temporary names (`*.tmp`, `*.part`, `*.swp`,
+/// `name~`): an atomic write's file is read once, under its final name.
+fn ignored_name(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    name.starts_with('.')
+        || name.ends_with('~')
+        || [".tmp", ".part", ".swp"]
+            .iter()
+            .any(|s| name.to_ascii_lowercase().ends_with(s))
 }
 
 /// Complete lines of one source, read at once: a round's lines are handed out in blocks, not
@@ -109,6 +149,9 @@ struct Followed {
     partial: Vec<u8>,
     /// Read to its end (not following), or unreadable.
     done: bool,
+    /// An error reading it was reported (following: said once, and tried again at each
+    /// poll, as a path may be something else for a moment).
+    reported: bool,
 }
 
 /// Standard input, read by a thread.
@@ -128,6 +171,9 @@ pub struct Follower {
     /// Blocks handed back ([`Follower::recycle`]): their buffers take the next lines, so
     /// that reading allocates nothing once they are there.
     spare: Vec<Lines>,
+    /// Paths never read from a followed directory (the monitor's output and state), by
+    /// their canonical form.
+    excluded: Vec<PathBuf>,
 }
 
 #[cfg(unix)]
@@ -152,6 +198,7 @@ impl Follower {
             stdin: None,
             follow,
             spare: Vec::new(),
+            excluded: Vec::new(),
         };
         for s in sources {
             if s.as_os_str() == "-" {
@@ -183,19 +230,42 @@ impl Follower {
             }
         }
         for p in resume {
-            if let Some(x) = f.files.iter_mut().find(|x| x.pos.path == p.path) {
-                x.pos = p.clone();
+            // The same file named another way (relative, absolute, through a link) is the
+            // same source: it goes on from its position, not from its start.
+            let same = |x: &Followed| x.pos.path == p.path || same_file(&x.pos.path, &p.path);
+            if let Some(x) = f.files.iter_mut().find(|x| same(x)) {
+                x.pos = Position {
+                    path: std::mem::take(&mut x.pos.path),
+                    ..p.clone()
+                };
             } else {
                 f.files.push(Followed {
                     pos: p.clone(),
                     file: None,
                     partial: Vec::new(),
                     done: false,
+                    reported: false,
                 });
             }
         }
         f.scan_dirs();
         f
+    }
+
+    /// Never reads `paths` (files, or directories and what is under them) from a followed
+    /// directory: the monitor's output and state, which a directory source may hold.
+    pub fn excluding(mut self, paths: &[&Path]) -> Follower {
+        self.excluded = paths
+            .iter()
+            .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()))
+            .collect();
+        let excluded = self.excluded.clone();
+        self.files.retain(|x| {
+            let c =
+                std::fs::canonicalize(&x.pos.path).unwrap_or_else(|_| x.pos.path.clone().into());
+            !excluded.iter().any(|e| c.starts_with(e))
+        });
+        self
     }
 
     fn add(&mut self, path: &Path) {
@@ -211,6 +281,7 @@ impl Follower {
             file: None,
             partial: Vec::new(),
             done: false,
+            reported: false,
         });
     }
 
@@ -219,9 +290,16 @@ impl Follower {
             let Ok(rd) = std::fs::read_dir(&d) else {
                 continue;
             };
+            let excluded = &self.excluded;
             let mut found: Vec<PathBuf> = rd
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file())
+                .filter(|p| p.is_file() && !ignored_name(p))
+                .filter(|p| {
+                    excluded.is_empty() || {
+                        let c = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+                        !excluded.iter().any(|e| c.starts_with(e))
+                    }
+                })
                 .collect();
             found.sort_by(|a, b| natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
             for p in found {
@@ -377,11 +455,26 @@ fn read_file(
             Ok(mut f) => {
                 let id = f.metadata().map(|m| file_id(&m)).unwrap_or(0);
                 let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-                if (x.pos.id != 0 && id != x.pos.id) || len < x.pos.offset {
-                    // Another file under the name, or a truncated one, since the position.
+                let head = (x.pos.head_len > 0)
+                    .then(|| first_bytes(&path, x.pos.head_len as usize))
+                    .filter(|h| h.len() == x.pos.head_len as usize)
+                    .map(|h| fingerprint(&h));
+                let other_head = x.pos.head_len > 0 && head != Some(x.pos.head);
+                if (x.pos.id != 0 && id != x.pos.id) || len < x.pos.offset || other_head {
+                    // Another file under the name (another inode, or other first bytes), or
+                    // a truncated one, since the position: read from its start.
                     x.pos.offset = 0;
                     x.pos.line = 0;
+                    x.pos.head_len = 0;
                     x.partial.clear();
+                }
+                if x.pos.head_len < HEAD as u32 {
+                    // Its first bytes, as many as it has now (more at the next opening).
+                    let h = first_bytes(&path, HEAD);
+                    if h.len() as u32 > x.pos.head_len {
+                        x.pos.head_len = h.len() as u32;
+                        x.pos.head = fingerprint(&h);
+                    }
                 }
                 x.pos.id = id;
                 if f.seek(SeekFrom::Start(x.pos.offset + x.partial.len() as u64))
@@ -400,6 +493,7 @@ fn read_file(
             }
         }
     }
+
     let Some(f) = &mut x.file else { return };
     let chunk = budget.clamp(4096, 1 << 20) as u64;
     loop {
@@ -408,6 +502,7 @@ fn read_file(
         match Read::by_ref(f).take(chunk).read_to_end(&mut x.partial) {
             Ok(0) => break,
             Ok(_) => {
+                x.reported = false;
                 let used = cut_lines(&mut x.partial, &x.pos.path, &mut x.pos.line, spare, out);
                 x.pos.offset += used as u64;
                 if handed(out) > budget {
@@ -415,9 +510,14 @@ fn read_file(
                 }
             }
             Err(e) => {
-                out.push(Err(format!("{}: cannot read: {e}", x.pos.path)));
+                // Following, a path may be something else for a moment (a directory while a
+                // tool replaces it): said once, and read again when it is a file.
+                if !x.reported {
+                    out.push(Err(format!("{}: cannot read: {e}", x.pos.path)));
+                }
+                x.reported = true;
                 x.file = None;
-                x.done = true;
+                x.done = !follow;
                 return;
             }
         }
@@ -442,11 +542,20 @@ fn read_file(
                 x.pos.id = 0;
                 x.pos.offset = 0;
                 x.pos.line = 0;
+                x.pos.head_len = 0;
                 x.partial.clear();
             }
             x.file = None;
         }
         _ => {}
+    }
+}
+
+/// Whether two paths name one existing file.
+fn same_file(a: &str, b: &str) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
     }
 }
 
@@ -513,5 +622,79 @@ mod tests {
             }
             proptest::prop_assert_eq!(line, 6 + lines.len() as u32);
         }
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let d =
+            std::env::temp_dir().join(format!("multitrace-follow-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn read_all(f: &mut Follower) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        f.poll(1 << 20, &mut out);
+        out.iter()
+            .filter_map(|b| b.as_ref().ok())
+            .flat_map(|b| {
+                b.iter()
+                    .map(move |(_, t)| (b.source().to_string(), t.to_string()))
+            })
+            .collect()
+    }
+
+    /// A followed directory: hidden and temporary names are not read (an atomic write's
+    /// file counts once, under its final name), nor are the paths excluded (the monitor's
+    /// output and state in it).
+    #[test]
+    fn a_directory_leaves_out_temporary_names_and_the_monitors_own_files() {
+        let d = scratch("dir");
+        for name in ["a.jsonl", "b.jsonl.tmp", ".b.jsonl", "c~", "out.jsonl"] {
+            std::fs::write(d.join(name), format!("{name}\n")).unwrap();
+        }
+        std::fs::create_dir_all(d.join("state")).unwrap();
+        std::fs::write(d.join("state").join("checkpoint"), "x\n").unwrap();
+        let out = d.join("out.jsonl");
+        let state = d.join("state");
+        let mut f = Follower::new(std::slice::from_ref(&d), true, &[])
+            .excluding(&[out.as_path(), state.as_path()]);
+        let got: Vec<String> = read_all(&mut f).into_iter().map(|(_, t)| t).collect();
+        assert_eq!(got, ["a.jsonl"]);
+        // The temporary file renamed to its final name: read once, then.
+        std::fs::rename(d.join("b.jsonl.tmp"), d.join("b.jsonl")).unwrap();
+        let got: Vec<String> = read_all(&mut f).into_iter().map(|(_, t)| t).collect();
+        assert_eq!(got, ["b.jsonl.tmp"]);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// A restart whose file was replaced by another one, of other first bytes, at least as
+    /// long (so neither a new inode nor a shorter length need tell): read from its start;
+    /// the same file named another way goes on from its position.
+    #[test]
+    fn a_file_replaced_under_its_name_is_read_from_its_start() {
+        let d = scratch("head");
+        let p = d.join("events.jsonl");
+        std::fs::write(&p, "one\ntwo\n").unwrap();
+        let mut f = Follower::new(std::slice::from_ref(&p), false, &[]);
+        assert_eq!(read_all(&mut f).len(), 2);
+        let mut pos = f.positions();
+        // Written again in place (as a copy-truncate then growth may leave it).
+        std::fs::write(&p, "ONE\nTWO\nthree\n").unwrap();
+        pos[0].id = 0;
+        let mut f = Follower::new(std::slice::from_ref(&p), false, &pos);
+        let got: Vec<String> = read_all(&mut f).into_iter().map(|(_, t)| t).collect();
+        assert_eq!(got, ["ONE", "TWO", "three"]);
+        // Named another way (through `..`): the same source, from its position.
+        let pos = f.positions();
+        std::fs::write(&p, "ONE\nTWO\nthree\nfour\n").unwrap();
+        let other = d
+            .join("..")
+            .join(d.file_name().unwrap())
+            .join("events.jsonl");
+        let mut f = Follower::new(&[other], false, &pos);
+        let got: Vec<String> = read_all(&mut f).into_iter().map(|(_, t)| t).collect();
+        assert_eq!(got, ["four"]);
+        let _ = std::fs::remove_dir_all(&d);
     }
 }

@@ -8,7 +8,7 @@
 //! of one that never stopped too.
 
 use super::write::Totals;
-use crate::follow::Position;
+use crate::follow::Follower;
 use crate::session::{Checkpoint, Session, SessionOptions};
 use crate::StateError;
 use std::fmt;
@@ -19,8 +19,9 @@ use std::path::{Path, PathBuf};
 pub struct Start {
     /// The session (new, or as checkpointed).
     pub session: Session,
-    /// The read positions of the followed sources (empty: from their starts).
-    pub positions: Vec<Position>,
+    /// The sources, followed from the checkpoint's read positions (or their starts); the
+    /// output and the state directory are never read from a followed directory.
+    pub follower: Follower,
     /// The output at the checkpoint: its length and what its records add up to (nothing for
     /// a new session, but the length of an output that was already there); [`drive`](super::drive)
     /// goes on from them.
@@ -119,11 +120,15 @@ impl Start {
     /// written again). A new session appends to an output that is already there, and with a
     /// state directory is checkpointed at once (so a kill before its next checkpoint cuts the
     /// output back to what was there).
+    ///
+    /// `sources`: the paths to follow (none: standard input) and whether to wait for more at
+    /// their ends.
     pub fn open(
         state: Option<&Path>,
         opts: SessionOptions,
         model: u64,
         output: Option<&Path>,
+        sources: (&[PathBuf], bool),
     ) -> Result<Start, StartError> {
         let (checkpoint, lock) = match state {
             Some(dir) => {
@@ -217,9 +222,17 @@ impl Start {
                 source: e.into(),
             })?;
         }
+        let stdin = [PathBuf::from("-")];
+        let paths = if sources.0.is_empty() {
+            &stdin[..]
+        } else {
+            sources.0
+        };
+        let excluded: Vec<&Path> = output.into_iter().chain(state).collect();
+        let follower = Follower::new(paths, sources.1, &positions).excluding(&excluded);
         Ok(Start {
             session,
-            positions,
+            follower,
             totals,
             out,
             lock,
@@ -267,7 +280,6 @@ fn lock(dir: &Path) -> Result<std::fs::File, StartError> {
 mod tests {
     use super::*;
     use crate::drive::{drive, DriveOptions, LineFormat};
-    use crate::follow::Follower;
     use crate::{Monitor, MonitorOptions};
     use std::sync::atomic::AtomicBool;
 
@@ -275,14 +287,21 @@ mod tests {
     /// cut back to it, as `multitrace monitor` does); returns the totals of the output.
     fn monitor(m: &Monitor<'_>, file: &Path, out: &Path, state: Option<&Path>) -> Totals {
         let digest = m.engine().model().digest;
+        let files = [file.to_path_buf()];
         let Start {
             mut session,
-            positions,
+            mut follower,
             totals,
             out: mut w,
             lock: _lock,
-        } = Start::open(state, SessionOptions::default(), digest, Some(out)).unwrap();
-        let mut follower = Follower::new(&[file.to_path_buf()], false, &positions);
+        } = Start::open(
+            state,
+            SessionOptions::default(),
+            digest,
+            Some(out),
+            (&files, false),
+        )
+        .unwrap();
         let opts = DriveOptions {
             events: Default::default(),
             format: None,
@@ -377,7 +396,11 @@ mod tests {
             "{text}"
         );
         assert_eq!(t.written, text.len() as u64);
-        let open = |model| Start::open(Some(&state), SessionOptions::default(), model, Some(&out));
+        let files = [events.clone()];
+        let open = |model| {
+            let opts = SessionOptions::default();
+            Start::open(Some(&state), opts, model, Some(&out), (&files, false))
+        };
         // Held by one: the second is refused at once, naming the holder.
         let first = open(digest).ok().unwrap();
         let e = open(digest).err().unwrap();
