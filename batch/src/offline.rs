@@ -434,6 +434,38 @@ mod tests {
         );
     }
 
+    /// Issue 50, item 5: under a diagnosis budget that runs out, the known cut spares
+    /// queries, so the event path's diagnosis stops elsewhere than the file path's (same
+    /// verdict and reason, another `diagnosis` and explanation). Ignored until fixed: the
+    /// cut must then be the same in both paths (a function of the letters), or absent.
+    #[test]
+    #[ignore = "known divergence under a small diagnosis budget (issue 50, item 5)"]
+    fn a_diagnosis_budget_that_runs_out_gives_the_same_record_on_both_paths() {
+        let engine = mqtt();
+        let mut scratch = engine.scratch();
+        let mut rng = Rng::new(23);
+        let mut differ = 0;
+        for _ in 0..200 {
+            let steps = 1 + rng.below(40);
+            let run = run_of(&engine, &random_events(engine.model(), &mut rng, steps));
+            for budget in [5, 20, 100] {
+                let opts = CheckOptions {
+                    mode: Mode::Complete,
+                    diagnosis: Some(multitrace_model::budget::Budget {
+                        max_vertices: Some(budget),
+                        ..Default::default()
+                    }),
+                    ..CheckOptions::default()
+                };
+                let want = engine.check_letters(&mut scratch, &run.letters, &opts);
+                let got = check_run(&engine, &mut scratch, &run, &opts);
+                let (want, got) = (want.unwrap(), got.unwrap());
+                differ += usize::from(recorded(&got.0) != recorded(&want.0));
+            }
+        }
+        assert_eq!(differ, 0, "{differ} records differ");
+    }
+
     #[test]
     fn arrivals_in_any_order_give_the_same_record() {
         let engine = mqtt();
