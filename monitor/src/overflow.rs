@@ -8,6 +8,7 @@ use super::late::{Late, LateNote, LateWhy};
 use super::product::TooWide;
 use super::run::{Known, LiveRun, Monitor, Standing};
 use multitrace_check::Scratch;
+use multitrace_model::nfa::LetterId;
 use multitrace_model::verdict::{Mode, Verdict, VerdictKind};
 
 impl Monitor<'_> {
@@ -45,6 +46,28 @@ impl Monitor<'_> {
             .then_some(run.late)
             .flatten()
             .map(|l| l.note(names))
+    }
+
+    /// Adds an event to the run's traces without checking it, for events known only when
+    /// the run ends (the events a reorder window still holds then): the run is then checked
+    /// whole by [`Monitor::finish`] (the batch record of its traces, as `check` gives it);
+    /// its product and guess, which no longer match its traces, are dropped.
+    pub fn append(&self, run: &mut LiveRun, letter: LetterId) {
+        run.events += 1;
+        if run.standing != Standing::Open {
+            return;
+        }
+        let j = self.engine.model().alphabet.location(letter).index();
+        run.traces[j].push(letter);
+        run.product = None;
+        run.guess = None;
+        run.behind = Behind::default();
+        run.unchecked = Vec::new();
+        run.quiet = 0;
+        run.checked = None;
+        run.local = Vec::new();
+        // (Nothing is known of the traces now: the end's check assumes nothing.)
+        run.unsure = true;
     }
 
     /// Whether the run's product outgrew its budget ([`Monitor::overflow`]).

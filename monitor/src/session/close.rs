@@ -7,7 +7,7 @@
 
 use super::event::split_at;
 use super::live::Live;
-use super::reorder::{expected, key_text, release, Reorder};
+use super::reorder::{expected, key_text, later, release, Reorder};
 use super::settle::settle_live;
 use super::state::Session;
 use crate::decision::{Closed, Decision};
@@ -58,17 +58,21 @@ impl Session {
             Some(p @ Reorder::Positions(_)) => p,
             _ => Reorder::Events(0),
         };
-        let all = !matches!(reorder, Reorder::Positions(_));
+        let Reorder::Positions(first) = reorder else {
+            // Every event of the run is known now: its held events are added unchecked and
+            // the run is checked whole when it ends ([`Monitor::append`]), so its record is
+            // `check`'s on the whole run, not that of a prefix in the order its locations'
+            // held events happened to be fed (one diagnosis, whatever the input path).
+            self.append_held(m, live);
+            return;
+        };
         for j in 0..live.windows() {
             let places = &mut self.places;
-            release(m, scratch, places, run, live, j, reorder, all, out);
+            release(m, scratch, places, run, live, j, reorder, false, out);
             if live.done {
                 return;
             }
         }
-        let Reorder::Positions(first) = reorder else {
-            return;
-        };
         let gaps: Vec<String> = (0..live.windows())
             .filter(|&j| !live.nothing_held(j))
             .map(|j| {
@@ -121,6 +125,29 @@ impl Session {
             late: None,
         });
         live.window = None;
+    }
+
+    /// Adds every held event of a run that ends to it, unchecked ([`Monitor::append`]): the
+    /// run is checked whole by its end's record. Its deciding place is its held event of
+    /// the largest key (the last in order-key order, of the last location on a tie).
+    fn append_held(&mut self, m: &Monitor<'_>, live: &mut Live) {
+        let Some(w) = live.window.take() else {
+            return;
+        };
+        let mut last: Option<(OrderKey, String)> = None;
+        for (j, held) in w.held.into_iter().enumerate() {
+            for h in held {
+                m.append(&mut live.run, h.letter);
+                live.fed[j] = super::live::Key::new(h.key);
+                if last.as_ref().is_none_or(|(k, _)| !later(&h.key, k)) {
+                    last = Some((h.key, h.at));
+                }
+            }
+        }
+        if let Some((key, at)) = last {
+            let place = self.places.place(&at);
+            live.set_last_at(place, key);
+        }
     }
 
     /// The record of a run that ends (its held events fed), unless already written.
