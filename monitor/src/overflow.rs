@@ -70,7 +70,8 @@ impl Monitor<'_> {
         run.unsure = true;
     }
 
-    /// Whether the run's product outgrew its budget ([`Monitor::overflow`]).
+    /// Whether the run's product outgrew its budget (`--max-live-vertices`): it is then checked
+    /// from its traces.
     pub fn overflowed(&self, run: &LiveRun) -> bool {
         run.standing == Standing::Open && run.product.is_none() && self.kernel().is_some()
     }
