@@ -84,6 +84,13 @@ impl Checkpoint {
         };
         let rest = match bytes.strip_prefix(MAGIC.as_slice()) {
             Some(rest) => rest,
+            None if bytes.is_empty() => {
+                return Err(refuse(
+                    "an empty checkpoint (a file left by something else than the monitor, \
+                     whose checkpoints are never empty)"
+                        .into(),
+                ))
+            }
             None => {
                 return Err(refuse(
                     "a checkpoint without a format number: format 1, of an older version".into(),

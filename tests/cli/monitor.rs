@@ -824,3 +824,24 @@ fn a_second_monitor_on_one_state_is_refused() {
     assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(e.contains("checksum does not match"), "{e}");
 }
+
+/// A full disk: exit status 2 and a message naming the output (the system's own names
+/// nothing), never a panic.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_is_named() {
+    let dir = scratch("full-disk");
+    let events = dir.join("live.jsonl");
+    std::fs::write(&events, "{\"run\":\"a\",\"action\":\"clt1!end\",\"order\":0}\n").unwrap();
+    let o = bin()
+        .current_dir(root())
+        .args(["monitor", MODEL])
+        .arg(&events)
+        .args(["--no-follow", "-o", "/dev/full"])
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("-o /dev/full: No space left on device"), "{e}");
+    assert!(!e.contains("panicked"), "{e}");
+}

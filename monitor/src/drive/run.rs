@@ -305,7 +305,11 @@ pub fn drive(
                     session: session.to_bytes(),
                     totals: tally,
                 }
-                .write(dir)?;
+                .write(dir)
+                .map_err(|e| {
+                    let what = format!("--state {}: writing the checkpoint: {e}", dir.display());
+                    std::io::Error::new(e.kind(), what)
+                })?;
                 last_checkpoint = Instant::now();
             }
         }

@@ -203,9 +203,15 @@ impl Start {
                     // A new session appends: the length counts what was there.
                     totals.written = had.unwrap_or(0);
                 }
-                Box::new(std::io::BufWriter::new(f))
+                Box::new(Named {
+                    inner: std::io::BufWriter::new(f),
+                    name: format!("-o {}", path.display()),
+                })
             }
-            None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+            None => Box::new(Named {
+                inner: std::io::BufWriter::new(std::io::stdout().lock()),
+                name: "standard output".into(),
+            }),
         };
         if let (Some(dir), false) = (state, cut) {
             // A new state's first checkpoint, before any record: a kill before the next one
@@ -237,6 +243,33 @@ impl Start {
             out,
             lock,
         })
+    }
+}
+
+/// A writer whose errors name it (`-o FILE: No space left on device (os error 28)`), as the
+/// system's own do not.
+struct Named<W> {
+    inner: W,
+    name: String,
+}
+
+impl<W: Write> Named<W> {
+    fn named(&self, e: std::io::Error) -> std::io::Error {
+        std::io::Error::new(e.kind(), format!("{}: {e}", self.name))
+    }
+}
+
+impl<W: Write> Write for Named<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.inner.write(buf).map_err(|e| self.named(e))
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.inner.write_all(buf).map_err(|e| self.named(e))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush().map_err(|e| self.named(e))
     }
 }
 
