@@ -832,7 +832,11 @@ fn a_second_monitor_on_one_state_is_refused() {
 fn a_full_disk_is_named() {
     let dir = scratch("full-disk");
     let events = dir.join("live.jsonl");
-    std::fs::write(&events, "{\"run\":\"a\",\"action\":\"clt1!end\",\"order\":0}\n").unwrap();
+    std::fs::write(
+        &events,
+        "{\"run\":\"a\",\"action\":\"clt1!end\",\"order\":0}\n",
+    )
+    .unwrap();
     let o = bin()
         .current_dir(root())
         .args(["monitor", MODEL])

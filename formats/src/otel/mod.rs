@@ -21,6 +21,7 @@
 //! the lifeline attribute does too. Nothing is dropped silently.
 
 pub mod bad;
+mod document;
 mod map;
 
 pub use bad::{line_runs, BadLine, LineRuns};
@@ -288,7 +289,8 @@ const NOT_A_REQUEST: &str =
 /// be is recorded there.
 fn read_file(path: &Path, map: &OtelMap, read: &mut Read) {
     let file = path.display().to_string();
-    let mut reader = match std::fs::File::open(path) {
+    // Decompressed when the name says so (`.gz`, `.zst`: the Collector writes both).
+    let mut reader = match crate::input::open_input(path) {
         Ok(f) => std::io::BufReader::new(f),
         Err(e) => return read.lose(&file, None, format!("cannot read: {e}")),
     };
@@ -296,18 +298,14 @@ fn read_file(path: &Path, map: &OtelMap, read: &mut Read) {
         Ok(h) => h,
         Err(e) => return read.lose(&file, None, format!("cannot read: {e}")),
     };
-    // A JSON line starts `{"` (or `{}`); protobuf cannot: after the bytes 0x0a 0x7b (a
-    // 123-byte first field), `"` (0x22) would be a field ResourceSpans does not have.
-    let start = head
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(head.len());
-    let json = head.get(start) == Some(&b'{') && matches!(head.get(start + 1), Some(b'"' | b'}'));
-    if json {
+    // JSON starts `{` or `[` (then a key, a close, a value); protobuf cannot.
+    if document::looks_like_json(head) {
         // OTLP JSON, one request per line; a line that cannot be read does not stop the
         // others (read as bytes: a line that is not UTF-8 is one bad line).
         let mut line = 0u32;
         let mut buf = Vec::new();
+        // Before the first line that is not blank.
+        let mut first = true;
         loop {
             buf.clear();
             line += 1;
@@ -342,8 +340,14 @@ fn read_file(path: &Path, map: &OtelMap, read: &mut Read) {
                     continue;
                 }
             };
-            match serde_json::from_str::<ExportTraceServiceRequest>(text) {
+            let parsed = serde_json::from_str::<ExportTraceServiceRequest>(text);
+            let was_first = std::mem::replace(&mut first, false);
+            match parsed {
                 Ok(req) => request_events(&req, map, &file, line, &mut read.events, None),
+                // The first line is not a whole value: one document over many lines.
+                Err(e) if e.is_eof() && was_first => {
+                    return read_document(&mut reader, std::mem::take(&mut buf), map, &file, read);
+                }
                 Err(e) => {
                     let why = format!("{NOT_A_REQUEST}: {e}");
                     read.bad_line(&buf, map, &file, line, e.column() as u32, why);
@@ -396,6 +400,44 @@ fn read_file(path: &Path, map: &OtelMap, read: &mut Read) {
     };
     for (i, req) in requests.iter().enumerate() {
         request_events(req, map, &file, i as u32 + 1, &mut read.events, None);
+    }
+}
+
+/// Reads the rest of a file whose first line (`first`) starts a JSON document that goes on
+/// over more lines ([`document`]): its requests, or one `Error` saying where and why not.
+fn read_document(
+    reader: &mut impl std::io::Read,
+    mut bytes: Vec<u8>,
+    map: &OtelMap,
+    file: &str,
+    read: &mut Read,
+) {
+    bytes.push(b'\n');
+    let limit = document::MAX_DOCUMENT;
+    if let Err(e) = reader.take(limit).read_to_end(&mut bytes) {
+        return read.lose(file, None, format!("cannot read: {e}"));
+    }
+    if bytes.len() as u64 >= limit {
+        return read.lose(
+            file,
+            None,
+            format!("a JSON document of more than {limit} bytes: write it as JSON Lines (`jq -c '.[]'` or the Collector's file exporter), one request per line"),
+        );
+    }
+    match document::requests(&bytes) {
+        Ok(requests) => {
+            for req in &requests {
+                request_events(req, map, file, 1, &mut read.events, None);
+            }
+        }
+        Err(e) => {
+            let line = (e.line > 0).then_some(e.line);
+            let why = match e.column {
+                0 => e.why,
+                c => format!("column {c}: {}", e.why),
+            };
+            read.lose(file, line, why)
+        }
     }
 }
 

@@ -215,3 +215,63 @@ fn a_cut_line_leaves_the_rest_read_and_no_run_a_verdict() {
     assert_eq!(recs[0].error.as_ref().unwrap().line, Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// One JSON document (pretty-printed, as OpenTelemetry's own examples are), an array of
+/// requests, and a gzip-compressed file give what JSON Lines give; a JSON file that is not
+/// OTLP is refused with its line and column, never as bad protobuf.
+#[test]
+fn json_documents_and_compressed_files_give_what_json_lines_give() {
+    use std::io::Write as _;
+    let m = model();
+    let dir = scratch("document");
+    let json = dir.join("spans.jsonl");
+    std::fs::write(&json, lines()).unwrap();
+    let reqs: Vec<serde_json::Value> = lines()
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let map = OtelMap::default();
+    let from_json = items(&read_otel_runs(&m.alphabet, &[json.clone()], &map));
+    // Each request pretty-printed in a file of its own, all of them in one array.
+    let mut one_by_one = Vec::new();
+    for (i, r) in reqs.iter().enumerate() {
+        let p = dir.join(format!("r{i}.json"));
+        std::fs::write(&p, serde_json::to_string_pretty(r).unwrap()).unwrap();
+        one_by_one.push(p);
+    }
+    let array = dir.join("all.json");
+    std::fs::write(&array, serde_json::to_string_pretty(&reqs).unwrap()).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(lines().as_bytes()).unwrap();
+    let gzipped = dir.join("spans.jsonl.gz");
+    std::fs::write(&gzipped, gz.finish().unwrap()).unwrap();
+    fn ids<T: Ord>(mut v: Vec<T>) -> Vec<T> {
+        v.sort();
+        v
+    }
+    let want = ids(from_json.clone());
+    assert!(!want.is_empty());
+    assert_eq!(
+        ids(items(&read_otel_runs(&m.alphabet, &one_by_one, &map))),
+        want
+    );
+    assert_eq!(
+        ids(items(&read_otel_runs(&m.alphabet, &[array], &map))),
+        want
+    );
+    assert_eq!(
+        items(&read_otel_runs(&m.alphabet, &[gzipped], &map)),
+        from_json
+    );
+    // Not OTLP: located, and said to be JSON.
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{\n  \"resourceSpans\": [\n    ,\n  ]\n}\n").unwrap();
+    let e = errors(&read_otel_runs(&m.alphabet, &[bad], &map));
+    assert!(
+        e[0].contains("bad.json:3: column 5: not a JSON document"),
+        "{e:?}"
+    );
+    assert!(!e[0].contains("protobuf"), "{e:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
