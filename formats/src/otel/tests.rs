@@ -232,7 +232,7 @@ fn json_documents_and_compressed_files_give_what_json_lines_give() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let map = OtelMap::default();
-    let from_json = items(&read_otel_runs(&m.alphabet, &[json.clone()], &map));
+    let from_json = items(&read_otel_runs(&m.alphabet, &[json], &map));
     // Each request pretty-printed in a file of its own, all of them in one array.
     let mut one_by_one = Vec::new();
     for (i, r) in reqs.iter().enumerate() {
