@@ -103,6 +103,16 @@ struct Read {
     events: Vec<RawEvent>,
     lost: Vec<Lost>,
     errors: Vec<RunOut>,
+    silent: Vec<Silent>,
+}
+
+/// A span that gives no action (INTERNAL, or of no kind: the SDK's default when a span is
+/// started without `kind=`), and where it was read.
+struct Silent {
+    run: String,
+    at: String,
+    file: String,
+    line: u32,
 }
 
 impl Read {
@@ -160,6 +170,7 @@ fn request_events(
     line: u32,
     out: &mut Vec<RawEvent>,
     mut links: Option<&mut Vec<SpanLink>>,
+    mut silent: Option<&mut Vec<Silent>>,
 ) {
     for rs in &req.resource_spans {
         let res_attrs: &[KeyValue] = rs.resource.as_ref().map_or(&[], |r| &r.attributes);
@@ -190,7 +201,18 @@ fn request_events(
                     SpanKind::Consumer => ("CONSUMER", "messaging.destination.name"),
                     SpanKind::Client => ("CLIENT", "rpc.method"),
                     SpanKind::Server => ("SERVER", "rpc.method"),
-                    _ => continue,
+                    _ => {
+                        // INTERNAL or of no kind: no action (said when its trace has none).
+                        if let (Some(s), Some(run)) = (silent.as_deref_mut(), &run) {
+                            s.push(Silent {
+                                run: run.clone(),
+                                at: format!("{file}:{line}"),
+                                file: file.to_string(),
+                                line,
+                            });
+                        }
+                        continue;
+                    }
                 };
                 let span_id = hex(&span.span_id);
                 let service = lifeline.clone().unwrap_or_else(|| "(none)".into());
@@ -343,7 +365,15 @@ fn read_file(path: &Path, map: &OtelMap, read: &mut Read) {
             let parsed = serde_json::from_str::<ExportTraceServiceRequest>(text);
             let was_first = std::mem::replace(&mut first, false);
             match parsed {
-                Ok(req) => request_events(&req, map, &file, line, &mut read.events, None),
+                Ok(req) => request_events(
+                    &req,
+                    map,
+                    &file,
+                    line,
+                    &mut read.events,
+                    None,
+                    Some(&mut read.silent),
+                ),
                 // The first line is not a whole value: one document over many lines.
                 Err(e) if e.is_eof() && was_first => {
                     return read_document(&mut reader, std::mem::take(&mut buf), map, &file, read);
@@ -399,7 +429,15 @@ fn read_file(path: &Path, map: &OtelMap, read: &mut Read) {
         }
     };
     for (i, req) in requests.iter().enumerate() {
-        request_events(req, map, &file, i as u32 + 1, &mut read.events, None);
+        request_events(
+            req,
+            map,
+            &file,
+            i as u32 + 1,
+            &mut read.events,
+            None,
+            Some(&mut read.silent),
+        );
     }
 }
 
@@ -427,7 +465,15 @@ fn read_document(
     match document::requests(&bytes) {
         Ok(requests) => {
             for req in &requests {
-                request_events(req, map, file, 1, &mut read.events, None);
+                request_events(
+                    req,
+                    map,
+                    file,
+                    1,
+                    &mut read.events,
+                    None,
+                    Some(&mut read.silent),
+                );
             }
         }
         Err(e) => {
@@ -479,6 +525,50 @@ pub fn read_otel_runs(alphabet: &Alphabet, files: &[PathBuf], map: &OtelMap) -> 
     let orphans: Vec<Lost> = orphans.map(Lost::of_orphan).collect();
     read.lost.extend(orphans);
     let mut out = withhold(Grouper::new(alphabet).group(read.events), &read.lost);
+    // A trace whose spans give no action still gets a record, saying why: it was seen.
+    let seen: rustc_hash::FxHashSet<String> = out
+        .iter()
+        .filter_map(|r| match r {
+            RunOut::Item(i) => i.id.clone(),
+            RunOut::Error(e) => e.id.clone(),
+        })
+        .collect();
+    let mut silent: Vec<(String, (usize, &Silent))> = Vec::new();
+    let mut index: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
+    for s in &read.silent {
+        if seen.contains(&s.run) {
+            continue;
+        }
+        match index.get(s.run.as_str()) {
+            Some(&i) => silent[i].1 .0 += 1,
+            None => {
+                index.insert(&s.run, silent.len());
+                silent.push((s.run.clone(), (1, s)));
+            }
+        }
+    }
+    for (run, (n, s)) in silent {
+        let message = format!(
+            "{}: trace {run}: none of its spans gives an action: its {n} span{} {} INTERNAL or \
+             of no kind (the SDK's default when a span is started without a kind), which give \
+             none; start spans with kind SERVER or CLIENT for requests, PRODUCER or CONSUMER \
+             for messages",
+            s.at,
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "is" } else { "are" },
+        );
+        out.push(RunOut::Error(Box::new(Record::error(
+            s.at.clone(),
+            Some(run),
+            multitrace_model::record::ErrorRecord {
+                message,
+                file: Some(s.file.clone()),
+                line: Some(s.line),
+                column: None,
+            },
+            Duration::ZERO,
+        ))));
+    }
     out.extend(read.errors);
     out
 }
@@ -540,7 +630,7 @@ fn json_line(
             why,
         )
     })?;
-    request_events(&req, map, file, line, out, links);
+    request_events(&req, map, file, line, out, links, None);
     Ok(())
 }
 

@@ -275,3 +275,39 @@ fn json_documents_and_compressed_files_give_what_json_lines_give() {
     assert!(!e[0].contains("protobuf"), "{e:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A trace whose spans are all INTERNAL or of no kind gets an `Error` record saying so (it
+/// used to get none, and a file of such traces was "no multitraces found"); INTERNAL spans
+/// beside others give no action and no record of their own.
+#[test]
+fn a_trace_of_internal_spans_gets_a_record_saying_why() {
+    let m = model();
+    let dir = scratch("internal");
+    let p = dir.join("spans.jsonl");
+    const T3: &str = "00000000000000000000000000000abc";
+    let extra = request(&[(
+        "clt1",
+        vec![
+            span(T3, "c1", "work", 1, 5, 6),
+            span(T3, "c2", "more", 0, 7, 8),
+            span(T1, "c3", "x", 1, 1, 2),
+        ],
+    )]);
+    std::fs::write(&p, format!("{}{extra}\n", lines())).unwrap();
+    let runs = read_otel_runs(&m.alphabet, std::slice::from_ref(&p), &OtelMap::default());
+    let e = errors(&runs);
+    let internal: Vec<&String> = e.iter().filter(|e| e.contains(T3)).collect();
+    assert_eq!(internal.len(), 1, "{e:?}");
+    assert!(
+        internal[0].contains("its 2 spans are INTERNAL or of no kind"),
+        "{e:?}"
+    );
+    // T1 keeps its record: its INTERNAL span is only skipped.
+    assert!(items(&runs).iter().any(|(id, _)| id.as_deref() == Some(T1)));
+    assert!(
+        !e.iter()
+            .any(|e| e.contains(T1) && e.contains("none of its spans")),
+        "{e:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
