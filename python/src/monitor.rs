@@ -15,13 +15,16 @@ use crate::result::CheckResult;
 use crate::spark::order_keys;
 use multitrace_batch::Batch;
 use multitrace_check::Scratch;
-use multitrace_formats::events::{EventError, OrderKey};
+use multitrace_formats::events::{EventError, Lost, OrderKey, RawEvent};
+use multitrace_formats::otel::OtelMap;
+use multitrace_formats::NameIndex;
 use multitrace_model::nfa::LetterId;
 use multitrace_model::record::{ErrorRecord, Record};
+use multitrace_monitor::drive::otel::{push_line, Line, SpanBuffers};
+use multitrace_monitor::drive::Arrival;
 use multitrace_monitor::session::{
     At as Place, Closed, Decision, LiveEvent, Reorder, Session, SessionOptions,
 };
-use multitrace_monitor::drive::Arrival;
 use multitrace_monitor::{Monitor, MonitorOptions, DEFAULT_MAX_LIVE_VERTICES};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -29,8 +32,8 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// `Model.monitor(<check options>, idle_timeout=None, end_action=None, arrival="auto",
-/// first_position=0, reorder_window=None, max_live_runs=1000000, max_live_vertices=4096,
-/// source="<python>", state=None)`.
+/// first_position=0, reorder_window=None, idleness=None, max_live_runs=1000000,
+/// max_live_vertices=4096, otel=False, otel_map=None, source="<python>", state=None)`.
 pub(crate) const MONITOR: Signature = Signature {
     name: "Model.monitor",
     before: &[],
@@ -40,15 +43,21 @@ pub(crate) const MONITOR: Signature = Signature {
         "arrival",
         "first_position",
         "reorder_window",
+        "idleness",
         "max_live_runs",
         "max_live_vertices",
+        "otel",
+        "otel_map",
         "source",
         "state",
     ],
 };
 
-/// The first bytes of a monitor's state: a name and a version, then the model's digest.
-const STATE_MAGIC: &[u8; 8] = b"MTMON\0\0\x01";
+/// The first bytes of a monitor's state: a name and a version, then the model's digest, the
+/// events and the lines of spans taken.
+const STATE_MAGIC: &[u8; 8] = b"MTMON\0\0\x02";
+/// The state of the version before, without the count of lines of spans (still read).
+const STATE_MAGIC_1: &[u8; 8] = b"MTMON\0\0\x01";
 
 type Mon<'a> = Monitor<'a>;
 
@@ -76,6 +85,22 @@ pub(crate) struct PyMonitor {
     sopts: SessionOptions,
     /// Letter ids by name.
     letters: std::collections::HashMap<String, LetterId>,
+    /// Spans (`otel=True`, `push_otel`): what follows them, as `multitrace monitor --otel`.
+    spans: Option<Spans>,
+}
+
+/// What a monitor of OpenTelemetry spans keeps beside the session: the mapping, whether
+/// spans' parents are followed, the buffers of a line, and the first line that may have held
+/// spans of runs it does not name (then no run gets a verdict from later spans).
+struct Spans {
+    map: OtelMap,
+    parents: bool,
+    /// Lines taken by `push_otel` (they are named `SOURCE:N`, N from 1); kept in the state.
+    lines: u64,
+    letters: NameIndex,
+    raw: Vec<RawEvent>,
+    buffers: SpanBuffers,
+    lost: Option<Lost>,
 }
 
 /// Seconds (int or float) or a `datetime.timedelta`, as a duration.
@@ -106,6 +131,63 @@ fn wall_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// A wall-clock time on the clock of pushed events (Unix nanoseconds): seconds since the Unix
+/// epoch or a datetime; now when not given.
+fn wall_of(now: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+    let Some(v) = now.filter(|v| !v.is_none()) else {
+        return Ok(wall_now());
+    };
+    let secs: f64 = if v.hasattr("timestamp")? {
+        v.call_method0("timestamp")?.extract()?
+    } else if v.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err(
+            "now must be seconds since the Unix epoch or a datetime, not bool",
+        ));
+    } else {
+        v.extract().map_err(|_| {
+            PyTypeError::new_err("now must be seconds since the Unix epoch or a datetime")
+        })?
+    };
+    Ok((secs.max(0.0) * 1e9) as u64)
+}
+
+/// The keys of a mapping file (`--otel-map`).
+const MAP_KEYS: [&str; 4] = ["lifeline", "run", "message", "reply_suffix"];
+
+/// `otel_map`: the path of a mapping file (`--otel-map`) or a dict of its keys.
+fn otel_map_of(v: &Bound<'_, PyAny>) -> PyResult<OtelMap> {
+    let py = v.py();
+    if let Ok(d) = v.downcast::<PyDict>() {
+        let mut text = String::new();
+        for (k, val) in d.iter() {
+            let k: String = k.extract()?;
+            if !MAP_KEYS.contains(&k.as_str()) {
+                return Err(PyValueError::new_err(format!(
+                    "otel_map: unknown key {k:?} (keys: {})",
+                    crate::options::choices(&MAP_KEYS)
+                )));
+            }
+            text.push_str(&format!("{k} = {}\n", val.str()?));
+        }
+        return crate::otel::map_of(py, Some(&text), "<map>");
+    }
+    let path: std::path::PathBuf = v.extract().map_err(|_| {
+        PyTypeError::new_err(
+            "argument 'otel_map': the path of a mapping file or a dict of its keys",
+        )
+    })?;
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        error(
+            py,
+            "ReadError",
+            format!("{file}: cannot read: {e}"),
+            At::file(file.clone()),
+        )
+    })?;
+    crate::otel::map_of(py, Some(&text), &file)
 }
 
 /// A Python list of the values of a column: a list, a tuple, or anything with `to_pylist()`
@@ -236,7 +318,10 @@ impl PyMonitor {
             Some(Some(v)) => Some(duration(&v, "idle_timeout")?),
             _ => None,
         };
-        let window = match options.get::<Option<Bound<'_, PyAny>>>("reorder_window")?.flatten() {
+        let window = match options
+            .get::<Option<Bound<'_, PyAny>>>("reorder_window")?
+            .flatten()
+        {
             None => None,
             Some(v) if v.is_instance_of::<pyo3::types::PyInt>() => {
                 Some(Reorder::Events(v.extract::<usize>()?))
@@ -245,7 +330,7 @@ impl PyMonitor {
                 Some(Reorder::Unbounded)
             }
             Some(v) => Some(Reorder::Span(
-                duration(&v, "reorder_window")?.as_nanos() as u64,
+                duration(&v, "reorder_window")?.as_nanos() as u64
             )),
         };
         let arrival = options
@@ -254,22 +339,42 @@ impl PyMonitor {
         let arrival = Arrival::from_name(&arrival).ok_or_else(|| {
             PyValueError::new_err(format!(
                 "arrival={arrival:?}: expected {}",
-                crate::options::choices(&["auto", "positions", "window", "in-order", "end"])
+                crate::options::choices(&[
+                    "auto",
+                    "parents",
+                    "positions",
+                    "window",
+                    "in-order",
+                    "end"
+                ])
             ))
         })?;
         let first = options.get::<i64>("first_position")?.unwrap_or(0);
-        // Events, not spans: no parents to follow.
-        let (reorder, _) = arrival.reorder(first, window, false).map_err(|_| {
+        let otel = options.get::<bool>("otel")?.unwrap_or(false);
+        let map = match options
+            .get::<Option<Bound<'_, PyAny>>>("otel_map")?
+            .flatten()
+        {
+            None => None,
+            Some(_) if !otel => {
+                return Err(PyValueError::new_err(
+                    "otel_map goes with otel=True (a monitor of spans)",
+                ))
+            }
+            Some(v) => Some(otel_map_of(&v)?),
+        };
+        let (reorder, parents) = arrival.reorder(first, window, otel).map_err(|_| {
             PyValueError::new_err(match (arrival, window) {
-                (Arrival::Parents, _) => "arrival='parents' follows OpenTelemetry spans, which \
-                    `multitrace monitor --otel` reads; a Monitor takes events"
+                (Arrival::Parents, _) => "arrival='parents' follows OpenTelemetry spans: it \
+                    needs otel=True (spans given to push_otel)"
                     .to_string(),
                 (Arrival::Window, None) => {
                     "arrival='window' needs reorder_window (events, seconds or a timedelta)"
                         .to_string()
                 }
                 _ => format!(
-                    "reorder_window goes with arrival='window' or 'auto', not with arrival={:?}",
+                    "reorder_window goes with arrival='window', 'auto' or 'parents', not with \
+                     arrival={:?}",
                     arrival.name()
                 ),
             })
@@ -280,10 +385,18 @@ impl PyMonitor {
                 "max_live_runs=0: at least one run must be live",
             ));
         }
+        let idleness = match options
+            .get::<Option<Bound<'_, PyAny>>>("idleness")?
+            .flatten()
+        {
+            Some(v) => Some(duration(&v, "idleness")?),
+            None => None,
+        };
         let sopts = SessionOptions {
             end_letter,
             idle_timeout,
             reorder,
+            idleness,
             max_live_runs,
             ..SessionOptions::default()
         };
@@ -303,6 +416,15 @@ impl PyMonitor {
             given: given.unbind(),
             sopts,
             letters,
+            spans: otel.then(|| Spans {
+                map: map.unwrap_or_default(),
+                parents,
+                lines: 0,
+                letters: NameIndex::new(alphabet),
+                raw: Vec::new(),
+                buffers: SpanBuffers::default(),
+                lost: None,
+            }),
         };
         if let Some(Some(state)) = options.get::<Option<Vec<u8>>>("state")? {
             mon.restore(py, &state)?;
@@ -323,16 +445,21 @@ impl PyMonitor {
                 At::default(),
             )
         };
-        let Some(rest) = state.strip_prefix(STATE_MAGIC.as_slice()) else {
+        let (rest, header) = if let Some(rest) = state.strip_prefix(STATE_MAGIC.as_slice()) {
+            (rest, 24)
+        } else if let Some(rest) = state.strip_prefix(STATE_MAGIC_1.as_slice()) {
+            (rest, 16)
+        } else {
             return Err(bad(
                 "not a multitrace monitor state of this version (Monitor.state() writes one)"
                     .into(),
             ));
         };
         let (digest, rest) = rest
-            .split_at_checked(16)
+            .split_at_checked(header)
             .ok_or_else(|| bad("truncated".into()))?;
-        let (d, n) = digest.split_at(8);
+        let (d, counts) = digest.split_at(8);
+        let (n, lines) = counts.split_at(8);
         let d = u64::from_le_bytes(d.try_into().expect("8 bytes"));
         if d != self.digest() {
             return Err(bad(format!(
@@ -344,15 +471,24 @@ impl PyMonitor {
         let session = Session::from_bytes(rest, self.sopts).map_err(|e| bad(e.to_string()))?;
         self.session = session;
         self.events = events;
+        if let Some(spans) = &mut self.spans {
+            spans.lines = match lines.try_into() {
+                Ok(l) => u64::from_le_bytes(l),
+                Err(_) => 0,
+            };
+            spans.lost = None;
+        }
         Ok(())
     }
 
     fn state_bytes(&self) -> Vec<u8> {
         let s = self.session.to_bytes();
-        let mut out = Vec::with_capacity(24 + s.len());
+        let mut out = Vec::with_capacity(32 + s.len());
         out.extend_from_slice(STATE_MAGIC);
         out.extend_from_slice(&self.digest().to_le_bytes());
         out.extend_from_slice(&self.events.to_le_bytes());
+        let lines = self.spans.as_ref().map_or(0, |s| s.lines);
+        out.extend_from_slice(&lines.to_le_bytes());
         out.extend_from_slice(&s);
         out
     }
@@ -600,23 +736,136 @@ impl PyMonitor {
         py: Python<'_>,
         now: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<CheckResult>> {
-        let now = match now {
-            None => wall_now(),
-            Some(v) if v.is_none() => wall_now(),
-            Some(v) => {
-                let secs: f64 = if v.hasattr("timestamp")? {
-                    v.call_method0("timestamp")?.extract()?
-                } else {
-                    v.extract().map_err(|_| {
-                        PyTypeError::new_err(
-                            "now must be seconds since the Unix epoch or a datetime",
-                        )
-                    })?
-                };
-                (secs.max(0.0) * 1e9) as u64
-            }
-        };
+        let now = wall_of(now)?;
         Ok(self.close_with(py, move |m, s, sc, out| s.close_idle(m, sc, now, out)))
+    }
+
+    /// Moves the watermark of an event-time `reorder_window` to the wall clock `now` (seconds
+    /// since the Unix epoch, or a datetime; default: now), as `multitrace monitor` does
+    /// between its reads: after `idleness` without the event clock moving (the largest
+    /// timestamp seen), the clock moves on with the wall clock, and every held event more
+    /// than the window below it is checked. Returns the records decided (a Fail that waited
+    /// in the window comes so without more events). Nothing without a duration
+    /// `reorder_window`.
+    #[pyo3(signature = (now=None))]
+    fn advance(
+        &mut self,
+        py: Python<'_>,
+        now: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<CheckResult>> {
+        let now = wall_of(now)?;
+        Ok(self.close_with(py, move |m, s, sc, out| s.advance(m, sc, now, out)))
+    }
+
+    /// Takes OpenTelemetry spans (a monitor made with `otel=True`): `spans` (str or bytes)
+    /// holds one OTLP JSON ExportTraceServiceRequest per line (a line of the Collector's file
+    /// exporter, or several), mapped to events as `multitrace monitor --otel` maps them (by
+    /// the rules of `read_otel`, or `otel_map`). Returns the records decided, in the order the
+    /// command writes them. A line that is not a request gives an Error record (no run), and
+    /// each run it names an Error; when it may hold spans of runs it does not name, every run
+    /// that gets a span later gets an Error naming it. Lines are named `SOURCE:N` (N from 1,
+    /// counting the lines taken), or from `at` (`FILE:LINE` of the first line).
+    #[pyo3(signature = (spans, at=None))]
+    fn push_otel(
+        &mut self,
+        py: Python<'_>,
+        spans: &Bound<'_, PyAny>,
+        at: Option<String>,
+    ) -> PyResult<Vec<CheckResult>> {
+        let text: String = if let Ok(b) = spans.downcast::<PyBytes>() {
+            String::from_utf8_lossy(b.as_bytes()).into_owned()
+        } else {
+            spans.extract().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "spans must be str or bytes (lines of OTLP JSON), not {}",
+                    spans
+                        .get_type()
+                        .name()
+                        .map_or_else(|_| "?".into(), |n| n.to_string())
+                ))
+            })?
+        };
+        let PyMonitor {
+            engine,
+            session,
+            scratch,
+            source,
+            spans,
+            events,
+            ..
+        } = self;
+        let Some(spans) = spans.as_mut() else {
+            return Err(PyValueError::new_err(
+                "push_otel takes spans on a monitor made with otel=True (as `multitrace \
+                 monitor --otel`)",
+            ));
+        };
+        // Where the first line is: `at` (`FILE:LINE`, or a file whose lines count from 1),
+        // else the next of this monitor's lines.
+        let (file, first) = match at.as_deref() {
+            Some(a) => match a.rsplit_once(':').map(|(f, n)| (f, n.parse::<u64>())) {
+                Some((f, Ok(n))) => (f.to_string(), n),
+                _ => (a.to_string(), 1),
+            },
+            None => (source.clone(), spans.lines + 1),
+        };
+        let wall = wall_now();
+        let (out, taken) = py.allow_threads(|| {
+            let m = engine.borrow_dependent();
+            let mut decided: Vec<Decision> = Vec::new();
+            let mut errors: Vec<Record> = Vec::new();
+            // The Error records of lines, keyed by the arrivals before them (as the command
+            // keys them).
+            let mut loose: Vec<(u64, Record)> = Vec::new();
+            let mut place = String::new();
+            let mut taken = 0u64;
+            let mut count = 0u64;
+            for (i, line) in text.lines().enumerate() {
+                count += 1;
+                if line.chars().all(char::is_whitespace) {
+                    continue;
+                }
+                place.clear();
+                place.push_str(&format!("{file}:{}", first + i as u64));
+                taken += push_line(
+                    Line {
+                        text: line,
+                        at: &place,
+                        wall,
+                        map: &spans.map,
+                        parents: spans.parents,
+                    },
+                    m,
+                    scratch,
+                    session,
+                    &spans.letters,
+                    &mut spans.raw,
+                    &mut spans.buffers,
+                    &mut errors,
+                    &mut decided,
+                    &mut spans.lost,
+                );
+                loose.extend(errors.drain(..).map(|r| (session.arrivals(), r)));
+            }
+            if at.is_none() {
+                spans.lines += count;
+            }
+            // The order the command writes a round's records in: decisions by the arrival of
+            // their deciding events, a line's Error record before the decisions after it.
+            decided.sort_by_key(|d| d.arrival);
+            let mut out: Vec<Out> = Vec::with_capacity(decided.len() + loose.len());
+            let mut loose = loose.into_iter().peekable();
+            for d in decided {
+                while let Some((_, r)) = loose.next_if(|(k, _)| *k < d.arrival) {
+                    out.push(Out::Plain(r));
+                }
+                out.push(Out::Decided(d));
+            }
+            out.extend(loose.map(|(_, r)| Out::Plain(r)));
+            (out, taken)
+        });
+        *events += taken;
+        Ok(self.results(out))
     }
 
     /// Ends every run (the end of the input), oldest first: their records (`why` as in
