@@ -21,7 +21,7 @@ use multitrace_formats::NameIndex;
 use multitrace_model::nfa::LetterId;
 use multitrace_model::record::{ErrorRecord, Record};
 use multitrace_monitor::drive::otel::{push_line, Line, SpanBuffers};
-use multitrace_monitor::drive::Arrival;
+use multitrace_monitor::drive::{in_order, Arrival, Written};
 use multitrace_monitor::session::{
     At as Place, Closed, Decision, LiveEvent, Reorder, Session, SessionOptions,
 };
@@ -850,18 +850,14 @@ impl PyMonitor {
             if at.is_none() {
                 spans.lines += count;
             }
-            // The order the command writes a round's records in: decisions by the arrival of
-            // their deciding events, a line's Error record before the decisions after it.
-            decided.sort_by_key(|d| d.arrival);
-            let mut out: Vec<Out> = Vec::with_capacity(decided.len() + loose.len());
-            let mut loose = loose.into_iter().peekable();
-            for d in decided {
-                while let Some((_, r)) = loose.next_if(|(k, _)| *k < d.arrival) {
-                    out.push(Out::Plain(r));
-                }
-                out.push(Out::Decided(d));
-            }
-            out.extend(loose.map(|(_, r)| Out::Plain(r)));
+            // The order the command writes a round's records in.
+            let out: Vec<Out> = in_order(&mut decided, &mut loose)
+                .into_iter()
+                .map(|w| match w {
+                    Written::Decided(d) => Out::Decided(d),
+                    Written::Line(r) => Out::Plain(r),
+                })
+                .collect();
             (out, taken)
         });
         *events += taken;
