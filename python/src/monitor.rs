@@ -8,20 +8,18 @@
 //! state (`state()`, pickling) is the session's bytes behind a header naming the model's
 //! digest, so a state of another model or version is refused, never used.
 
+use crate::columns::{column, keys_of, optional_strings};
 use crate::compiled::Model;
 use crate::errors::{error, At};
+use crate::live_spans::{otel_map_of, text_of, Spans};
 use crate::options::{cli_defaults, Options, Signature};
 use crate::result::CheckResult;
-use crate::spark::order_keys;
 use multitrace_batch::Batch;
 use multitrace_check::Scratch;
-use multitrace_formats::events::{EventError, Lost, OrderKey, RawEvent};
-use multitrace_formats::otel::OtelMap;
-use multitrace_formats::NameIndex;
+use multitrace_formats::events::{EventError, OrderKey};
 use multitrace_model::nfa::LetterId;
 use multitrace_model::record::{ErrorRecord, Record};
-use multitrace_monitor::drive::otel::{push_line, Line, SpanBuffers};
-use multitrace_monitor::drive::{in_order, Arrival, Written};
+use multitrace_monitor::drive::{Arrival, Written};
 use multitrace_monitor::session::{
     At as Place, Closed, Decision, LiveEvent, Reorder, Session, SessionOptions,
 };
@@ -89,20 +87,6 @@ pub(crate) struct PyMonitor {
     spans: Option<Spans>,
 }
 
-/// What a monitor of OpenTelemetry spans keeps beside the session: the mapping, whether
-/// spans' parents are followed, the buffers of a line, and the first line that may have held
-/// spans of runs it does not name (then no run gets a verdict from later spans).
-struct Spans {
-    map: OtelMap,
-    parents: bool,
-    /// Lines taken by `push_otel` (they are named `SOURCE:N`, N from 1); kept in the state.
-    lines: u64,
-    letters: NameIndex,
-    raw: Vec<RawEvent>,
-    buffers: SpanBuffers,
-    lost: Option<Lost>,
-}
-
 /// Seconds (int or float) or a `datetime.timedelta`, as a duration.
 fn duration(v: &Bound<'_, PyAny>, name: &str) -> PyResult<Duration> {
     let secs: f64 = if let Ok(s) = v.call_method0("total_seconds") {
@@ -151,115 +135,6 @@ fn wall_of(now: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
         })?
     };
     Ok((secs.max(0.0) * 1e9) as u64)
-}
-
-/// The keys of a mapping file (`--otel-map`).
-const MAP_KEYS: [&str; 4] = ["lifeline", "run", "message", "reply_suffix"];
-
-/// `otel_map`: the path of a mapping file (`--otel-map`) or a dict of its keys.
-fn otel_map_of(v: &Bound<'_, PyAny>) -> PyResult<OtelMap> {
-    let py = v.py();
-    if let Ok(d) = v.downcast::<PyDict>() {
-        let mut text = String::new();
-        for (k, val) in d.iter() {
-            let k: String = k.extract()?;
-            if !MAP_KEYS.contains(&k.as_str()) {
-                return Err(PyValueError::new_err(format!(
-                    "otel_map: unknown key {k:?} (keys: {})",
-                    crate::options::choices(&MAP_KEYS)
-                )));
-            }
-            text.push_str(&format!("{k} = {}\n", val.str()?));
-        }
-        return crate::otel::map_of(py, Some(&text), "<map>");
-    }
-    let path: std::path::PathBuf = v.extract().map_err(|_| {
-        PyTypeError::new_err(
-            "argument 'otel_map': the path of a mapping file or a dict of its keys",
-        )
-    })?;
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        error(
-            py,
-            "ReadError",
-            format!("{file}: cannot read: {e}"),
-            At::file(file.clone()),
-        )
-    })?;
-    crate::otel::map_of(py, Some(&text), &file)
-}
-
-/// A Python list of the values of a column: a list, a tuple, or anything with `to_pylist()`
-/// (a pyarrow Array or ChunkedArray) or `tolist()` (a pandas Series, a numpy array).
-fn column<'py>(v: &Bound<'py, PyAny>, name: &str) -> PyResult<Bound<'py, PyList>> {
-    if let Ok(l) = v.downcast::<PyList>() {
-        return Ok(l.clone());
-    }
-    if let Ok(t) = v.downcast::<PyTuple>() {
-        return PyList::new(v.py(), t.iter());
-    }
-    for m in ["to_pylist", "tolist"] {
-        if v.hasattr(m)? {
-            return Ok(v.call_method0(m)?.downcast_into::<PyList>()?);
-        }
-    }
-    Err(PyTypeError::new_err(format!(
-        "{name} must be a list, a pyarrow array or a pandas Series, not {}",
-        v.get_type().name()?
-    )))
-}
-
-fn optional_strings(l: &Bound<'_, PyList>, name: &str) -> PyResult<Vec<Option<String>>> {
-    l.iter()
-        .map(|v| {
-            if v.is_none() {
-                Ok(None)
-            } else if let Ok(s) = v.extract::<String>() {
-                Ok(Some(s))
-            } else {
-                // Run ids may be numbers: their text, as a JSON event's would be.
-                match name {
-                    "runs" => Ok(Some(v.str()?.extract()?)),
-                    _ => Err(PyTypeError::new_err(format!(
-                        "{name} must hold str (or None), not {}",
-                        v.get_type().name()?
-                    ))),
-                }
-            }
-        })
-        .collect()
-}
-
-/// The order keys of a column; with `time_unit` (`"s"`, `"ms"`, `"us"`, `"ns"`) integers are
-/// Unix timestamps in that unit (as Spark's `unix_micros` gives them).
-fn keys_of(
-    orders: &Bound<'_, PyList>,
-    time_unit: Option<&str>,
-) -> PyResult<Vec<Result<OrderKey, EventError>>> {
-    let keys = order_keys(orders);
-    let Some(unit) = time_unit else {
-        return Ok(keys);
-    };
-    let scale: i128 = match unit {
-        "s" => 1_000_000_000,
-        "ms" => 1_000_000,
-        "us" => 1_000,
-        "ns" => 1,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "time_unit={unit:?}: expected {}",
-                crate::options::choices(&["s", "ms", "us", "ns"])
-            )))
-        }
-    };
-    Ok(keys
-        .into_iter()
-        .map(|k| match k {
-            Ok(OrderKey::Int(i)) => Ok(OrderKey::Time(i.saturating_mul(scale))),
-            k => k,
-        })
-        .collect())
 }
 
 /// Why runs are closed by `close` and `close_all`: `"end-of-input"` (the default), `"idle"` or
@@ -416,15 +291,7 @@ impl PyMonitor {
             given: given.unbind(),
             sopts,
             letters,
-            spans: otel.then(|| Spans {
-                map: map.unwrap_or_default(),
-                parents,
-                lines: 0,
-                letters: NameIndex::new(alphabet),
-                raw: Vec::new(),
-                buffers: SpanBuffers::default(),
-                lost: None,
-            }),
+            spans: otel.then(|| Spans::new(map.unwrap_or_default(), parents, alphabet)),
         };
         if let Some(Some(state)) = options.get::<Option<Vec<u8>>>("state")? {
             mon.restore(py, &state)?;
@@ -772,19 +639,7 @@ impl PyMonitor {
         spans: &Bound<'_, PyAny>,
         at: Option<String>,
     ) -> PyResult<Vec<CheckResult>> {
-        let text: String = if let Ok(b) = spans.downcast::<PyBytes>() {
-            String::from_utf8_lossy(b.as_bytes()).into_owned()
-        } else {
-            spans.extract().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "spans must be str or bytes (lines of OTLP JSON), not {}",
-                    spans
-                        .get_type()
-                        .name()
-                        .map_or_else(|_| "?".into(), |n| n.to_string())
-                ))
-            })?
-        };
+        let text = text_of(spans)?;
         let PyMonitor {
             engine,
             session,
@@ -800,59 +655,12 @@ impl PyMonitor {
                  monitor --otel`)",
             ));
         };
-        // Where the first line is: `at` (`FILE:LINE`, or a file whose lines count from 1),
-        // else the next of this monitor's lines.
-        let (file, first) = match at.as_deref() {
-            Some(a) => match a.rsplit_once(':').map(|(f, n)| (f, n.parse::<u64>())) {
-                Some((f, Ok(n))) => (f.to_string(), n),
-                _ => (a.to_string(), 1),
-            },
-            None => (source.clone(), spans.lines + 1),
-        };
         let wall = wall_now();
         let (out, taken) = py.allow_threads(|| {
             let m = engine.borrow_dependent();
-            let mut decided: Vec<Decision> = Vec::new();
-            let mut errors: Vec<Record> = Vec::new();
-            // The Error records of lines, keyed by the arrivals before them (as the command
-            // keys them).
-            let mut loose: Vec<(u64, Record)> = Vec::new();
-            let mut place = String::new();
-            let mut taken = 0u64;
-            let mut count = 0u64;
-            for (i, line) in text.lines().enumerate() {
-                count += 1;
-                if line.chars().all(char::is_whitespace) {
-                    continue;
-                }
-                place.clear();
-                place.push_str(&format!("{file}:{}", first + i as u64));
-                taken += push_line(
-                    Line {
-                        text: line,
-                        at: &place,
-                        wall,
-                        map: &spans.map,
-                        parents: spans.parents,
-                    },
-                    m,
-                    scratch,
-                    session,
-                    &spans.letters,
-                    &mut spans.raw,
-                    &mut spans.buffers,
-                    &mut errors,
-                    &mut decided,
-                    &mut spans.lost,
-                );
-                loose.extend(errors.drain(..).map(|r| (session.arrivals(), r)));
-            }
-            if at.is_none() {
-                spans.lines += count;
-            }
-            // The order the command writes a round's records in.
-            let out: Vec<Out> = in_order(&mut decided, &mut loose)
-                .into_iter()
+            let (written, taken) =
+                spans.push(m, session, scratch, &text, at.as_deref(), source, wall);
+            let out: Vec<Out> = (written.into_iter())
                 .map(|w| match w {
                     Written::Decided(d) => Out::Decided(d),
                     Written::Line(r) => Out::Plain(r),
