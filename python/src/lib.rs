@@ -19,16 +19,19 @@
 //! is in `compiled`, which the other topics use), `check` (checking
 //! one multitrace, many, or files), `result` (the `Result` class), `read` (multitraces in
 //! and out of Python), `generate`, `spark` (the native side of `multitrace.spark`), `monitor`
-//! (the live `Monitor` of `Model.monitor`), `otel` (OpenTelemetry spans: `read_otel` and
+//! (the live `Monitor` of `Model.monitor`; the columns it takes in `columns`, its spans in
+//! `live_spans`), `otel` (OpenTelemetry spans: `read_otel` and
 //! `spark.events_from_otel`),
 //! `options` (the one reading of the check options), `errors` (the exceptions) and
 //! `threads` (where Rust work runs). A new topic is a module with
 //! a `register` function, added to the list below.
 
 mod check;
+mod columns;
 mod compiled;
 mod errors;
 mod generate;
+mod live_spans;
 mod model;
 mod monitor;
 mod options;

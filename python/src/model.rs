@@ -220,15 +220,24 @@ impl Model {
     /// int order key is the position in the local trace, from `first_position`, and an event
     /// is held until the positions before it came; any other key is held until its run ends),
     /// `"positions"`, `"window"` (held in `reorder_window`), `"in-order"` (an assumption: an
-    /// event before one already checked gives its run an Error record) or `"end"`.
+    /// event before one already checked gives its run an Error record), `"end"` or
+    /// `"parents"` (spans, below).
     /// `reorder_window` holds events per location to restore their order: an int (events),
     /// seconds or a timedelta (of order keys), or `"unbounded"`; an event later than that
-    /// gives its run an Error record (0: `"in-order"`). At most `max_live_runs` runs are live (past it the
+    /// gives its run an Error record (0: `"in-order"`). With a duration window the watermark
+    /// (the largest timestamp seen, less the window) moves with the wall clock after
+    /// `idleness` (seconds or a timedelta; default: the window's length) without the event
+    /// clock moving, when `Monitor.advance` is called (as `multitrace monitor --idleness`).
+    /// `otel=True` makes a monitor of OpenTelemetry spans (`Monitor.push_otel`, as `multitrace
+    /// monitor --otel`), mapped by the rules of `read_otel` or `otel_map` (a mapping file's
+    /// path or a dict of its keys); then `"auto"` is `"parents"`: a service's events wait
+    /// while one of its spans' parents in that service has not come (spans are exported
+    /// children first). At most `max_live_runs` runs are live (past it the
     /// oldest idle one is closed, its record says so); `max_live_vertices` bounds one run's
     /// product (past it the run is checked from its traces; a Fail then says `late`). Events are named `SOURCE:N` (N from 1).
     /// `state` (bytes of `Monitor.state()`) resumes a monitor with the same options.
     #[pyo3(signature = (*args, **kwargs),
-        text_signature = "($self, mode='prefix', procedure='auto', witness=False, timeout_ms=10000, max_vertices=5000000, diagnosis=True, max_diagnosis_vertices=1000000, por=True, loc=True, memo=True, idle_timeout=None, end_action=None, arrival='auto', first_position=0, reorder_window=None, max_live_runs=1000000, max_live_vertices=4096, source='<python>', state=None)")]
+        text_signature = "($self, mode='prefix', procedure='auto', witness=False, timeout_ms=10000, max_vertices=5000000, diagnosis=True, max_diagnosis_vertices=1000000, por=True, loc=True, memo=True, idle_timeout=None, end_action=None, arrival='auto', first_position=0, reorder_window=None, idleness=None, max_live_runs=1000000, max_live_vertices=4096, otel=False, otel_map=None, source='<python>', state=None)")]
     fn monitor(
         slf: &Bound<'_, Self>,
         args: &Bound<'_, PyTuple>,

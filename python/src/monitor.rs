@@ -8,20 +8,21 @@
 //! state (`state()`, pickling) is the session's bytes behind a header naming the model's
 //! digest, so a state of another model or version is refused, never used.
 
+use crate::columns::{column, keys_of, optional_strings};
 use crate::compiled::Model;
 use crate::errors::{error, At};
+use crate::live_spans::{otel_map_of, text_of, Spans};
 use crate::options::{cli_defaults, Options, Signature};
 use crate::result::CheckResult;
-use crate::spark::order_keys;
 use multitrace_batch::Batch;
 use multitrace_check::Scratch;
 use multitrace_formats::events::{EventError, OrderKey};
 use multitrace_model::nfa::LetterId;
 use multitrace_model::record::{ErrorRecord, Record};
+use multitrace_monitor::drive::{Arrival, Written};
 use multitrace_monitor::session::{
     At as Place, Closed, Decision, LiveEvent, Reorder, Session, SessionOptions,
 };
-use multitrace_monitor::drive::Arrival;
 use multitrace_monitor::{Monitor, MonitorOptions, DEFAULT_MAX_LIVE_VERTICES};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -29,8 +30,8 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// `Model.monitor(<check options>, idle_timeout=None, end_action=None, arrival="auto",
-/// first_position=0, reorder_window=None, max_live_runs=1000000, max_live_vertices=4096,
-/// source="<python>", state=None)`.
+/// first_position=0, reorder_window=None, idleness=None, max_live_runs=1000000,
+/// max_live_vertices=4096, otel=False, otel_map=None, source="<python>", state=None)`.
 pub(crate) const MONITOR: Signature = Signature {
     name: "Model.monitor",
     before: &[],
@@ -40,15 +41,21 @@ pub(crate) const MONITOR: Signature = Signature {
         "arrival",
         "first_position",
         "reorder_window",
+        "idleness",
         "max_live_runs",
         "max_live_vertices",
+        "otel",
+        "otel_map",
         "source",
         "state",
     ],
 };
 
-/// The first bytes of a monitor's state: a name and a version, then the model's digest.
-const STATE_MAGIC: &[u8; 8] = b"MTMON\0\0\x01";
+/// The first bytes of a monitor's state: a name and a version, then the model's digest, the
+/// events and the lines of spans taken.
+const STATE_MAGIC: &[u8; 8] = b"MTMON\0\0\x02";
+/// The state of the version before, without the count of lines of spans (still read).
+const STATE_MAGIC_1: &[u8; 8] = b"MTMON\0\0\x01";
 
 type Mon<'a> = Monitor<'a>;
 
@@ -76,6 +83,8 @@ pub(crate) struct PyMonitor {
     sopts: SessionOptions,
     /// Letter ids by name.
     letters: std::collections::HashMap<String, LetterId>,
+    /// Spans (`otel=True`, `push_otel`): what follows them, as `multitrace monitor --otel`.
+    spans: Option<Spans>,
 }
 
 /// Seconds (int or float) or a `datetime.timedelta`, as a duration.
@@ -108,76 +117,24 @@ fn wall_now() -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
-/// A Python list of the values of a column: a list, a tuple, or anything with `to_pylist()`
-/// (a pyarrow Array or ChunkedArray) or `tolist()` (a pandas Series, a numpy array).
-fn column<'py>(v: &Bound<'py, PyAny>, name: &str) -> PyResult<Bound<'py, PyList>> {
-    if let Ok(l) = v.downcast::<PyList>() {
-        return Ok(l.clone());
-    }
-    if let Ok(t) = v.downcast::<PyTuple>() {
-        return PyList::new(v.py(), t.iter());
-    }
-    for m in ["to_pylist", "tolist"] {
-        if v.hasattr(m)? {
-            return Ok(v.call_method0(m)?.downcast_into::<PyList>()?);
-        }
-    }
-    Err(PyTypeError::new_err(format!(
-        "{name} must be a list, a pyarrow array or a pandas Series, not {}",
-        v.get_type().name()?
-    )))
-}
-
-fn optional_strings(l: &Bound<'_, PyList>, name: &str) -> PyResult<Vec<Option<String>>> {
-    l.iter()
-        .map(|v| {
-            if v.is_none() {
-                Ok(None)
-            } else if let Ok(s) = v.extract::<String>() {
-                Ok(Some(s))
-            } else {
-                // Run ids may be numbers: their text, as a JSON event's would be.
-                match name {
-                    "runs" => Ok(Some(v.str()?.extract()?)),
-                    _ => Err(PyTypeError::new_err(format!(
-                        "{name} must hold str (or None), not {}",
-                        v.get_type().name()?
-                    ))),
-                }
-            }
-        })
-        .collect()
-}
-
-/// The order keys of a column; with `time_unit` (`"s"`, `"ms"`, `"us"`, `"ns"`) integers are
-/// Unix timestamps in that unit (as Spark's `unix_micros` gives them).
-fn keys_of(
-    orders: &Bound<'_, PyList>,
-    time_unit: Option<&str>,
-) -> PyResult<Vec<Result<OrderKey, EventError>>> {
-    let keys = order_keys(orders);
-    let Some(unit) = time_unit else {
-        return Ok(keys);
+/// A wall-clock time on the clock of pushed events (Unix nanoseconds): seconds since the Unix
+/// epoch or a datetime; now when not given.
+fn wall_of(now: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+    let Some(v) = now.filter(|v| !v.is_none()) else {
+        return Ok(wall_now());
     };
-    let scale: i128 = match unit {
-        "s" => 1_000_000_000,
-        "ms" => 1_000_000,
-        "us" => 1_000,
-        "ns" => 1,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "time_unit={unit:?}: expected {}",
-                crate::options::choices(&["s", "ms", "us", "ns"])
-            )))
-        }
+    let secs: f64 = if v.hasattr("timestamp")? {
+        v.call_method0("timestamp")?.extract()?
+    } else if v.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err(
+            "now must be seconds since the Unix epoch or a datetime, not bool",
+        ));
+    } else {
+        v.extract().map_err(|_| {
+            PyTypeError::new_err("now must be seconds since the Unix epoch or a datetime")
+        })?
     };
-    Ok(keys
-        .into_iter()
-        .map(|k| match k {
-            Ok(OrderKey::Int(i)) => Ok(OrderKey::Time(i.saturating_mul(scale))),
-            k => k,
-        })
-        .collect())
+    Ok((secs.max(0.0) * 1e9) as u64)
 }
 
 /// Why runs are closed by `close` and `close_all`: `"end-of-input"` (the default), `"idle"` or
@@ -236,7 +193,10 @@ impl PyMonitor {
             Some(Some(v)) => Some(duration(&v, "idle_timeout")?),
             _ => None,
         };
-        let window = match options.get::<Option<Bound<'_, PyAny>>>("reorder_window")?.flatten() {
+        let window = match options
+            .get::<Option<Bound<'_, PyAny>>>("reorder_window")?
+            .flatten()
+        {
             None => None,
             Some(v) if v.is_instance_of::<pyo3::types::PyInt>() => {
                 Some(Reorder::Events(v.extract::<usize>()?))
@@ -245,7 +205,7 @@ impl PyMonitor {
                 Some(Reorder::Unbounded)
             }
             Some(v) => Some(Reorder::Span(
-                duration(&v, "reorder_window")?.as_nanos() as u64,
+                duration(&v, "reorder_window")?.as_nanos() as u64
             )),
         };
         let arrival = options
@@ -254,22 +214,42 @@ impl PyMonitor {
         let arrival = Arrival::from_name(&arrival).ok_or_else(|| {
             PyValueError::new_err(format!(
                 "arrival={arrival:?}: expected {}",
-                crate::options::choices(&["auto", "positions", "window", "in-order", "end"])
+                crate::options::choices(&[
+                    "auto",
+                    "parents",
+                    "positions",
+                    "window",
+                    "in-order",
+                    "end"
+                ])
             ))
         })?;
         let first = options.get::<i64>("first_position")?.unwrap_or(0);
-        // Events, not spans: no parents to follow.
-        let (reorder, _) = arrival.reorder(first, window, false).map_err(|_| {
+        let otel = options.get::<bool>("otel")?.unwrap_or(false);
+        let map = match options
+            .get::<Option<Bound<'_, PyAny>>>("otel_map")?
+            .flatten()
+        {
+            None => None,
+            Some(_) if !otel => {
+                return Err(PyValueError::new_err(
+                    "otel_map goes with otel=True (a monitor of spans)",
+                ))
+            }
+            Some(v) => Some(otel_map_of(&v)?),
+        };
+        let (reorder, parents) = arrival.reorder(first, window, otel).map_err(|_| {
             PyValueError::new_err(match (arrival, window) {
-                (Arrival::Parents, _) => "arrival='parents' follows OpenTelemetry spans, which \
-                    `multitrace monitor --otel` reads; a Monitor takes events"
+                (Arrival::Parents, _) => "arrival='parents' follows OpenTelemetry spans: it \
+                    needs otel=True (spans given to push_otel)"
                     .to_string(),
                 (Arrival::Window, None) => {
                     "arrival='window' needs reorder_window (events, seconds or a timedelta)"
                         .to_string()
                 }
                 _ => format!(
-                    "reorder_window goes with arrival='window' or 'auto', not with arrival={:?}",
+                    "reorder_window goes with arrival='window', 'auto' or 'parents', not with \
+                     arrival={:?}",
                     arrival.name()
                 ),
             })
@@ -280,10 +260,18 @@ impl PyMonitor {
                 "max_live_runs=0: at least one run must be live",
             ));
         }
+        let idleness = match options
+            .get::<Option<Bound<'_, PyAny>>>("idleness")?
+            .flatten()
+        {
+            Some(v) => Some(duration(&v, "idleness")?),
+            None => None,
+        };
         let sopts = SessionOptions {
             end_letter,
             idle_timeout,
             reorder,
+            idleness,
             max_live_runs,
             ..SessionOptions::default()
         };
@@ -303,6 +291,7 @@ impl PyMonitor {
             given: given.unbind(),
             sopts,
             letters,
+            spans: otel.then(|| Spans::new(map.unwrap_or_default(), parents, alphabet)),
         };
         if let Some(Some(state)) = options.get::<Option<Vec<u8>>>("state")? {
             mon.restore(py, &state)?;
@@ -323,16 +312,21 @@ impl PyMonitor {
                 At::default(),
             )
         };
-        let Some(rest) = state.strip_prefix(STATE_MAGIC.as_slice()) else {
+        let (rest, header) = if let Some(rest) = state.strip_prefix(STATE_MAGIC.as_slice()) {
+            (rest, 24)
+        } else if let Some(rest) = state.strip_prefix(STATE_MAGIC_1.as_slice()) {
+            (rest, 16)
+        } else {
             return Err(bad(
                 "not a multitrace monitor state of this version (Monitor.state() writes one)"
                     .into(),
             ));
         };
         let (digest, rest) = rest
-            .split_at_checked(16)
+            .split_at_checked(header)
             .ok_or_else(|| bad("truncated".into()))?;
-        let (d, n) = digest.split_at(8);
+        let (d, counts) = digest.split_at(8);
+        let (n, lines) = counts.split_at(8);
         let d = u64::from_le_bytes(d.try_into().expect("8 bytes"));
         if d != self.digest() {
             return Err(bad(format!(
@@ -344,15 +338,24 @@ impl PyMonitor {
         let session = Session::from_bytes(rest, self.sopts).map_err(|e| bad(e.to_string()))?;
         self.session = session;
         self.events = events;
+        if let Some(spans) = &mut self.spans {
+            spans.lines = match lines.try_into() {
+                Ok(l) => u64::from_le_bytes(l),
+                Err(_) => 0,
+            };
+            spans.lost = None;
+        }
         Ok(())
     }
 
     fn state_bytes(&self) -> Vec<u8> {
         let s = self.session.to_bytes();
-        let mut out = Vec::with_capacity(24 + s.len());
+        let mut out = Vec::with_capacity(32 + s.len());
         out.extend_from_slice(STATE_MAGIC);
         out.extend_from_slice(&self.digest().to_le_bytes());
         out.extend_from_slice(&self.events.to_le_bytes());
+        let lines = self.spans.as_ref().map_or(0, |s| s.lines);
+        out.extend_from_slice(&lines.to_le_bytes());
         out.extend_from_slice(&s);
         out
     }
@@ -600,23 +603,73 @@ impl PyMonitor {
         py: Python<'_>,
         now: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<CheckResult>> {
-        let now = match now {
-            None => wall_now(),
-            Some(v) if v.is_none() => wall_now(),
-            Some(v) => {
-                let secs: f64 = if v.hasattr("timestamp")? {
-                    v.call_method0("timestamp")?.extract()?
-                } else {
-                    v.extract().map_err(|_| {
-                        PyTypeError::new_err(
-                            "now must be seconds since the Unix epoch or a datetime",
-                        )
-                    })?
-                };
-                (secs.max(0.0) * 1e9) as u64
-            }
-        };
+        let now = wall_of(now)?;
         Ok(self.close_with(py, move |m, s, sc, out| s.close_idle(m, sc, now, out)))
+    }
+
+    /// Moves the watermark of an event-time `reorder_window` to the wall clock `now` (seconds
+    /// since the Unix epoch, or a datetime; default: now), as `multitrace monitor` does
+    /// between its reads: after `idleness` without the event clock moving (the largest
+    /// timestamp seen), the clock moves on with the wall clock, and every held event more
+    /// than the window below it is checked. Returns the records decided (a Fail that waited
+    /// in the window comes so without more events). Nothing without a duration
+    /// `reorder_window`.
+    #[pyo3(signature = (now=None))]
+    fn advance(
+        &mut self,
+        py: Python<'_>,
+        now: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<CheckResult>> {
+        let now = wall_of(now)?;
+        Ok(self.close_with(py, move |m, s, sc, out| s.advance(m, sc, now, out)))
+    }
+
+    /// Takes OpenTelemetry spans (a monitor made with `otel=True`): `spans` (str or bytes)
+    /// holds one OTLP JSON ExportTraceServiceRequest per line (a line of the Collector's file
+    /// exporter, or several), mapped to events as `multitrace monitor --otel` maps them (by
+    /// the rules of `read_otel`, or `otel_map`). Returns the records decided, in the order the
+    /// command writes them. A line that is not a request gives an Error record (no run), and
+    /// each run it names an Error; when it may hold spans of runs it does not name, every run
+    /// that gets a span later gets an Error naming it. Lines are named `SOURCE:N` (N from 1,
+    /// counting the lines taken), or from `at` (`FILE:LINE` of the first line).
+    #[pyo3(signature = (spans, at=None))]
+    fn push_otel(
+        &mut self,
+        py: Python<'_>,
+        spans: &Bound<'_, PyAny>,
+        at: Option<String>,
+    ) -> PyResult<Vec<CheckResult>> {
+        let text = text_of(spans)?;
+        let PyMonitor {
+            engine,
+            session,
+            scratch,
+            source,
+            spans,
+            events,
+            ..
+        } = self;
+        let Some(spans) = spans.as_mut() else {
+            return Err(PyValueError::new_err(
+                "push_otel takes spans on a monitor made with otel=True (as `multitrace \
+                 monitor --otel`)",
+            ));
+        };
+        let wall = wall_now();
+        let (out, taken) = py.allow_threads(|| {
+            let m = engine.borrow_dependent();
+            let (written, taken) =
+                spans.push(m, session, scratch, &text, at.as_deref(), source, wall);
+            let out: Vec<Out> = (written.into_iter())
+                .map(|w| match w {
+                    Written::Decided(d) => Out::Decided(d),
+                    Written::Line(r) => Out::Plain(r),
+                })
+                .collect();
+            (out, taken)
+        });
+        *events += taken;
+        Ok(self.results(out))
     }
 
     /// Ends every run (the end of the input), oldest first: their records (`why` as in

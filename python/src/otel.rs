@@ -18,7 +18,7 @@ use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
 
 /// The mapping: the rules' defaults, or the text of a mapping file (`file` names it).
-fn map_of(py: Python<'_>, text: Option<&str>, file: &str) -> PyResult<OtelMap> {
+pub(crate) fn map_of(py: Python<'_>, text: Option<&str>, file: &str) -> PyResult<OtelMap> {
     match text {
         None => Ok(OtelMap::default()),
         Some(t) => parse_otel_map(file, t).map_err(|e| {

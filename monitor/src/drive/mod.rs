@@ -26,4 +26,4 @@ pub use durations::{parse_duration, parse_window, Arrival};
 pub use options::{live_check_options, DriveOptions, OtelMap};
 pub use run::{drive, Status};
 pub use start::{Start, StartError};
-pub use write::{LineFormat, Totals};
+pub use write::{in_order, LineFormat, Totals, Written};

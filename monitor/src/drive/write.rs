@@ -44,9 +44,7 @@ impl Totals {
         }
     }
 
-    /// Writes a round's records in the order of their deciding events (a run decided at once
-    /// and one decided when settled keep the order of their events), then the closes, with
-    /// the Error records of lines without a run where they were read; empties both lists.
+    /// Writes a round's records in their order ([`in_order`]); empties both lists.
     pub fn write(
         &mut self,
         out: &mut dyn Write,
@@ -55,24 +53,49 @@ impl Totals {
         loose: &mut Vec<(u64, Record)>,
         format: LineFormat,
     ) -> std::io::Result<()> {
-        decided.sort_by_key(|d| d.arrival);
-        let mut loose_records = loose.drain(..).peekable();
-        for d in decided.drain(..) {
-            while let Some((_, r)) = loose_records.next_if(|(k, _)| *k < d.arrival) {
-                self.bad = true;
-                self.written += print(out, &r, None, format)?;
+        for w in in_order(decided, loose) {
+            match w {
+                Written::Line(r) => {
+                    self.bad = true;
+                    self.written += print(out, &r, None, format)?;
+                }
+                Written::Decided(d) => {
+                    self.records += 1;
+                    self.fails +=
+                        u64::from(matches!(&d.verdict, Ok(v) if v.kind == VerdictKind::Fail));
+                    self.bad |= d.verdict.is_err();
+                    self.written += print(out, &d.record(m), Some(&d), format)?;
+                }
             }
-            self.records += 1;
-            self.fails += u64::from(matches!(&d.verdict, Ok(v) if v.kind == VerdictKind::Fail));
-            self.bad |= d.verdict.is_err();
-            self.written += print(out, &d.record(m), Some(&d), format)?;
-        }
-        for (_, r) in loose_records {
-            self.bad = true;
-            self.written += print(out, &r, None, format)?;
         }
         Ok(())
     }
+}
+
+/// A record of a round: a run's decision, or the Error record of a line without a run.
+pub enum Written {
+    /// A run's record.
+    Decided(Decision),
+    /// A line's own Error record.
+    Line(Record),
+}
+
+/// A round's records in the order they are written: the decisions in the order of their
+/// deciding events (a run decided at once and one decided when settled keep the order of
+/// their events), then the closes, with the Error records of lines without a run (`loose`,
+/// keyed by the session's arrivals before them) where they were read; empties both lists.
+pub fn in_order(decided: &mut Vec<Decision>, loose: &mut Vec<(u64, Record)>) -> Vec<Written> {
+    decided.sort_by_key(|d| d.arrival);
+    let mut out = Vec::with_capacity(decided.len() + loose.len());
+    let mut loose_records = loose.drain(..).peekable();
+    for d in decided.drain(..) {
+        while let Some((_, r)) = loose_records.next_if(|(k, _)| *k < d.arrival) {
+            out.push(Written::Line(r));
+        }
+        out.push(Written::Decided(d));
+    }
+    out.extend(loose_records.map(|(_, r)| Written::Line(r)));
+    out
 }
 
 /// Prints a record (with the monitor's additions); returns the bytes written.

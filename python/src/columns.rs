@@ -1,0 +1,81 @@
+//! The columns `Monitor.push_many` takes (lists, tuples, pyarrow arrays, pandas Series), as
+//! Python lists and the runtime's values: run ids and actions as text, order keys read as the
+//! Spark side reads them (`spark::order_keys`), integers as timestamps with a `time_unit`.
+
+use crate::spark::order_keys;
+use multitrace_formats::events::{EventError, OrderKey};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+
+/// A Python list of the values of a column: a list, a tuple, or anything with `to_pylist()`
+/// (a pyarrow Array or ChunkedArray) or `tolist()` (a pandas Series, a numpy array).
+pub(crate) fn column<'py>(v: &Bound<'py, PyAny>, name: &str) -> PyResult<Bound<'py, PyList>> {
+    if let Ok(l) = v.downcast::<PyList>() {
+        return Ok(l.clone());
+    }
+    if let Ok(t) = v.downcast::<PyTuple>() {
+        return PyList::new(v.py(), t.iter());
+    }
+    for m in ["to_pylist", "tolist"] {
+        if v.hasattr(m)? {
+            return Ok(v.call_method0(m)?.downcast_into::<PyList>()?);
+        }
+    }
+    Err(PyTypeError::new_err(format!(
+        "{name} must be a list, a pyarrow array or a pandas Series, not {}",
+        v.get_type().name()?
+    )))
+}
+
+pub(crate) fn optional_strings(l: &Bound<'_, PyList>, name: &str) -> PyResult<Vec<Option<String>>> {
+    l.iter()
+        .map(|v| {
+            if v.is_none() {
+                Ok(None)
+            } else if let Ok(s) = v.extract::<String>() {
+                Ok(Some(s))
+            } else {
+                // Run ids may be numbers: their text, as a JSON event's would be.
+                match name {
+                    "runs" => Ok(Some(v.str()?.extract()?)),
+                    _ => Err(PyTypeError::new_err(format!(
+                        "{name} must hold str (or None), not {}",
+                        v.get_type().name()?
+                    ))),
+                }
+            }
+        })
+        .collect()
+}
+
+/// The order keys of a column; with `time_unit` (`"s"`, `"ms"`, `"us"`, `"ns"`) integers are
+/// Unix timestamps in that unit (as Spark's `unix_micros` gives them).
+pub(crate) fn keys_of(
+    orders: &Bound<'_, PyList>,
+    time_unit: Option<&str>,
+) -> PyResult<Vec<Result<OrderKey, EventError>>> {
+    let keys = order_keys(orders);
+    let Some(unit) = time_unit else {
+        return Ok(keys);
+    };
+    let scale: i128 = match unit {
+        "s" => 1_000_000_000,
+        "ms" => 1_000_000,
+        "us" => 1_000,
+        "ns" => 1,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "time_unit={unit:?}: expected {}",
+                crate::options::choices(&["s", "ms", "us", "ns"])
+            )))
+        }
+    };
+    Ok(keys
+        .into_iter()
+        .map(|k| match k {
+            Ok(OrderKey::Int(i)) => Ok(OrderKey::Time(i.saturating_mul(scale))),
+            k => k,
+        })
+        .collect())
+}
