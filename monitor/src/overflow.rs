@@ -3,7 +3,6 @@
 //! never `Inconclusive` for the product's sake, and a Fail found so says since when it may
 //! have been certain ([`Late`]).
 
-use super::behind::Behind;
 use super::late::{Late, LateNote, LateWhy};
 use super::product::TooWide;
 use super::run::{Known, LiveRun, Monitor, Standing};
@@ -18,12 +17,7 @@ impl Monitor<'_> {
     /// batch check at its end), never `Inconclusive` for the product's sake; a Fail found so
     /// says since when it may have been certain ([`Late`]).
     pub(super) fn overflow(&self, run: &mut LiveRun, w: TooWide) {
-        run.product = None;
-        run.guess = None;
-        run.behind = Behind::default();
-        run.unchecked = Vec::new();
-        run.quiet = 0;
-        run.checked = None;
+        run.drop_product();
         // The events before this one are a multi-prefix unless a search ran out since the
         // last check that said so (then the Fail may be certain from that search on).
         let since = match (run.unsure, run.late) {
@@ -59,12 +53,7 @@ impl Monitor<'_> {
         }
         let j = self.engine.model().alphabet.location(letter).index();
         run.traces[j].push(letter);
-        run.product = None;
-        run.guess = None;
-        run.behind = Behind::default();
-        run.unchecked = Vec::new();
-        run.quiet = 0;
-        run.checked = None;
+        run.drop_product();
         run.local = Vec::new();
         // (Nothing is known of the traces now: the end's check assumes nothing.)
         run.unsure = true;

@@ -195,6 +195,17 @@ impl LiveRun {
         self.late
     }
 
+    /// Drops the product and what goes with it (its guess, the events it skipped, the events
+    /// fed unchecked since its last check): a run decided, or checked from its traces now.
+    pub(super) fn drop_product(&mut self) {
+        self.product = None;
+        self.guess = None;
+        self.behind = Behind::default();
+        self.unchecked = Vec::new();
+        self.quiet = 0;
+        self.checked = None;
+    }
+
     /// A check found the run's events a multi-prefix: nothing is unsure any more.
     fn sure(&mut self) {
         self.unsure = false;
@@ -645,13 +656,8 @@ impl<'e> Monitor<'e> {
     /// Marks the run decided at event `at` and frees what a decided run no longer needs.
     pub(super) fn decide(&self, run: &mut LiveRun, at: u64, kind: VerdictKind) {
         run.standing = Standing::Decided(at, kind);
-        run.product = None;
+        run.drop_product();
         run.traces = Vec::new();
-        run.unchecked = Vec::new();
-        run.quiet = 0;
-        run.checked = None;
-        run.guess = None;
-        run.behind = Behind::default();
         run.local = Vec::new();
     }
 

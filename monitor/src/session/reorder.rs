@@ -194,8 +194,23 @@ pub(super) fn feed_if_refused(
     if !m.never_reads(&live.run, first.letter) {
         return;
     }
-    let h = w.held[j].remove(0);
     let fed = live.fed[j];
+    feed_first(m, scratch, places, id, live, j, out);
+    live.fed[j] = fed;
+}
+
+/// Feeds location `j`'s first held event (there is one).
+fn feed_first(
+    m: &Monitor<'_>,
+    scratch: &mut Scratch,
+    places: &mut Places,
+    id: &str,
+    live: &mut Live,
+    j: usize,
+    out: &mut Vec<Decision>,
+) {
+    let w = live.window.as_mut().expect("a held event");
+    let h = w.held[j].remove(0);
     feed(
         m,
         scratch,
@@ -208,7 +223,6 @@ pub(super) fn feed_if_refused(
         At::Text(&h.at),
         out,
     );
-    live.fed[j] = fed;
 }
 
 /// Feeds location `j`'s held events whose timestamps are below `watermark` (nanoseconds),
@@ -235,19 +249,7 @@ pub(super) fn release_below(
             }) if *t < watermark => {}
             _ => return feed_if_refused(m, scratch, places, id, live, j, out),
         }
-        let h = w.held[j].remove(0);
-        feed(
-            m,
-            scratch,
-            places,
-            id,
-            live,
-            j,
-            h.letter,
-            h.key,
-            At::Text(&h.at),
-            out,
-        );
+        feed_first(m, scratch, places, id, live, j, out);
     }
 }
 
@@ -286,8 +288,6 @@ pub(super) fn release(
         if !go {
             return feed_if_refused(m, scratch, places, id, live, j, out);
         }
-        let h = w.held[j].remove(0);
-        let at = At::Text(&h.at);
-        feed(m, scratch, places, id, live, j, h.letter, h.key, at, out);
+        feed_first(m, scratch, places, id, live, j, out);
     }
 }
