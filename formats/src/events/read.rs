@@ -344,6 +344,8 @@ pub struct EventReader {
     probed: bool,
     /// The field names, prepared for the fast path's scan.
     fields: super::scan::FlatFields,
+    /// Why the last line read is not UTF-8 (set by `next_line`).
+    bad_utf8: Option<String>,
 }
 
 /// Events looked at to tell a field name absent from the input (a wrong `--run-field`...)
@@ -412,6 +414,7 @@ impl EventReader {
             done: false,
             ahead: VecDeque::new(),
             probed: false,
+            bad_utf8: None,
             fields: super::scan::FlatFields::new(
                 &opts.run_field,
                 &opts.action_field,
@@ -502,9 +505,19 @@ impl EventReader {
             }),
             Raw::Line(bytes) => {
                 self.line += 1;
+                // JSON and CSV event logs are UTF-8: a line that is not is refused (never read
+                // lossily, which would merge `r\xff` and `r\xfe` into one run).
                 let mut text = match String::from_utf8(bytes) {
                     Ok(t) => t,
-                    Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                    Err(e) => {
+                        let at = e.utf8_error().valid_up_to();
+                        self.bad_utf8 = Some(format!(
+                            "invalid UTF-8 (byte 0x{:02x}) at column {}: event logs must be UTF-8",
+                            e.as_bytes()[at],
+                            at + 1
+                        ));
+                        String::from_utf8_lossy(e.as_bytes()).into_owned()
+                    }
                 };
                 while text.ends_with('\n') || text.ends_with('\r') {
                     text.pop();
@@ -594,9 +607,15 @@ impl EventReader {
             }
             let line = &bytes[..n];
             let scanned = if csv {
-                self.columns.and_then(|cols| csv_fast(line, &cols))
+                self.columns
+                    .filter(|_| std::str::from_utf8(line).is_ok())
+                    .and_then(|cols| csv_fast(line, &cols))
             } else {
-                super::scan::scan_raw_with(line, &self.fields).map(|s| (s.run, s.action, s.order))
+                // A line that is not UTF-8 anywhere is refused by `next_event`.
+                std::str::from_utf8(line)
+                    .ok()
+                    .and_then(|_| super::scan::scan_raw_with(line, &self.fields))
+                    .map(|s| (s.run, s.action, s.order))
             };
             // Where the fields are in the block (their bytes are borrowed again below).
             let base = bytes.as_ptr() as usize - range.start;
@@ -659,6 +678,19 @@ impl EventReader {
                 return Ok(None);
             };
             let line = self.line;
+            if let Some(why) = self.bad_utf8.take() {
+                // The run is known only when its id holds no replaced byte.
+                let run = match self.format {
+                    EventFormat::Jsonl => bad_line_run(&text, &self.opts),
+                    EventFormat::Csv => None,
+                }
+                .filter(|r| !r.contains('\u{FFFD}'));
+                return Ok(Some(self.event(
+                    line,
+                    run,
+                    Err(EventError::Unreadable(why)),
+                )));
+            }
             if text.trim().is_empty() {
                 continue;
             }

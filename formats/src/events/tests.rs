@@ -451,3 +451,51 @@ proptest::proptest! {
         );
     }
 }
+
+/// A line that is not UTF-8 (in the run id, the action or a field not read) is refused with
+/// the byte and its column, by the fast path and the full reader alike: never read lossily,
+/// so `r\xff` and `r\xfe` are not merged into one run `r\u{FFFD}`.
+#[test]
+fn invalid_utf8_lines_are_refused() {
+    let opts = EventOptions::default();
+    let mut text = Vec::new();
+    text.extend_from_slice(b"{\"run\":\"r\xff\",\"action\":\"a\",\"order\":1}\n");
+    text.extend_from_slice(b"{\"run\":\"r\xfe\",\"action\":\"a\",\"order\":2}\n");
+    text.extend_from_slice(b"{\"run\":\"s\",\"action\":\"a\xff\",\"order\":3}\n");
+    text.extend_from_slice(b"{\"run\":\"t\",\"action\":\"a\",\"order\":4,\"x\":\"\xc3\"}\n");
+    text.extend_from_slice(b"{\"run\":\"u\",\"action\":\"a\",\"order\":5}\n");
+    for fast in [true, false] {
+        let seen = read_all(&text, EventFormat::Jsonl, &opts, fast);
+        let why = |col: u32, byte: &str| {
+            Err(EventError::Unreadable(format!(
+                "invalid UTF-8 (byte 0x{byte}) at column {col}: event logs must be UTF-8"
+            )))
+        };
+        assert_eq!(seen[0], Ok((1, None, why(10, "ff"))), "fast {fast}");
+        assert_eq!(seen[1], Ok((2, None, why(10, "fe"))), "fast {fast}");
+        assert_eq!(seen[2], Ok((3, Some("s".into()), why(23, "ff"))));
+        assert_eq!(seen[3], Ok((4, Some("t".into()), why(40, "c3"))));
+        assert_eq!(
+            seen[4],
+            Ok((5, Some("u".into()), Ok(("a".into(), OrderKey::Int(5)))))
+        );
+    }
+    let csv = b"run,action,order\nr\xff,a,1\nr,a,2\n";
+    for fast in [true, false] {
+        let seen = read_all(csv, EventFormat::Csv, &opts, fast);
+        assert_eq!(
+            seen[0],
+            Ok((
+                2,
+                None,
+                Err(EventError::Unreadable(
+                    "invalid UTF-8 (byte 0xff) at column 2: event logs must be UTF-8".into()
+                ))
+            ))
+        );
+        assert_eq!(
+            seen[1],
+            Ok((3, Some("r".into()), Ok(("a".into(), OrderKey::Int(2)))))
+        );
+    }
+}

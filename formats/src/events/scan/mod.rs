@@ -3,8 +3,8 @@
 //! line: only the strings kept are checked).
 //!
 //! Exactness: [`scan_bytes`] answers only when its answer is the one the full parser
-//! ([`super::read::jsonl_event_full`] of the line read as UTF-8, invalid bytes replaced by
-//! U+FFFD as the reader does) would give: the line is one flat JSON object whose values are
+//! ([`super::read::jsonl_event_full`] of the line read as UTF-8) would give (the reader
+//! checks the whole line as UTF-8 before the scan and refuses a line that is not): the line is one flat JSON object whose values are
 //! strings without escapes, integers, `true`, `false` or `null`, the run, action and order
 //! fields each appear once, the run id is a string or an integer (of `i64`/`u64`), the action a
 //! string and the order key an integer (of `i64`/`u64`) or a string that reads as a key; the
