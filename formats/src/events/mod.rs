@@ -43,6 +43,7 @@
 //! as letters on the engine's offline path, `multitrace_batch::offline`).
 
 mod block;
+mod entries;
 pub mod event;
 pub mod group;
 pub mod headers;

@@ -1,6 +1,7 @@
 //! One event per line: JSON Lines objects, or CSV records under a header row.
 
 use super::block::Blocks;
+use super::entries::{duplicate_column, json_str, Entries};
 use super::event::{EventError, EventFormat, EventOptions, EventReadError, Field, RawEvent};
 use super::key::{OrderKey, OrderKeyError};
 use crate::input::{read_line_bounded, LineRead};
@@ -38,7 +39,7 @@ pub fn jsonl_event_full(
     text: &str,
     opts: &EventOptions,
 ) -> (Option<String>, Result<(String, OrderKey), EventError>) {
-    let v: Value = match serde_json::from_str(text) {
+    let v: Entries = match serde_json::from_str(text) {
         Ok(v) => v,
         Err(e) => {
             return (
@@ -47,9 +48,31 @@ pub fn jsonl_event_full(
             )
         }
     };
-    let Value::Object(map) = &v else {
+    let Entries(Some(entries)) = v else {
         return (None, Err(EventError::NotAnObject));
     };
+    // A field read twice is refused (a map would keep the last silently), as duplicate
+    // `traces` keys are in multitrace files; only the fields read are checked, as the fast
+    // path checks them.
+    let mut map = serde_json::Map::new();
+    for (key, value) in entries {
+        let read = [&opts.run_field, &opts.action_field, &opts.order_field];
+        if map.contains_key(&key) && read.contains(&&key) {
+            let run = if key == opts.run_field {
+                None
+            } else {
+                map.get(&opts.run_field).and_then(field_text)
+            };
+            let why = format!(
+                "duplicate key {}{}",
+                json_str(&key),
+                duplicate_column(text, &key)
+            );
+            return (run, Err(EventError::Unreadable(why)));
+        }
+        map.insert(key, value);
+    }
+    let map = &map;
     let run = map.get(&opts.run_field).and_then(field_text);
     let body = (|| {
         if run.is_none() {
@@ -733,64 +756,5 @@ impl EventReader {
                 }
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod cut_line_tests {
-    use super::*;
-
-    #[test]
-    fn the_run_of_a_cut_json_line_is_read_only_when_whole() {
-        let f = |p: &str| json_prefix_field(p, "run");
-        assert_eq!(
-            f(r#"{"run": "s1", "action": "a", "pad": "xx"#),
-            Some("s1".into())
-        );
-        assert_eq!(
-            f(r#"{"a": {"run": "no", "b": [1, "]"]}, "run": 7, "x"#),
-            Some("7".into())
-        );
-        assert_eq!(f(r#"{"run": "s1"#), None, "the id itself is cut");
-        assert_eq!(f(r#"{"run": 12"#), None, "a number may go on");
-        assert_eq!(f(r#"{"pad": "xxxxxxxxx"#), None);
-        assert_eq!(f(r#"{"x\"run": 1, "run": "b", "#), Some("b".into()));
-    }
-
-    #[test]
-    fn a_line_that_is_not_json_names_its_run_when_it_holds_it_once() {
-        let opts = EventOptions::default();
-        let (run, body) = jsonl_event(r#"{"run": "s1", "action": "a!m", "ord"#, &opts);
-        assert_eq!(run.as_deref(), Some("s1"));
-        assert!(matches!(body, Err(EventError::NotJson(_))), "{body:?}");
-        // Two events run together: neither run is known for sure.
-        let two = r#"{"run": "s1", "action": "a!m"{"run": "s2", "action": "b!m", "order": 1}"#;
-        assert_eq!(jsonl_event(two, &opts).0, None);
-        assert_eq!(jsonl_event(r#"{"action": "a!m", "ru"#, &opts).0, None);
-    }
-
-    #[test]
-    fn a_cut_line_with_a_known_run_is_a_bad_event_and_reading_goes_on() {
-        let opts = EventOptions {
-            max_line_bytes: 40,
-            ..EventOptions::default()
-        };
-        let pad = "x".repeat(200);
-        let text = format!(
-            "{{\"run\":\"s1\",\"action\":\"a\",\"order\":1,\"pad\":\"{pad}\"}}\n{{\"run\":\"s2\",\"action\":\"b\",\"order\":1}}\n"
-        );
-        let mut r = EventReader::new(
-            "ev".into(),
-            Box::new(std::io::Cursor::new(text.into_bytes())),
-            EventFormat::Jsonl,
-            &opts,
-        );
-        let first = r.next_event().unwrap().unwrap();
-        assert_eq!(first.run.as_deref(), Some("s1"));
-        assert_eq!(first.body, Err(EventError::LineTooLong(40)));
-        assert_eq!(first.line, 1);
-        let second = r.next_event().unwrap().unwrap();
-        assert_eq!((second.run.as_deref(), second.line), (Some("s2"), 2));
-        assert!(r.next_event().unwrap().is_none());
     }
 }

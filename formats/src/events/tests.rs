@@ -499,3 +499,86 @@ fn invalid_utf8_lines_are_refused() {
         );
     }
 }
+
+/// A field read twice in one event is refused, naming the key and its column (not the last
+/// one kept silently); a field not read may be repeated.
+#[test]
+fn duplicate_keys_are_refused() {
+    let opts = EventOptions::default();
+    let text = b"{\"run\":\"a\",\"run\":\"b\",\"action\":\"x\",\"order\":1}\n\
+        {\"run\":\"c\",\"action\":\"x\",\"order\":1,\"order\":2}\n\
+        {\"run\":\"d\",\"action\":\"x\",\"order\":1,\"z\":1,\"z\":2}\n";
+    for fast in [true, false] {
+        let seen = read_all(text, EventFormat::Jsonl, &opts, fast);
+        let dup = |k: &str, c: u32| {
+            Err(EventError::Unreadable(format!(
+                "duplicate key \"{k}\" at column {c}"
+            )))
+        };
+        assert_eq!(seen[0], Ok((1, None, dup("run", 12))));
+        assert_eq!(seen[1], Ok((2, Some("c".into()), dup("order", 35))));
+        assert_eq!(
+            seen[2],
+            Ok((3, Some("d".into()), Ok(("x".into(), OrderKey::Int(1)))))
+        );
+    }
+}
+
+mod cut_line_tests {
+    use super::read::*;
+    use super::*;
+
+    #[test]
+    fn the_run_of_a_cut_json_line_is_read_only_when_whole() {
+        let f = |p: &str| json_prefix_field(p, "run");
+        assert_eq!(
+            f(r#"{"run": "s1", "action": "a", "pad": "xx"#),
+            Some("s1".into())
+        );
+        assert_eq!(
+            f(r#"{"a": {"run": "no", "b": [1, "]"]}, "run": 7, "x"#),
+            Some("7".into())
+        );
+        assert_eq!(f(r#"{"run": "s1"#), None, "the id itself is cut");
+        assert_eq!(f(r#"{"run": 12"#), None, "a number may go on");
+        assert_eq!(f(r#"{"pad": "xxxxxxxxx"#), None);
+        assert_eq!(f(r#"{"x\"run": 1, "run": "b", "#), Some("b".into()));
+    }
+
+    #[test]
+    fn a_line_that_is_not_json_names_its_run_when_it_holds_it_once() {
+        let opts = EventOptions::default();
+        let (run, body) = jsonl_event(r#"{"run": "s1", "action": "a!m", "ord"#, &opts);
+        assert_eq!(run.as_deref(), Some("s1"));
+        assert!(matches!(body, Err(EventError::NotJson(_))), "{body:?}");
+        // Two events run together: neither run is known for sure.
+        let two = r#"{"run": "s1", "action": "a!m"{"run": "s2", "action": "b!m", "order": 1}"#;
+        assert_eq!(jsonl_event(two, &opts).0, None);
+        assert_eq!(jsonl_event(r#"{"action": "a!m", "ru"#, &opts).0, None);
+    }
+
+    #[test]
+    fn a_cut_line_with_a_known_run_is_a_bad_event_and_reading_goes_on() {
+        let opts = EventOptions {
+            max_line_bytes: 40,
+            ..EventOptions::default()
+        };
+        let pad = "x".repeat(200);
+        let text = format!(
+            "{{\"run\":\"s1\",\"action\":\"a\",\"order\":1,\"pad\":\"{pad}\"}}\n{{\"run\":\"s2\",\"action\":\"b\",\"order\":1}}\n"
+        );
+        let mut r = EventReader::new(
+            "ev".into(),
+            Box::new(std::io::Cursor::new(text.into_bytes())),
+            EventFormat::Jsonl,
+            &opts,
+        );
+        let first = r.next_event().unwrap().unwrap();
+        assert_eq!(first.run.as_deref(), Some("s1"));
+        assert_eq!(first.body, Err(EventError::LineTooLong(40)));
+        assert_eq!(first.line, 1);
+        let second = r.next_event().unwrap().unwrap();
+        assert_eq!((second.run.as_deref(), second.line), (Some("s2"), 2));
+        assert!(r.next_event().unwrap().is_none());
+    }
+}
