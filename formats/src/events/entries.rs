@@ -72,3 +72,24 @@ impl<'de> serde::Deserialize<'de> for Entries {
         d.deserialize_any(Visit)
     }
 }
+
+/// The integer literal written as the value of `"key":` in `text` (its first place written so),
+/// when the value is an integer literal: serde_json reads one beyond `u64` as an `f64`,
+/// rounded, so run ids and order keys that large are taken from the text, exactly.
+pub(super) fn raw_integer<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    let quoted = json_str(key);
+    text.match_indices(quoted.as_str()).find_map(|(i, _)| {
+        let rest = text[i + quoted.len()..].trim_start().strip_prefix(':')?;
+        let rest = rest.trim_start();
+        let end = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '-'))
+            .unwrap_or(rest.len());
+        let lit = &rest[..end];
+        let digits = lit.strip_prefix('-').unwrap_or(lit);
+        let next = rest[end..].chars().next();
+        (!digits.is_empty()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && !matches!(next, Some('.' | 'e' | 'E')))
+        .then_some(lit)
+    })
+}

@@ -1,7 +1,7 @@
 //! One event per line: JSON Lines objects, or CSV records under a header row.
 
 use super::block::Blocks;
-use super::entries::{duplicate_column, json_str, Entries};
+use super::entries::{duplicate_column, json_str, raw_integer, Entries};
 use super::event::{EventError, EventFormat, EventOptions, EventReadError, Field, RawEvent};
 use super::key::{OrderKey, OrderKeyError};
 use crate::input::{read_line_bounded, LineRead};
@@ -73,7 +73,16 @@ pub fn jsonl_event_full(
         map.insert(key, value);
     }
     let map = &map;
-    let run = map.get(&opts.run_field).and_then(field_text);
+    let big = |field: &str| match map.get(field) {
+        Some(Value::Number(n)) if !(n.is_i64() || n.is_u64()) => raw_integer(text, field),
+        _ => None,
+    };
+    let big_run = big(&opts.run_field);
+    let big_key = big(&opts.order_field);
+    let run = match big_run {
+        Some(lit) => Some(lit.to_string()),
+        None => map.get(&opts.run_field).and_then(field_text),
+    };
     let body = (|| {
         if run.is_none() {
             return Err(missing(&opts.run_field, Field::Run));
@@ -89,6 +98,17 @@ pub fn jsonl_event_full(
             None => return Err(missing(&opts.action_field, Field::Action)),
         };
         let order = match map.get(&opts.order_field) {
+            // Exact, never rounded through `f64`.
+            Some(_) if big_key.is_some() => {
+                let lit = big_key.unwrap_or_default();
+                OrderKey::Int(lit.parse::<i128>().map_err(|_| {
+                    EventError::Unreadable(format!(
+                        "order key {lit} in field {} is beyond the integers an order key \
+                         holds (-2^127 to 2^127-1)",
+                        json_str(&opts.order_field)
+                    ))
+                })?)
+            }
             Some(v) => OrderKey::of_json(v).map_err(|e| order_error(&opts.order_field, e))?,
             None => return Err(missing(&opts.order_field, Field::Order)),
         };

@@ -582,3 +582,40 @@ mod cut_line_tests {
         assert!(r.next_event().unwrap().is_none());
     }
 }
+
+/// Integers beyond `u64` are kept exactly: run ids as written (two runs, not one), order keys
+/// as `i128`, and beyond that refused (never rounded through `f64`).
+#[test]
+fn integers_beyond_u64_are_exact() {
+    let opts = EventOptions::default();
+    let text = b"{\"run\":18446744073709551616,\"action\":\"x\",\"order\":100000000000000000001}\n\
+        {\"run\":18446744073709551617,\"action\":\"x\",\"order\":100000000000000000000}\n\
+        {\"run\":7,\"action\":\"x\",\"order\":1000000000000000000000000000000000000000}\n\
+        {\"run\":8,\"action\":\"x\",\"order\":1e40}\n";
+    for fast in [true, false] {
+        let seen = read_all(text, EventFormat::Jsonl, &opts, fast);
+        let ok = |l, r: &str, k| Ok((l, Some(r.to_string()), Ok(("x".into(), k))));
+        assert_eq!(
+            seen[0],
+            ok(
+                1,
+                "18446744073709551616",
+                OrderKey::Int(100000000000000000001)
+            )
+        );
+        assert_eq!(
+            seen[1],
+            ok(
+                2,
+                "18446744073709551617",
+                OrderKey::Int(100000000000000000000)
+            )
+        );
+        let Ok((3, Some(r), Err(EventError::Unreadable(why)))) = &seen[2] else {
+            panic!("{:?}", seen[2])
+        };
+        assert_eq!(r, "7");
+        assert!(why.contains("beyond the integers"), "{why}");
+        assert_eq!(seen[3], ok(4, "8", OrderKey::Float(1e40)));
+    }
+}
