@@ -269,7 +269,7 @@ mod tests {
         std::fs::write(d.join("c.htf"), "{}").unwrap();
         std::os::unix::fs::symlink("b.htf", d.join("a.htf")).unwrap();
         std::os::unix::fs::symlink("a.htf", d.join("b.htf")).unwrap();
-        let files = collect_traces(&[d.clone()], &mut |_| {}).unwrap();
+        let files = collect_traces(std::slice::from_ref(&d), &mut |_| {}).unwrap();
         assert_eq!(
             files,
             vec![d.join("a.htf"), d.join("b.htf"), d.join("c.htf")]
