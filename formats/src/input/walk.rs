@@ -164,6 +164,12 @@ fn walk(
                 let gone = e
                     .io_error()
                     .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound);
+                if e.depth() > 0 && !gone && is_trace_name(&path) && path.is_symlink() {
+                    // A link loop between files (ELOOP): the file is still an input, so that
+                    // its read fails into an Error record instead of ending the whole walk.
+                    out.push(path);
+                    continue;
+                }
                 if e.depth() > 0 && gone {
                     // A dangling link, or an entry removed during the walk: not a trace.
                     if is_trace_name(&path) {
@@ -252,6 +258,23 @@ mod tests {
             ["a", "b2c9", "b2c10", "t", "t09", "t9", "t9b", "t10", "t100"]
         );
         assert_eq!(natural_cmp("x1", "x1"), std::cmp::Ordering::Equal);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_loop_between_files_is_an_input_not_the_end_of_the_walk() {
+        let d = std::env::temp_dir().join(format!("multitrace-walk-loop-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("c.htf"), "{}").unwrap();
+        std::os::unix::fs::symlink("b.htf", d.join("a.htf")).unwrap();
+        std::os::unix::fs::symlink("a.htf", d.join("b.htf")).unwrap();
+        let files = collect_traces(std::slice::from_ref(&d), &mut |_| {}).unwrap();
+        assert_eq!(
+            files,
+            vec![d.join("a.htf"), d.join("b.htf"), d.join("c.htf")]
+        );
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
