@@ -451,6 +451,21 @@ fn read_file(
     }
     let path = PathBuf::from(&x.pos.path);
     if x.file.is_none() {
+        if let Ok(m) = std::fs::metadata(&path) {
+            if !m.is_file() {
+                // A FIFO's open() blocks until a writer comes (SIGTERM would wait with it),
+                // and a directory or device is no log: said once, looked at again each poll.
+                if !x.reported {
+                    out.push(Err(format!(
+                        "{}: not a regular file, not read (looked at again while following)",
+                        x.pos.path
+                    )));
+                }
+                x.reported = true;
+                x.done = !follow;
+                return;
+            }
+        }
         match File::open(&path) {
             Ok(mut f) => {
                 let id = f.metadata().map(|m| file_id(&m)).unwrap_or(0);
@@ -695,6 +710,34 @@ mod tests {
         let mut f = Follower::new(&[other], false, &pos);
         let got: Vec<String> = read_all(&mut f).into_iter().map(|(_, t)| t).collect();
         assert_eq!(got, ["four"]);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// A followed path that is a FIFO: never opened (its open() would block), said once,
+    /// and read when it is a regular file again.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_reported_once_and_not_opened() {
+        let d = scratch("fifo");
+        let p = d.join("events.jsonl");
+        let made = std::process::Command::new("mkfifo").arg(&p).status();
+        if !made.is_ok_and(|s| s.success()) {
+            return;
+        }
+        let mut f = Follower::new(std::slice::from_ref(&p), true, &[]);
+        let mut out = Vec::new();
+        f.poll(1 << 20, &mut out);
+        assert_eq!(out.len(), 1);
+        assert!(out[0]
+            .as_ref()
+            .is_err_and(|e| e.contains("not a regular file")));
+        out.clear();
+        f.poll(1 << 20, &mut out);
+        assert!(out.is_empty());
+        std::fs::remove_file(&p).unwrap();
+        std::fs::write(&p, "one\n").unwrap();
+        let got: Vec<String> = read_all(&mut f).into_iter().map(|(_, t)| t).collect();
+        assert_eq!(got, ["one"]);
         let _ = std::fs::remove_dir_all(&d);
     }
 }
