@@ -13,10 +13,10 @@ use serde::{Deserialize, Serialize};
 /// The first bytes of a checkpoint file, then [`FORMAT`].
 const MAGIC: &[u8; 8] = b"MTCHKPT\0";
 
-/// The version of the checkpoint format: 6 since it ends with a checksum and names its
-/// model (5: it holds the output's totals, not only its length; format 4: a live run keeps its local verifiers' states; 3: its guess; 2: the
+/// The version of the checkpoint format: 7 since it holds the wall clock (6: it ends with a
+/// checksum and names its model; 5: it holds the output's totals, not only its length; format 4: a live run keeps its local verifiers' states; 3: its guess; 2: the
 /// session's runs made compact, their places and keys; format 1 had no number).
-const FORMAT: u32 = 6;
+const FORMAT: u32 = 7;
 
 /// What a checkpoint of a monitor holds: read positions, the session, the output's totals.
 #[derive(Debug, Serialize, Deserialize)]
@@ -31,6 +31,36 @@ pub struct Checkpoint {
     /// The output when it was taken: its length ([`Totals::written`]) and what its records
     /// add up to, so that a restart's exit status counts the records written before it.
     pub totals: Totals,
+    /// The session's wall clock when it was taken: a restart's clock goes on from it, the
+    /// time it was down added, so that a wall-clock `--idle-timeout` counts across restarts.
+    pub wall: Wall,
+}
+
+/// A session's wall clock (nanoseconds since its first start, the times of its runs' last
+/// events) and the system's time (nanoseconds since the Unix epoch) at one moment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Wall {
+    /// The session's clock.
+    pub session: u64,
+    /// The system's clock.
+    pub unix: u64,
+}
+
+impl Wall {
+    /// The session's clock `session` now.
+    pub fn now(session: u64) -> Wall {
+        let unix = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        Wall { session, unix }
+    }
+
+    /// The session's clock now, after a stop: where it was, plus the time since (none if the
+    /// system's clock went back).
+    pub fn resumed(&self) -> u64 {
+        let now = Wall::now(0).unix;
+        self.session + now.saturating_sub(self.unix)
+    }
 }
 
 impl Checkpoint {
@@ -148,6 +178,10 @@ mod tests {
                 bad: false,
                 written: 42,
             },
+            wall: Wall {
+                session: 5,
+                unix: 9,
+            },
         }
     }
 
@@ -158,6 +192,32 @@ mod tests {
         sample().write(&d).unwrap();
         let c = Checkpoint::read(&d).unwrap().unwrap();
         assert_eq!((c.session, c.totals), (vec![1, 2, 3], sample().totals));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// A restart's wall clock goes on from the checkpoint's, the time it was down added (a
+    /// wall-clock idle timeout counts across restarts), and never goes back.
+    #[test]
+    fn the_wall_clock_goes_on_across_a_restart() {
+        let taken = Wall::now(7_000_000_000);
+        let down = Wall {
+            unix: taken.unix - 3_000_000_000,
+            ..taken
+        };
+        assert!(down.resumed() >= 10_000_000_000, "{}", down.resumed());
+        let ahead = Wall {
+            unix: taken.unix + 3_000_000_000_000,
+            ..taken
+        };
+        assert_eq!(ahead.resumed(), 7_000_000_000);
+        let d = dir("wall");
+        Checkpoint {
+            wall: taken,
+            ..sample()
+        }
+        .write(&d)
+        .unwrap();
+        assert_eq!(Checkpoint::read(&d).unwrap().unwrap().wall, taken);
         let _ = std::fs::remove_dir_all(&d);
     }
 

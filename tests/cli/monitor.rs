@@ -273,7 +273,20 @@ fn follows_a_growing_file_and_fails_runs_at_the_blamed_event() {
 /// those of an uninterrupted run.
 #[test]
 fn restarts_after_kill_give_the_uninterrupted_records() {
-    let dir = scratch("monitor-kill");
+    restarts_give_the_uninterrupted_records("monitor-kill", None);
+}
+
+/// SIGTERM and SIGINT at random points, restarts with the same `--state`: the live runs were
+/// checkpointed live (no `stop` record), so the records are exactly an uninterrupted run's.
+#[test]
+fn restarts_after_sigterm_or_sigint_give_the_uninterrupted_records() {
+    restarts_give_the_uninterrupted_records("monitor-term", Some("-TERM"));
+    restarts_give_the_uninterrupted_records("monitor-int", Some("-INT"));
+}
+
+/// Stops at random points by `signal` (`kill -9` with `None`), each followed by a restart.
+fn restarts_give_the_uninterrupted_records(name: &str, signal: Option<&str>) {
+    let dir = scratch(name);
     let runs = runs(&dir, 250);
     let mut text = String::new();
     for e in events(&runs, 9) {
@@ -366,8 +379,23 @@ fn restarts_after_kill_give_the_uninterrupted_records() {
                     break;
                 }
                 None => {
-                    child.kill().unwrap();
-                    child.wait().unwrap();
+                    match signal {
+                        None => child.kill().unwrap(),
+                        Some(sig) => {
+                            let pid = child.id().to_string();
+                            let o = std::process::Command::new("kill")
+                                .args([sig, &pid])
+                                .output()
+                                .unwrap();
+                            assert!(o.status.success(), "{}", stderr(&o));
+                        }
+                    }
+                    let status = child.wait().unwrap();
+                    if signal.is_some() && status.code().is_some() {
+                        // The signal came when the input was read: a clean stop (or the
+                        // end), whose status counts the Fails written so far.
+                        assert!(matches!(status.code(), Some(0 | 1)), "{status}");
+                    }
                     kills += 1;
                     assert!(kills < 100, "no progress");
                 }

@@ -1,6 +1,7 @@
 //! The loop: rounds of lines read from the sources and checked a piece at a time, the
 //! round's events fed grouped by run, idle runs closed, records written, a checkpoint after
-//! the round, until the input ends or `stop` is set (then every live run is closed).
+//! the round, until the input ends or `stop` is set (then every live run is closed, but
+//! with `--state` the live runs are checkpointed live instead, for a restart to go on with).
 
 use super::options::DriveOptions;
 use super::slow::{push_slow, SlowEvent};
@@ -71,6 +72,9 @@ pub fn drive(
     let ev_opts = &opts.events;
     let mut scratch = engine.scratch();
     let started = Instant::now();
+    // The session's wall clock goes on from a checkpoint's (its runs' last times are on it).
+    let base = session.wall();
+    let now = move || base + started.elapsed().as_nanos() as u64;
     let mut events = 0u64;
     // Every record counted as soon as it is written: a checkpoint saves the totals of the
     // output it keeps.
@@ -136,7 +140,7 @@ pub fn drive(
                 .iter()
                 .map(|l| l.as_ref().map_or(1, |b| b.len()))
                 .sum::<usize>();
-            let wall = started.elapsed().as_nanos() as u64;
+            let wall = now();
             for l in &lines {
                 let block = match l {
                     Ok(block) => block,
@@ -268,7 +272,7 @@ pub fn drive(
             // The blocks' buffers take the next piece's lines.
             follower.recycle(&mut lines);
         }
-        let wall = started.elapsed().as_nanos() as u64;
+        let wall = now();
         session.push_round(m, &mut scratch, &mut round, &mut decided);
         session.settle(m, &mut scratch, &mut decided);
         if last_idle.elapsed() > Duration::from_millis(100) {
@@ -280,7 +284,10 @@ pub fn drive(
             last_idle = Instant::now();
         }
         let finished = follower.finished();
-        if stopping || finished {
+        // A stop with a state directory keeps the live runs in the checkpoint, live: a
+        // restart goes on with them as if never stopped (closing them would turn their later
+        // events into new runs). Without one, nothing can go on: they are closed.
+        if finished || (stopping && opts.state.is_none()) {
             let why = if stopping {
                 Closed::Stop
             } else {
@@ -304,6 +311,7 @@ pub fn drive(
                     positions: follower.positions(),
                     session: session.to_bytes(),
                     totals: tally,
+                    wall: crate::checkpoint::Wall::now(now()),
                 }
                 .write(dir)
                 .map_err(|e| {

@@ -154,7 +154,9 @@ impl Start {
         };
         let (session, positions, mut totals, cut) = match checkpoint {
             Some(c) => (
-                Session::from_bytes(&c.session, opts).map_err(StartError::Session)?,
+                Session::from_bytes(&c.session, opts)
+                    .map_err(StartError::Session)?
+                    .with_wall(c.wall.resumed()),
                 c.positions,
                 c.totals,
                 true,
@@ -221,6 +223,7 @@ impl Start {
                 positions: Vec::new(),
                 session: session.to_bytes(),
                 totals,
+                wall: crate::checkpoint::Wall::now(0),
             }
             .write(dir)
             .map_err(|e| StartError::State {

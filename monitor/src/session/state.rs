@@ -45,6 +45,10 @@ pub struct Session {
     pub(super) ended: Ended,
     #[serde(skip)]
     pub(super) opts: Option<SessionOptions>,
+    /// The wall clock its caller starts from (not kept in a state: a monitor's checkpoint
+    /// keeps it, with the system's time, see [`Wall`](crate::checkpoint::Wall)).
+    #[serde(skip)]
+    pub(super) wall: u64,
 }
 
 impl Session {
@@ -60,7 +64,20 @@ impl Session {
             places: Places::default(),
             ended: Ended::default(),
             opts: Some(opts),
+            wall: 0,
         }
+    }
+
+    /// The session, its caller's wall clock starting from `wall` (nanoseconds: a restored
+    /// session's runs' last times are on the clock of the process that saved it).
+    pub fn with_wall(mut self, wall: u64) -> Session {
+        self.wall = wall;
+        self
+    }
+
+    /// The wall clock its caller starts from ([`Session::with_wall`]; 0 for a new session).
+    pub fn wall(&self) -> u64 {
+        self.wall
     }
 
     pub(super) fn opts(&self) -> SessionOptions {
