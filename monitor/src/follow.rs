@@ -77,6 +77,10 @@ pub struct Lines {
     /// [`String::from_utf8_lossy`] replaces them (a line break is never part of a multibyte
     /// sequence, so replacing in a block is replacing in each line).
     text: String,
+    /// The lines that were not UTF-8 (their numbers, in order) and why, as
+    /// [`Lines::not_utf8`] says: their text is not what was written, so no event is read
+    /// from them (two ids that differ in a byte replaced would be one run).
+    not_utf8: Vec<(u32, String)>,
 }
 
 impl Lines {
@@ -110,6 +114,19 @@ impl Lines {
             at.push(':');
         }
         push_decimal(at, number);
+    }
+
+    /// Why line `number` is not read: it is not UTF-8 (the byte and its column, as
+    /// `check --events` says it); `None` for a line as written.
+    #[inline]
+    pub fn not_utf8(&self, number: u32) -> Option<&str> {
+        if self.not_utf8.is_empty() {
+            return None;
+        }
+        self.not_utf8
+            .binary_search_by_key(&number, |(n, _)| *n)
+            .ok()
+            .map(|i| self.not_utf8[i].1.as_str())
     }
 
     /// Bytes of the lines, line breaks included.
@@ -431,9 +448,21 @@ fn cut_lines(
     rest.extend_from_slice(&buf[complete..]);
     buf.truncate(complete);
     let block = std::mem::replace(buf, rest);
+    l.not_utf8.clear();
     l.text = match String::from_utf8(block) {
         Ok(text) => text,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        Err(e) => {
+            let bytes = e.as_bytes();
+            let mut number = l.before;
+            for line in bytes.split_inclusive(|&b| b == b'\n') {
+                number += 1;
+                if let Err(e) = std::str::from_utf8(line) {
+                    let why = multitrace_formats::events::not_utf8(line, e.valid_up_to());
+                    l.not_utf8.push((number, why));
+                }
+            }
+            String::from_utf8_lossy(bytes).into_owned()
+        }
     };
     out.push(Ok(l));
     complete
@@ -610,7 +639,7 @@ mod tests {
             let mut line = 6;
             // A spare block from an earlier round holds other lines.
             let mut spare = if reused {
-                vec![Lines { source: "x".into(), before: 1, text: "old\n".into() }]
+                vec![Lines { source: "x".into(), before: 1, text: "old\n".into(), not_utf8: Vec::new() }]
             } else {
                 Vec::new()
             };

@@ -586,3 +586,31 @@ fn check_events_writes_the_batch_records_of_the_same_multitraces() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Run ids that differ in bytes that are not UTF-8 (`r\xff`, `r\xfe`) are never one run:
+/// `check --events` and `monitor` refuse both lines, naming the byte and its column, and give
+/// no run `r\u{FFFD}` a verdict (and the run open then gets an Error: the lines may have held
+/// its events).
+#[test]
+fn ids_that_are_not_utf8_are_refused_by_check_and_monitor_alike() {
+    let dir = scratch("events-utf8");
+    let file = dir.join("bad.jsonl");
+    let mut bytes = b"{\"run\":\"ok\",\"action\":\"clt1!begin\",\"order\":0}\n".to_vec();
+    bytes.extend_from_slice(b"{\"run\":\"r\xff\",\"action\":\"clt1!begin\",\"order\":0}\n");
+    bytes.extend_from_slice(b"{\"run\":\"r\xfe\",\"action\":\"clt1!end\",\"order\":1}\n");
+    std::fs::write(&file, bytes).unwrap();
+    let model = "fixtures/seed004-mqtt/model.hif";
+    let path = file.to_str().unwrap();
+    let checked = run(&["check", model, "--events", path, "--format", "jsonl"]);
+    let monitored = run(&["monitor", model, path, "--no-follow", "--format", "jsonl"]);
+    for o in [&checked, &monitored] {
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(o));
+        let out = stdout(o);
+        for byte in ["0xff", "0xfe"] {
+            let says = format!("invalid UTF-8 (byte {byte}) at column 10");
+            assert!(out.contains(&says), "{out}");
+        }
+        assert!(!out.contains('\u{FFFD}'), "{out}");
+        assert!(!out.contains("\"Fail\""), "{out}");
+    }
+}

@@ -64,5 +64,7 @@ pub use group::{read_offline_runs, read_runs, Grouper, RunOut};
 pub use headers::CsvHeaders;
 pub use key::{parse_timestamp, OrderKey, OrderKeyError};
 pub use lost::Lost;
-pub use read::{csv_columns, csv_event, jsonl_event, jsonl_event_full, split_csv, EventReader};
+pub use read::{
+    csv_columns, csv_event, jsonl_event, jsonl_event_full, not_utf8, split_csv, EventReader,
+};
 pub use scan::{scan_bytes, scan_flat, scan_flat_with, FlatFields, Scanned};

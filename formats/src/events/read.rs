@@ -20,6 +20,16 @@ fn field_text(v: &Value) -> Option<String> {
     }
 }
 
+/// Why a line is refused that is not UTF-8 from byte `at` (its first invalid byte): event
+/// logs are UTF-8, and a line read lossily would make `r\xff` and `r\xfe` one run.
+pub fn not_utf8(line: &[u8], at: usize) -> String {
+    format!(
+        "invalid UTF-8 (byte 0x{:02x}) at column {}: event logs must be UTF-8",
+        line[at],
+        at + 1
+    )
+}
+
 /// Parses one JSON Lines event.
 pub fn jsonl_event(
     text: &str,
@@ -554,11 +564,7 @@ impl EventReader {
                     Ok(t) => t,
                     Err(e) => {
                         let at = e.utf8_error().valid_up_to();
-                        self.bad_utf8 = Some(format!(
-                            "invalid UTF-8 (byte 0x{:02x}) at column {}: event logs must be UTF-8",
-                            e.as_bytes()[at],
-                            at + 1
-                        ));
+                        self.bad_utf8 = Some(not_utf8(e.as_bytes(), at));
                         String::from_utf8_lossy(e.as_bytes()).into_owned()
                     }
                 };

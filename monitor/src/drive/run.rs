@@ -197,7 +197,17 @@ pub fn drive(
                         loose.extend(line_errors.drain(..).map(|r| (session.arrivals(), r)));
                         continue;
                     }
-                    let (end, run, body) = if is_csv {
+                    let (end, run, body) = if let Some(why) = block.not_utf8(number) {
+                        // Not read lossily: its run is named only if its id holds no byte
+                        // replaced (as `check --events` does), else the line is lost.
+                        session.push_round(m, &mut scratch, &mut round, &mut decided);
+                        events += 1;
+                        let run = (!is_csv)
+                            .then(|| jsonl_event(text, ev_opts).0)
+                            .flatten()
+                            .filter(|r| !r.contains('\u{FFFD}'));
+                        (false, run, Err(EventError::Unreadable(why.to_string())))
+                    } else if is_csv {
                         session.push_round(m, &mut scratch, &mut round, &mut decided);
                         let arrivals = session.arrivals();
                         let columns =
