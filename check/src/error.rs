@@ -31,6 +31,17 @@ pub enum CheckError {
     },
     /// The multitrace does not fit the compiled model's locations or alphabet.
     Mismatch(multitrace_model::model::TraceMismatch),
+    /// A table the check needs before any run would take more memory than its budget.
+    TooLarge {
+        /// What the table is, and what its size comes from.
+        what: String,
+        /// The bytes it needs.
+        bytes: u128,
+        /// The memory budget, in bytes.
+        limit: u64,
+        /// What to do instead.
+        instead: String,
+    },
 }
 
 impl fmt::Display for CheckError {
@@ -53,6 +64,17 @@ impl fmt::Display for CheckError {
                 "letter {letter} in the trace of location {location}: every letter must be one of that location's letters"
             ),
             CheckError::Mismatch(m) => m.fmt(f),
+            CheckError::TooLarge {
+                what,
+                bytes,
+                limit,
+                instead,
+            } => write!(
+                f,
+                "{what} needs {:.1} GiB, over the memory budget of {:.1} GiB: {instead}",
+                *bytes as f64 / (1u64 << 30) as f64,
+                *limit as f64 / (1u64 << 30) as f64
+            ),
         }
     }
 }

@@ -808,3 +808,24 @@ fn an_event_a_local_verifier_refuses_is_the_fail_whatever_the_budget() {
     }
     assert!(refused > 100 && before > 5, "{refused} {before}");
 }
+
+/// A model whose closure table is over the memory budget is refused before the table is
+/// allocated (par11's would be 86 GB, and its allocation aborted the process), saying what
+/// needs how much and what to do; within the budget the same model gives a monitor.
+#[test]
+fn a_closure_table_over_the_memory_budget_is_refused_before_it_is_allocated() {
+    let engine = mqtt();
+    let mut opts = MonitorOptions::default();
+    opts.check.budget.max_memory = Some(64);
+    let e = Monitor::new(&engine, opts)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("closure table")
+            && e.contains("memory budget")
+            && e.contains("multitrace check"),
+        "{e}"
+    );
+    assert!(Monitor::new(&engine, MonitorOptions::default()).is_ok());
+}
