@@ -547,3 +547,45 @@ fn term_exploration_keeps_an_order_through_a_coregion() {
         &[],
     );
 }
+
+/// A symbolic-link loop between two trace files (`za.htf` -> `zb.htf` -> `za.htf`) is two
+/// Error records naming the loop; every other file of the directory keeps its verdict (the
+/// walk used to stop there: no record at all).
+#[cfg(unix)]
+#[test]
+fn a_link_loop_between_trace_files_is_an_error_each_and_the_rest_is_checked() {
+    let dir = scratch("link-loop");
+    let traces = dir.join("traces");
+    let _ = std::fs::remove_dir_all(&traces);
+    std::fs::create_dir_all(&traces).unwrap();
+    let from = root().join("fixtures/seed002-pingpong/traces");
+    let mut names = Vec::new();
+    for e in std::fs::read_dir(&from).unwrap() {
+        let p = e.unwrap().path();
+        names.push(p.file_name().unwrap().to_owned());
+        std::fs::copy(&p, traces.join(p.file_name().unwrap())).unwrap();
+    }
+    std::os::unix::fs::symlink("zb.htf", traces.join("za.htf")).unwrap();
+    std::os::unix::fs::symlink("za.htf", traces.join("zb.htf")).unwrap();
+    let model = root().join("fixtures/seed002-pingpong/model.hif");
+    let o = run(&[
+        "check",
+        model.to_str().unwrap(),
+        traces.to_str().unwrap(),
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), names.len() + 2, "{out}");
+    for z in ["za.htf", "zb.htf"] {
+        let line = lines.iter().find(|l| l.contains(z)).expect(z);
+        assert!(
+            line.contains("\"Error\"") && line.contains("symbolic links"),
+            "{line}"
+        );
+    }
+    let verdicts = lines.iter().filter(|l| !l.contains("\"Error\"")).count();
+    assert_eq!(verdicts, names.len(), "{out}");
+}
