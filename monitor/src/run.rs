@@ -5,7 +5,7 @@ use super::end_product::EndProduct;
 use super::eventually::Eventually;
 use super::guess::Guess;
 use super::late::{Late, LateWhy};
-use super::product::{closure_rows, Kernel, Product, TooWide};
+use super::product::{closure_fits, closure_rows, Kernel, Product, TooWide};
 use multitrace_check::diagnose::EndQueries;
 use multitrace_check::{CheckError, CheckOptions, Engine, Scratch};
 use multitrace_model::nfa::LetterId;
@@ -290,24 +290,7 @@ impl<'e> Monitor<'e> {
         let model = engine.model();
         let closure = match (engine.tables(), model.automata()) {
             (Some(t), Some(a)) => {
-                // Refused before it is allocated: an allocation that fails aborts (par11's
-                // would be 86 GB), and a budget that runs out gives no verdict anyway.
-                let (n, w, k) = (a.nfa.states(), t.words(), model.alphabet.locations());
-                let bytes = (k as u128) * (n as u128) * (w as u128) * 8;
-                let budget = &opts.check.budget;
-                if !budget.memory_allows(u64::try_from(bytes).unwrap_or(u64::MAX)) {
-                    return Err(CheckError::TooLarge {
-                        what: format!(
-                            "the monitor's closure table for this model ({k} locations x {n} \
-                             automaton states x {n} states as bits)"
-                        ),
-                        bytes,
-                        limit: budget.memory_limit().unwrap_or(u64::MAX),
-                        instead: "check its runs with `multitrace check` (whose procedures \
-                                  need no such table), or compile a smaller model"
-                            .into(),
-                    });
-                }
+                closure_fits(t, &a.nfa, &model.alphabet, &opts.check.budget)?;
                 closure_rows(t, &a.nfa, &model.alphabet)
             }
             _ => Vec::new(),

@@ -438,7 +438,7 @@ mod tests {
             Start::open(Some(&state), opts, model, Some(&out), (&files, false))
         };
         // Held by one: the second is refused at once, naming the holder.
-        let first = open(digest).ok().unwrap();
+        let first = open(digest).unwrap_or_else(|e| panic!("{e}"));
         let e = open(digest).err().unwrap();
         assert!(matches!(e, StartError::Busy { .. }), "{e}");
         assert!(

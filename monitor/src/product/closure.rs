@@ -33,6 +33,32 @@ fn joint_words(k: usize, n: usize, w: usize) -> Option<usize> {
         .filter(|&x| x <= MAX_JOINT_WORDS)
 }
 
+/// Whether [`closure_rows`]'s table fits `budget`: refused before it is allocated (an
+/// allocation that fails aborts the process, and par11's would be 86 GB), saying its size.
+pub fn closure_fits(
+    tables: &AcTables,
+    nfa: &Nfa,
+    alphabet: &Alphabet,
+    budget: &multitrace_model::budget::Budget,
+) -> Result<(), multitrace_check::CheckError> {
+    let (n, w, k) = (nfa.states(), tables.words(), alphabet.locations());
+    let bytes = (k as u128) * (n as u128) * (w as u128) * 8;
+    if budget.memory_allows(u64::try_from(bytes).unwrap_or(u64::MAX)) {
+        return Ok(());
+    }
+    Err(multitrace_check::CheckError::TooLarge {
+        what: format!(
+            "the monitor's closure table for this model ({k} locations x {n} automaton states \
+             x {n} states as bits)"
+        ),
+        bytes,
+        limit: budget.memory_limit().unwrap_or(u64::MAX),
+        instead: "check its runs with `multitrace check` (whose procedures need no such \
+                  table), or compile a smaller model"
+            .into(),
+    })
+}
+
 /// The rows of [`super::Kernel::closure`], computed once per model (see the module's
 /// documentation for their layout).
 pub fn closure_rows(tables: &AcTables, nfa: &Nfa, alphabet: &Alphabet) -> Vec<u64> {

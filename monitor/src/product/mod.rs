@@ -68,10 +68,10 @@ mod sweep;
 mod words;
 mod work;
 
-pub use closure::closure_rows;
 /// Random automata and the walks the product's tests compare it with.
 #[cfg(test)]
 pub(super) use closure::tests as test_models;
+pub use closure::{closure_fits, closure_rows};
 pub use extension::{Frontier, FrontierSearch};
 pub use kernel::Kernel;
 pub use store::{Product, TooWide};

@@ -200,11 +200,52 @@ impl Session {
             .runs
             .iter()
             .filter(|(_, l)| match (l.last_time.get(), clock) {
-                (Some(OrderKey::Time(last)), Some(c)) => c - last > t,
+                // In event time, closed as the events come ([`Session::close_idle_before`]).
+                (Some(OrderKey::Time(_)), Some(_)) => false,
                 _ => (now_wall as i128) - (l.last_wall as i128) > t,
             })
             .map(|(id, l)| (l.touched, id.text()))
             .collect();
+        idle.sort();
+        for (_, id) in idle {
+            self.close(m, scratch, &id, Closed::Idle, out);
+        }
+    }
+
+    /// Before an event with order key `key` is taken: with `--idle-timeout`, closes (oldest
+    /// first) the runs whose last timestamp is more than the timeout before the clock, the
+    /// event's timestamp counted. So in event time a run's end depends on the input alone,
+    /// not on the pacing of its lines (when the wall clock looked every 100 ms, two runs of
+    /// one file differed on 757 runs). The runs are scanned only when the clock passes the
+    /// least last timestamp by the timeout: a scan either closes a run or raises that bound
+    /// by more than the timeout.
+    pub(super) fn close_idle_before(
+        &mut self,
+        m: &Monitor<'_>,
+        scratch: &mut Scratch,
+        key: &OrderKey,
+        out: &mut Vec<Decision>,
+    ) {
+        let (Some(t), OrderKey::Time(k)) = (self.opts().idle_timeout, key) else {
+            return;
+        };
+        let now = self.clock.map_or(*k, |c| c.max(*k));
+        let cut = now.saturating_sub(t.as_nanos() as i128);
+        if cut <= self.idle_due {
+            return;
+        }
+        let mut due = i128::MAX;
+        let mut idle: Vec<(u64, String)> = Vec::new();
+        for (id, l) in self.runs.iter() {
+            if let Some(OrderKey::Time(last)) = l.last_time.get() {
+                if last < cut {
+                    idle.push((l.touched, id.text()));
+                } else {
+                    due = due.min(last);
+                }
+            }
+        }
+        self.idle_due = due;
         idle.sort();
         for (_, id) in idle {
             self.close(m, scratch, &id, Closed::Idle, out);

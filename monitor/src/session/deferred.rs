@@ -33,6 +33,7 @@ impl Session {
         ev: LiveEvent<'_>,
         out: &mut Vec<Decision>,
     ) {
+        self.close_idle_before(m, scratch, &ev.key, out);
         let opts = self.opts();
         if plain(m, &opts, &ev) {
             if let (Some(live), mut feed) = self.unchecked(ev.run) {
@@ -49,6 +50,7 @@ impl Session {
         let feed = Unchecked {
             arrivals: &mut self.arrivals,
             clock: &mut self.clock,
+            idle_due: &mut self.idle_due,
             pending: &mut self.pending,
             places: &mut self.places,
             dirty: &mut self.dirty,
@@ -81,8 +83,10 @@ impl Session {
         // Every event of a monitor that is not incremental, or with reorder windows, goes to
         // `push` (whose checks share the scratch's term store: kept in order). A new run is
         // added without closing another while fewer than the cap are held.
+        // (With an idle timeout, runs close as the clock passes them: in the events' order.)
         let grouped = m.incremental()
             && opts.reorder.in_order()
+            && opts.idle_timeout.is_none()
             && self.runs.len() + round.runs() <= opts.max_live_runs.max(1)
             && round.group(opts.end_letter);
         if grouped {
@@ -134,6 +138,7 @@ fn plain(m: &Monitor<'_>, opts: &SessionOptions, ev: &LiveEvent<'_>) -> bool {
 struct Unchecked<'s> {
     arrivals: &'s mut u64,
     clock: &'s mut Option<i128>,
+    idle_due: &'s mut i128,
     pending: &'s mut Pending,
     places: &'s mut Places,
     dirty: &'s mut Ids,
@@ -159,7 +164,7 @@ fn defer(
         // A run whose record is written (a Fail decided early): the event is counted only,
         // as [`Session::push`] counts it (one lookup, not four: on 100,000 MQTT runs a sixth
         // of the events are such).
-        arrived(s.arrivals, s.clock, live, ev);
+        arrived(s, live, ev);
         m.push(scratch, &mut live.run, ev.letter);
         return true;
     }
@@ -171,7 +176,7 @@ fn defer(
     {
         return false;
     }
-    arrived(s.arrivals, s.clock, live, ev);
+    arrived(s, live, ev);
     live.fed[j] = Key::new(ev.key);
     let number = live.run.events() + 1;
     let head = (live.pending_n > 0).then_some(live.pending_head);
@@ -199,12 +204,13 @@ fn defer(
 
 /// An event of run `live` arrived (the deferred path): the session's arrivals and clock, the
 /// run's last arrival and times, as [`Session::push`] keeps them.
-fn arrived(arrivals: &mut u64, clock: &mut Option<i128>, live: &mut Live, ev: &LiveEvent<'_>) {
-    *arrivals += 1;
+fn arrived(s: &mut Unchecked<'_>, live: &mut Live, ev: &LiveEvent<'_>) {
+    *s.arrivals += 1;
     if let OrderKey::Time(t) = ev.key {
-        *clock = Some(clock.map_or(t, |c| c.max(t)));
+        *s.clock = Some(s.clock.map_or(t, |c| c.max(t)));
         live.last_time = Key::new(ev.key);
+        *s.idle_due = (*s.idle_due).min(t);
     }
-    live.touched = *arrivals;
+    live.touched = *s.arrivals;
     live.last_wall = ev.wall;
 }

@@ -46,6 +46,7 @@ impl Session {
         ev: LiveEvent<'_>,
         out: &mut Vec<Decision>,
     ) {
+        self.close_idle_before(m, scratch, &ev.key, out);
         if !self.dirty.is_empty() {
             self.settle_run(m, scratch, ev.run, out);
         }
@@ -76,8 +77,9 @@ impl Session {
         let live = self.runs.get_mut(ev.run).expect("inserted above");
         live.touched = arrivals;
         live.last_wall = ev.wall;
-        if let OrderKey::Time(_) = ev.key {
+        if let OrderKey::Time(t) = ev.key {
             live.last_time = Key::new(ev.key);
+            self.idle_due = self.idle_due.min(t);
         }
         if live.done {
             // Counted only: the run's record is written; but an event that goes before one

@@ -14,12 +14,13 @@ use serde::{Deserialize, Serialize};
 /// The first bytes of [`Session::to_bytes`], then [`STATE_FORMAT`].
 const STATE_MAGIC: &[u8; 8] = b"MTSESSN\0";
 
-/// The version of [`Session::to_bytes`]' format: 5 since a session remembers the runs it
-/// closed, and a live run why its Fail may be late (4: a live run keeps its spans and
+/// The version of [`Session::to_bytes`]' format: 6 since a session keeps the bound of its
+/// runs' last timestamps that its idle closing scans by (5: a session remembers the runs it
+/// closed, and a live run why its Fail may be late; 4: a live run keeps its spans and
 /// whether a correction was written; 3: a live run keeps its guess and the events its
 /// product skipped; 2: runs keep their places and keys compact; a state of format 1, which
 /// had no number, is refused).
-const STATE_FORMAT: u32 = 5;
+const STATE_FORMAT: u32 = 6;
 
 /// All live runs of a stream.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -49,6 +50,10 @@ pub struct Session {
     /// keeps it, with the system's time, see [`Wall`](crate::checkpoint::Wall)).
     #[serde(skip)]
     pub(super) wall: u64,
+    /// At most the least last timestamp of a run ([`Session::close_idle_before`] scans the
+    /// runs only when the clock passes it by the idle timeout; kept in a state, so that a
+    /// session read back is the one written).
+    pub(super) idle_due: i128,
 }
 
 impl Session {
@@ -65,6 +70,7 @@ impl Session {
             ended: Ended::default(),
             opts: Some(opts),
             wall: 0,
+            idle_due: i128::MAX,
         }
     }
 

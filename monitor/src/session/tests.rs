@@ -624,3 +624,62 @@ fn a_held_event_that_can_never_come_is_a_fail_at_once() {
     }
     assert!(at_once > 50, "{at_once}");
 }
+
+/// With `--idle-timeout` in event time, the records depend on the events alone: the same
+/// stream fed in rounds of any size, with the wall clock's idle closing called anywhere in
+/// between, gives the same records (it did not: the runs closed when the wall clock looked).
+#[test]
+fn event_time_idle_closing_does_not_depend_on_the_pacing() {
+    let engine = mqtt();
+    let m = Monitor::new(&engine, MonitorOptions::default()).unwrap();
+    let mut scratch = engine.scratch();
+    let mut rng = Rng::new(11);
+    let mut closed_idle = 0;
+    for _ in 0..30 {
+        let events = stream(&m, &mut rng, 0);
+        let opts = SessionOptions {
+            idle_timeout: Some(std::time::Duration::from_nanos(25)),
+            reorder: Reorder::Unbounded,
+            ..SessionOptions::default()
+        };
+        let mut records = Vec::new();
+        for pace in [1, 3, 1000] {
+            let mut s = Session::new(opts);
+            let mut out = Vec::new();
+            let mut round = Round::new();
+            for (n, (run, letter, key)) in events.iter().enumerate() {
+                round.push(LiveEvent {
+                    run,
+                    letter: *letter,
+                    key: OrderKey::Time(*key),
+                    at: At::Line {
+                        file: "events.jsonl",
+                        line: n as u32 + 1,
+                    },
+                    wall: 0,
+                    end: false,
+                });
+                if n % pace == pace - 1 {
+                    s.push_round(&m, &mut scratch, &mut round, &mut out);
+                    s.settle(&m, &mut scratch, &mut out);
+                    s.close_idle(&m, &mut scratch, 0, &mut out);
+                }
+            }
+            s.push_round(&m, &mut scratch, &mut round, &mut out);
+            s.close_all(&m, &mut scratch, Closed::EndOfInput, &mut out);
+            out.sort_by_key(|d| d.arrival);
+            let text: Vec<String> = out
+                .iter()
+                .map(|d| format!("{} {:?} {:?}", d.run, d.closed, d.verdict))
+                .collect();
+            records.push(text);
+        }
+        closed_idle += records[0].iter().filter(|r| r.contains("Idle")).count();
+        assert_eq!(records[0], records[1]);
+        assert_eq!(records[0], records[2]);
+    }
+    assert!(
+        closed_idle > 0,
+        "no run was closed idle: the test tested nothing"
+    );
+}
