@@ -749,7 +749,9 @@ mod tests {
     fn a_fifo_is_reported_once_and_not_opened() {
         let d = scratch("fifo");
         let p = d.join("events.jsonl");
+        let spawning = crate::tests::SPAWNING.lock();
         let made = std::process::Command::new("mkfifo").arg(&p).status();
+        drop(spawning);
         if !made.is_ok_and(|s| s.success()) {
             return;
         }

@@ -9,6 +9,11 @@ use multitrace_model::rng::Rng;
 use multitrace_model::verdict::Procedure;
 use multitrace_model::verdict::{Mode, VerdictKind};
 
+/// Held by a test that starts a child process and by one that checks a lock is released
+/// when its file is closed: a child forked from another thread holds a copy of every
+/// open descriptor until it execs, so the lock would seem held a moment longer.
+pub(crate) static SPAWNING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 pub(crate) fn mqtt() -> Engine {
     Engine::new(decode(include_bytes!("../../fixtures/golden/seed004-mqtt.v2.mtm")).unwrap())
 }

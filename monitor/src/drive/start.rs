@@ -411,6 +411,7 @@ mod tests {
     /// state never cuts an output that is already there.
     #[test]
     fn a_state_is_refused_when_it_cannot_be_trusted() {
+        let _spawning = crate::tests::SPAWNING.lock();
         let engine = crate::tests::mqtt();
         let m = Monitor::new(&engine, MonitorOptions::default()).unwrap();
         let digest = engine.model().digest;
