@@ -81,34 +81,8 @@ impl NameIndex {
 struct Line {
     #[serde(default)]
     id: Option<serde_json::Value>,
-    traces: Entries,
-}
-
-/// The entries of a JSON object in order, duplicates kept (a map would keep one of two
-/// entries of a key silently).
-struct Entries(Vec<(String, serde_json::Value)>);
-
-impl<'de> Deserialize<'de> for Entries {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> serde::de::Visitor<'de> for Visit {
-            type Value = Entries;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("an object of local traces")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Entries, A::Error> {
-                let mut out = Vec::new();
-                while let Some(entry) = map.next_entry()? {
-                    out.push(entry);
-                }
-                Ok(Entries(out))
-            }
-        }
-        d.deserialize_map(Visit)
-    }
+    #[serde(deserialize_with = "crate::object::object")]
+    traces: crate::object::Entries,
 }
 
 /// Parses one line (`line_no` from 1) into its id and one local trace per location.
@@ -151,7 +125,7 @@ pub fn parse_jsonl_line(
     };
     let mut traces = vec![Vec::new(); alphabet.locations()];
     let mut seen = vec![false; alphabet.locations()];
-    for (loc, value) in &parsed.traces.0 {
+    for (loc, value) in &parsed.traces {
         let Some(&k) = names.locations.get(loc) else {
             return Err(err(
                 col_of(loc),

@@ -30,6 +30,7 @@ pub mod events;
 mod htf;
 mod jsonl;
 mod mtf;
+mod object;
 
 pub use htf::parse_htf;
 pub use jsonl::{parse_jsonl_line, write_jsonl_line, NameIndex};

@@ -1,7 +1,5 @@
-//! The top-level entries of a JSON event, duplicates kept, so that a field given twice can be
-//! refused (a `serde_json` map keeps the last silently).
-
-use serde_json::Value;
+//! Where a JSON event's fields are written in its text: the column of a field given twice, and
+//! the integer literals serde_json would round (the entries themselves: [`crate::object`]).
 
 pub(super) fn json_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
@@ -18,58 +16,6 @@ pub(super) fn duplicate_column(text: &str, key: &str) -> String {
     match at.get(1) {
         Some(i) => format!(" at column {}", text[..*i].chars().count() + 1),
         None => String::new(),
-    }
-}
-
-/// The entries of a JSON value that is an object, in order, duplicates kept (`None` for any
-/// other value).
-pub(super) struct Entries(pub(super) Option<Vec<(String, Value)>>);
-
-impl<'de> serde::Deserialize<'de> for Entries {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> serde::de::Visitor<'de> for Visit {
-            type Value = Entries;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Entries, A::Error> {
-                let mut out = Vec::new();
-                while let Some(entry) = map.next_entry()? {
-                    out.push(entry);
-                }
-                Ok(Entries(Some(out)))
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut s: A,
-            ) -> Result<Entries, A::Error> {
-                while s.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-                Ok(Entries(None))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Entries, E> {
-                Ok(Entries(None))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Entries, E> {
-                Ok(Entries(None))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Entries, E> {
-                Ok(Entries(None))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Entries, E> {
-                Ok(Entries(None))
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Entries, E> {
-                Ok(Entries(None))
-            }
-            fn visit_unit<E>(self) -> Result<Entries, E> {
-                Ok(Entries(None))
-            }
-        }
-        d.deserialize_any(Visit)
     }
 }
 

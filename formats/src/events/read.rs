@@ -1,10 +1,11 @@
 //! One event per line: JSON Lines objects, or CSV records under a header row.
 
 use super::block::Blocks;
-use super::entries::{duplicate_column, json_str, raw_integer, Entries};
+use super::entries::{duplicate_column, json_str, raw_integer};
 use super::event::{EventError, EventFormat, EventOptions, EventReadError, Field, RawEvent};
 use super::key::{OrderKey, OrderKeyError};
 use crate::input::{read_line_bounded, LineRead};
+use crate::object::AnyValue;
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::io::BufRead;
@@ -49,7 +50,7 @@ pub fn jsonl_event_full(
     text: &str,
     opts: &EventOptions,
 ) -> (Option<String>, Result<(String, OrderKey), EventError>) {
-    let v: Entries = match serde_json::from_str(text) {
+    let v: AnyValue = match serde_json::from_str(text) {
         Ok(v) => v,
         Err(e) => {
             return (
@@ -58,7 +59,7 @@ pub fn jsonl_event_full(
             )
         }
     };
-    let Entries(Some(entries)) = v else {
+    let AnyValue(Some(entries)) = v else {
         return (None, Err(EventError::NotAnObject));
     };
     // A field read twice is refused (a map would keep the last silently), as duplicate
