@@ -214,8 +214,10 @@ impl Model {
     /// Check options as in `check`; `mode` is the question asked when a run ends (events are
     /// checked as prefixes while it is live: a Fail is returned at the first event that makes
     /// it certain). A run ends at an event with action `end_action` (or pushed with
-    /// `end=True`), when `close_idle` finds it idle for `idle_timeout` (seconds or a
-    /// timedelta; in event time when order keys are timestamps), or at `close`/`close_all`.
+    /// `end=True`), when it is idle for `idle_timeout` (seconds or a timedelta): in event
+    /// time when order keys are timestamps (closed by the `push` whose timestamp moves the
+    /// clock past its last one by the timeout, before that event), else when `close_idle`
+    /// finds it so by the wall clock; or at `close`/`close_all`.
     /// `arrival` says how events may arrive, as `multitrace monitor --arrival`: `"auto"` (an
     /// int order key is the position in the local trace, from `first_position`, and an event
     /// is held until the positions before it came; any other key is held until its run ends),

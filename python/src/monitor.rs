@@ -593,10 +593,11 @@ impl PyMonitor {
         Ok(self.close_with(py, move |m, s, sc, out| s.close(m, sc, &run, why, out)))
     }
 
-    /// Ends every run idle for longer than `idle_timeout`: by event time (the largest
-    /// timestamp seen) for runs whose order keys are timestamps, else by the wall clock
-    /// `now` (seconds since the Unix epoch, or a datetime; default: now). Nothing without an
-    /// `idle_timeout`.
+    /// Ends every run without timestamps idle for longer than `idle_timeout` by the wall
+    /// clock `now` (seconds since the Unix epoch, or a datetime; default: now); runs whose
+    /// order keys are timestamps are closed by event time, by the `push` that moves the
+    /// clock past their last timestamp by the timeout, so their records do not depend on
+    /// when this is called. Nothing without an `idle_timeout`.
     #[pyo3(signature = (now=None))]
     fn close_idle(
         &mut self,

@@ -1,0 +1,173 @@
+//! One followed file: opened when it is a regular file, read from its position, reopened
+//! from its start when another file takes its name or it is truncated.
+
+use super::lines::{cut_lines, Lines};
+use super::{handed, Position, HEAD};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// The fingerprint of `bytes` (FNV-1a: not for security, only to tell two files apart).
+fn fingerprint(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The first `n` bytes of the file at `path` (fewer when it is shorter).
+fn first_bytes(path: &Path, n: usize) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(n);
+    if let Ok(f) = File::open(path) {
+        let _ = f.take(n as u64).read_to_end(&mut buf);
+    }
+    buf
+}
+
+pub(super) struct Followed {
+    pub(super) pos: Position,
+    pub(super) file: Option<File>,
+    pub(super) partial: Vec<u8>,
+    /// Read to its end (not following), or unreadable.
+    pub(super) done: bool,
+    /// An error reading it was reported (following: said once, and tried again at each
+    /// poll, as a path may be something else for a moment).
+    pub(super) reported: bool,
+}
+
+#[cfg(unix)]
+fn file_id(m: &std::fs::Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    m.ino()
+}
+
+#[cfg(not(unix))]
+fn file_id(_: &std::fs::Metadata) -> u64 {
+    0
+}
+
+pub(super) fn read_file(
+    x: &mut Followed,
+    budget: usize,
+    follow: bool,
+    spare: &mut Vec<Lines>,
+    out: &mut Vec<Result<Lines, String>>,
+) {
+    if x.done {
+        return;
+    }
+    let path = PathBuf::from(&x.pos.path);
+    if x.file.is_none() {
+        if let Ok(m) = std::fs::metadata(&path) {
+            if !m.is_file() {
+                // A FIFO's open() blocks until a writer comes (SIGTERM would wait with it),
+                // and a directory or device is no log: said once, looked at again each poll.
+                if !x.reported {
+                    out.push(Err(format!(
+                        "{}: not a regular file, not read (looked at again while following)",
+                        x.pos.path
+                    )));
+                }
+                x.reported = true;
+                x.done = !follow;
+                return;
+            }
+        }
+        match File::open(&path) {
+            Ok(mut f) => {
+                let id = f.metadata().map(|m| file_id(&m)).unwrap_or(0);
+                let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+                let head = (x.pos.head_len > 0)
+                    .then(|| first_bytes(&path, x.pos.head_len as usize))
+                    .filter(|h| h.len() == x.pos.head_len as usize)
+                    .map(|h| fingerprint(&h));
+                let other_head = x.pos.head_len > 0 && head != Some(x.pos.head);
+                if (x.pos.id != 0 && id != x.pos.id) || len < x.pos.offset || other_head {
+                    // Another file under the name (another inode, or other first bytes), or
+                    // a truncated one, since the position: read from its start.
+                    x.pos.offset = 0;
+                    x.pos.line = 0;
+                    x.pos.head_len = 0;
+                    x.partial.clear();
+                }
+                if x.pos.head_len < HEAD as u32 {
+                    // Its first bytes, as many as it has now (more at the next opening).
+                    let h = first_bytes(&path, HEAD);
+                    if h.len() as u32 > x.pos.head_len {
+                        x.pos.head_len = h.len() as u32;
+                        x.pos.head = fingerprint(&h);
+                    }
+                }
+                x.pos.id = id;
+                if f.seek(SeekFrom::Start(x.pos.offset + x.partial.len() as u64))
+                    .is_err()
+                {
+                    return;
+                }
+                x.file = Some(f);
+            }
+            Err(e) => {
+                if !follow {
+                    out.push(Err(format!("{}: cannot read: {e}", x.pos.path)));
+                    x.done = true;
+                }
+                return;
+            }
+        }
+    }
+
+    let Some(f) = &mut x.file else { return };
+    let chunk = budget.clamp(4096, 1 << 20) as u64;
+    loop {
+        // Read straight into the partial line's buffer (no zeroing, no copy), which the
+        // block then takes.
+        match Read::by_ref(f).take(chunk).read_to_end(&mut x.partial) {
+            Ok(0) => break,
+            Ok(_) => {
+                x.reported = false;
+                let used = cut_lines(&mut x.partial, &x.pos.path, &mut x.pos.line, spare, out);
+                x.pos.offset += used as u64;
+                if handed(out) > budget {
+                    return;
+                }
+            }
+            Err(e) => {
+                // Following, a path may be something else for a moment (a directory while a
+                // tool replaces it): said once, and read again when it is a file.
+                if !x.reported {
+                    out.push(Err(format!("{}: cannot read: {e}", x.pos.path)));
+                }
+                x.reported = true;
+                x.file = None;
+                x.done = !follow;
+                return;
+            }
+        }
+    }
+    // At the end of what the handle holds.
+    if !follow {
+        if !x.partial.is_empty() {
+            // The last line has no line break: it is complete at the end of the input.
+            x.partial.push(b'\n');
+            let used = cut_lines(&mut x.partial, &x.pos.path, &mut x.pos.line, spare, out);
+            x.pos.offset += used as u64 - 1;
+        }
+        x.file = None;
+        x.done = true;
+        return;
+    }
+    // Following: a rotated name or a truncated file is reopened at the next poll (the old
+    // handle was read to its end first).
+    match std::fs::metadata(&path) {
+        Ok(m) if file_id(&m) != x.pos.id || m.len() < x.pos.offset + x.partial.len() as u64 => {
+            if file_id(&m) != x.pos.id {
+                x.pos.id = 0;
+                x.pos.offset = 0;
+                x.pos.line = 0;
+                x.pos.head_len = 0;
+                x.partial.clear();
+            }
+            x.file = None;
+        }
+        _ => {}
+    }
+}
