@@ -25,17 +25,25 @@ impl Follower {
             let Ok(rd) = std::fs::read_dir(&d) else {
                 continue;
             };
-            let excluded = &self.excluded;
-            let mut found: Vec<PathBuf> = rd
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file() && !ignored_name(p))
-                .filter(|p| {
-                    excluded.is_empty() || {
-                        let c = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
-                        !excluded.iter().any(|e| c.starts_with(e))
-                    }
-                })
-                .collect();
+            let mut found: Vec<PathBuf> = Vec::new();
+            for p in rd.filter_map(|e| e.ok().map(|e| e.path())) {
+                // A name seen before is not looked at again (no stat, no canonical form).
+                if ignored_name(&p) || self.known.contains(p.display().to_string().as_str()) {
+                    continue;
+                }
+                if !p.is_file() {
+                    continue;
+                }
+                let excluded = !self.excluded.is_empty() && {
+                    let c = std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone());
+                    self.excluded.iter().any(|e| c.starts_with(e))
+                };
+                if excluded {
+                    self.known.insert(p.display().to_string());
+                } else {
+                    found.push(p);
+                }
+            }
             found.sort_by(|a, b| natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
             for p in found {
                 self.add(&p);

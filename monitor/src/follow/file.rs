@@ -6,6 +6,7 @@ use super::{handed, Position, HEAD};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// The fingerprint of `bytes` (FNV-1a: not for security, only to tell two files apart).
 fn fingerprint(bytes: &[u8]) -> u64 {
@@ -32,6 +33,50 @@ pub(super) struct Followed {
     /// An error reading it was reported (following: said once, and tried again at each
     /// poll, as a path may be something else for a moment).
     pub(super) reported: bool,
+    /// Following, a file that gave nothing is looked at again after a while that doubles
+    /// while it stays quiet, up to [`QUIET_MAX`] (a line's delay is at most that): a monitor
+    /// left on a quiet directory of thousands of files does not spin.
+    quiet: Duration,
+    next_look: Option<Instant>,
+}
+
+/// The longest a quiet followed file waits between two looks (see [`Followed::quiet`]).
+pub(super) const QUIET_MAX: Duration = Duration::from_millis(100);
+
+impl Followed {
+    pub(super) fn new(pos: Position) -> Followed {
+        Followed {
+            pos,
+            file: None,
+            partial: Vec::new(),
+            done: false,
+            reported: false,
+            quiet: Duration::ZERO,
+            next_look: None,
+        }
+    }
+
+    /// Whether it is time to look at it again (following).
+    pub(super) fn due(&self, now: Instant) -> bool {
+        self.next_look.is_none_or(|t| now >= t)
+    }
+
+    /// How long after `now` its next look is (zero: at once).
+    #[cfg(test)]
+    pub(super) fn next_look_after(&self, now: Instant) -> Duration {
+        self.next_look.map_or(Duration::ZERO, |t| t - now)
+    }
+
+    /// After a look at `now`: at once again if it `moved`, else after twice the last wait.
+    pub(super) fn looked(&mut self, moved: bool, now: Instant) {
+        if moved {
+            self.quiet = Duration::ZERO;
+            self.next_look = None;
+        } else {
+            self.quiet = (self.quiet * 2).clamp(Duration::from_millis(1), QUIET_MAX);
+            self.next_look = Some(now + self.quiet);
+        }
+    }
 }
 
 #[cfg(unix)]

@@ -11,12 +11,14 @@ mod lines;
 
 pub use lines::{LineIter, Lines};
 
-use file::{read_file, Followed};
+use file::{read_file, Followed, QUIET_MAX};
 use lines::cut_lines;
+use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, TryRecvError};
+use std::time::{Duration, Instant};
 
 /// Where reading of one file stands.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,9 +63,15 @@ pub struct Follower {
     /// Paths never read from a followed directory (the monitor's output and state), by
     /// their canonical form.
     excluded: Vec<PathBuf>,
+    /// The paths of `files`, and those a directory holds that are never read (excluded), so
+    /// that a rescan looks each name up once, not through every file.
+    known: FxHashSet<String>,
+    /// Directories are rescanned after a while that doubles while no new file comes, up to
+    /// [`QUIET_MAX`], and at once after one came.
+    scan_quiet: Duration,
+    next_scan: Option<Instant>,
 }
 
-#[cfg(unix)]
 impl Follower {
     /// Follows `sources` (`-`: standard input, read by a thread); `follow`: wait for more at
     /// the end of files (else a file is read once to its end). `resume`: positions of a
@@ -76,6 +84,9 @@ impl Follower {
             follow,
             spare: Vec::new(),
             excluded: Vec::new(),
+            known: FxHashSet::default(),
+            scan_quiet: Duration::ZERO,
+            next_scan: None,
         };
         for s in sources {
             if s.as_os_str() == "-" {
@@ -116,13 +127,8 @@ impl Follower {
                     ..p.clone()
                 };
             } else {
-                f.files.push(Followed {
-                    pos: p.clone(),
-                    file: None,
-                    partial: Vec::new(),
-                    done: false,
-                    reported: false,
-                });
+                f.known.insert(p.path.clone());
+                f.files.push(Followed::new(p.clone()));
             }
         }
         f.scan_dirs();
@@ -142,24 +148,18 @@ impl Follower {
                 std::fs::canonicalize(&x.pos.path).unwrap_or_else(|_| x.pos.path.clone().into());
             !excluded.iter().any(|e| c.starts_with(e))
         });
+        // Excluded paths stay known: a rescan passes over them without a look.
         self
     }
 
     fn add(&mut self, path: &Path) {
         let name = path.display().to_string();
-        if self.files.iter().any(|x| x.pos.path == name) {
-            return;
-        }
-        self.files.push(Followed {
-            pos: Position {
+        if self.known.insert(name.clone()) {
+            self.files.push(Followed::new(Position {
                 path: name,
                 ..Position::default()
-            },
-            file: None,
-            partial: Vec::new(),
-            done: false,
-            reported: false,
-        });
+            }));
+        }
     }
 
     /// The positions of every file (for a checkpoint).
@@ -181,8 +181,20 @@ impl Follower {
     /// Reads what is available, up to about `budget` bytes, and hands out complete lines, in
     /// blocks. Errors (a file that cannot be opened) are reported as `Err(message)` once.
     pub fn poll(&mut self, budget: usize, out: &mut Vec<Result<Lines, String>>) {
-        if self.follow {
-            self.scan_dirs();
+        if self.follow && !self.dirs.is_empty() {
+            let now = Instant::now();
+            if self.next_scan.is_none_or(|t| now >= t) {
+                let before = self.files.len();
+                self.scan_dirs();
+                if self.files.len() > before {
+                    self.scan_quiet = Duration::ZERO;
+                    self.next_scan = None;
+                } else {
+                    self.scan_quiet =
+                        (self.scan_quiet * 2).clamp(Duration::from_millis(1), QUIET_MAX);
+                    self.next_scan = Some(now + self.scan_quiet);
+                }
+            }
         }
         self.read(budget, out);
     }
@@ -227,8 +239,18 @@ impl Follower {
             }
         }
         let follow = self.follow;
+        let now = Instant::now();
         for x in &mut self.files {
+            if follow && !x.due(now) {
+                continue;
+            }
+            let (offset, partial, handed) = (x.pos.offset, x.partial.len(), out.len());
             read_file(x, budget, follow, &mut self.spare, out);
+            if follow {
+                let moved =
+                    x.pos.offset != offset || x.partial.len() != partial || out.len() != handed;
+                x.looked(moved, now);
+            }
         }
     }
 

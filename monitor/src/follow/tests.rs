@@ -19,6 +19,64 @@ fn read_all(f: &mut Follower) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Waits for every quiet source's next look ([`QUIET_MAX`]).
+fn settle() {
+    std::thread::sleep(QUIET_MAX + std::time::Duration::from_millis(5));
+}
+
+/// Following, a file that stays quiet is looked at after waits that double, up to
+/// [`QUIET_MAX`] and never beyond, and at once again after it gave something.
+#[test]
+fn a_quiet_file_waits_longer_between_looks_up_to_the_bound() {
+    use std::time::{Duration, Instant};
+    let mut x = Followed::new(Position::default());
+    let now = Instant::now();
+    assert!(x.due(now));
+    let mut waits = Vec::new();
+    for _ in 0..10 {
+        x.looked(false, now);
+        waits.push(x.next_look_after(now));
+    }
+    let ms: Vec<u128> = waits.iter().map(Duration::as_millis).collect();
+    assert_eq!(ms, [1, 2, 4, 8, 16, 32, 64, 100, 100, 100]);
+    assert!(!x.due(now + Duration::from_millis(99)) && x.due(now + QUIET_MAX));
+    x.looked(true, now);
+    assert!(x.due(now));
+}
+
+/// A line written to a followed file after a long quiet is handed out by a poll at most
+/// [`QUIET_MAX`] after it was written; the next one, while the file is busy, at once.
+#[test]
+fn a_line_after_a_quiet_comes_within_the_bound() {
+    use std::io::Write;
+    use std::time::{Duration, Instant};
+    let d = scratch("quiet");
+    let p = d.join("events.jsonl");
+    std::fs::write(&p, "").unwrap();
+    let mut f = Follower::new(std::slice::from_ref(&p), true, &[]);
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_millis(300) {
+        assert!(read_all(&mut f).is_empty());
+    }
+    let mut w = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+    w.write_all(b"one\n").unwrap();
+    let written = Instant::now();
+    let got = loop {
+        let got = read_all(&mut f);
+        if !got.is_empty() {
+            break got;
+        }
+        assert!(written.elapsed() < QUIET_MAX + Duration::from_millis(50));
+    };
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].1, "one");
+    w.write_all(b"two\n").unwrap();
+    let got = read_all(&mut f);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].1, "two");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// A followed directory: hidden and temporary names are not read (an atomic write's
 /// file counts once, under its final name), nor are the paths excluded (the monitor's
 /// output and state in it).
@@ -38,6 +96,7 @@ fn a_directory_leaves_out_temporary_names_and_the_monitors_own_files() {
     assert_eq!(got, ["a.jsonl"]);
     // The temporary file renamed to its final name: read once, then.
     std::fs::rename(d.join("b.jsonl.tmp"), d.join("b.jsonl")).unwrap();
+    settle();
     let got: Vec<String> = read_all(&mut f).into_iter().map(|(_, t)| t).collect();
     assert_eq!(got, ["b.jsonl.tmp"]);
     let _ = std::fs::remove_dir_all(&d);
@@ -98,6 +157,7 @@ fn a_fifo_is_reported_once_and_not_opened() {
     assert!(out.is_empty());
     std::fs::remove_file(&p).unwrap();
     std::fs::write(&p, "one\n").unwrap();
+    settle();
     let got: Vec<String> = read_all(&mut f).into_iter().map(|(_, t)| t).collect();
     assert_eq!(got, ["one"]);
     let _ = std::fs::remove_dir_all(&d);
