@@ -13,10 +13,11 @@ use serde::{Deserialize, Serialize};
 /// The first bytes of a checkpoint file, then [`FORMAT`].
 const MAGIC: &[u8; 8] = b"MTCHKPT\0";
 
-/// The version of the checkpoint format: 7 since it holds the wall clock (6: it ends with a
+/// The version of the checkpoint format: 8 since a position holds its rotated file's (7: the wall
+/// clock; 6: it ends with a
 /// checksum and names its model; 5: it holds the output's totals, not only its length; format 4: a live run keeps its local verifiers' states; 3: its guess; 2: the
 /// session's runs made compact, their places and keys; format 1 had no number).
-const FORMAT: u32 = 7;
+const FORMAT: u32 = 8;
 
 /// What a checkpoint of a monitor holds: read positions, the session, the output's totals.
 #[derive(Debug, Serialize, Deserialize)]

@@ -778,9 +778,9 @@ fn a_checkpoint_of_another_format_is_refused() {
             &b"format one bytes"[..],
             "without a format number: format 1",
         ),
-        // The previous version's (without the wall clock), and a later one.
-        (&b"MTCHKPT\0\x06\0\0\0rest"[..], "a checkpoint of format 6"),
-        (&b"MTCHKPT\0\x08\0\0\0rest"[..], "a checkpoint of format 8"),
+        // The previous version's (without the rotated files' positions), and a later one.
+        (&b"MTCHKPT\0\x07\0\0\0rest"[..], "a checkpoint of format 7"),
+        (&b"MTCHKPT\0\x09\0\0\0rest"[..], "a checkpoint of format 9"),
     ] {
         let state = dir.join("state");
         std::fs::create_dir_all(&state).unwrap();
@@ -800,7 +800,7 @@ fn a_checkpoint_of_another_format_is_refused() {
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         let e = stderr(&o);
         assert!(e.contains(says), "{e}");
-        assert!(e.contains("reads checkpoint format 7 only"), "{e}");
+        assert!(e.contains("reads checkpoint format 8 only"), "{e}");
         assert!(e.contains("remove the file to start afresh"), "{e}");
         assert_eq!(std::fs::read(state.join("checkpoint")).unwrap(), old);
         assert!(!out.exists() || std::fs::read(&out).unwrap().is_empty());

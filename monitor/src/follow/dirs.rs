@@ -1,6 +1,7 @@
 //! Followed directories: the files in them, picked up in natural order, leaving out
 //! temporary names and the monitor's own files.
 
+use super::file::{file_id, fingerprint, first_bytes};
 use super::Follower;
 use multitrace_formats::input::natural_cmp;
 use std::path::{Path, PathBuf};
@@ -31,7 +32,16 @@ impl Follower {
                 if ignored_name(&p) || self.known.contains(p.display().to_string().as_str()) {
                     continue;
                 }
-                if !p.is_file() {
+                let Ok(m) = std::fs::metadata(&p) else {
+                    continue;
+                };
+                if !m.is_file() {
+                    continue;
+                }
+                if self.is_read(&p, &m) {
+                    // A file read under another name (rotated within the directory: renamed
+                    // `NAME.1`): not read again from its start.
+                    self.known.insert(p.display().to_string());
                     continue;
                 }
                 let excluded = !self.excluded.is_empty() && {
@@ -49,5 +59,26 @@ impl Follower {
                 self.add(&p);
             }
         }
+    }
+
+    /// Whether the file `p` (of metadata `m`) is one read under another name: one open
+    /// now (the name followed, or a rotated file read on: its inode cannot be another file's
+    /// while it is open), or one read to its end (by inode and first bytes).
+    fn is_read(&self, p: &Path, m: &std::fs::Metadata) -> bool {
+        let id = file_id(m);
+        if id == 0 {
+            return false;
+        }
+        let open = self.files.iter().any(|x| {
+            (x.file.is_some() && x.pos.id == id) || x.old.as_ref().is_some_and(|o| o.pos.id == id)
+        });
+        open || self
+            .retired
+            .iter()
+            .filter(|&&(i, _, len)| i == id && len > 0)
+            .any(|&(_, head, len)| {
+                let h = first_bytes(p, len as usize);
+                h.len() == len as usize && fingerprint(&h) == head
+            })
     }
 }

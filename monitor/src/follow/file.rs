@@ -2,6 +2,7 @@
 //! from its start when another file takes its name or it is truncated.
 
 use super::lines::{cut_lines, Lines};
+use super::rotated::{lost, Old};
 use super::{handed, Position, HEAD};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -9,14 +10,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The fingerprint of `bytes` (FNV-1a: not for security, only to tell two files apart).
-fn fingerprint(bytes: &[u8]) -> u64 {
+pub(super) fn fingerprint(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
 }
 
 /// The first `n` bytes of the file at `path` (fewer when it is shorter).
-fn first_bytes(path: &Path, n: usize) -> Vec<u8> {
+pub(super) fn first_bytes(path: &Path, n: usize) -> Vec<u8> {
     let mut buf = Vec::with_capacity(n);
     if let Ok(f) = File::open(path) {
         let _ = f.take(n as u64).read_to_end(&mut buf);
@@ -38,6 +39,11 @@ pub(super) struct Followed {
     /// left on a quiet directory of thousands of files does not spin.
     quiet: Duration,
     next_look: Option<Instant>,
+    /// The file the name held before a rotation, read to its end first.
+    pub(super) old: Option<Old>,
+    /// The identity (inode, fingerprint, its length) of the last rotated file left, for
+    /// the follower's set of files read to their end.
+    pub(super) retired: Option<(u64, u64, u32)>,
 }
 
 /// The longest a quiet followed file waits between two looks (see [`Followed::quiet`]).
@@ -53,6 +59,16 @@ impl Followed {
             reported: false,
             quiet: Duration::ZERO,
             next_look: None,
+            old: None,
+            retired: None,
+        }
+    }
+
+    /// Its position, with the rotated file's while that is still read.
+    pub(super) fn position(&self) -> Position {
+        Position {
+            rotated: self.old.as_ref().map(|o| Box::new(o.pos.clone())),
+            ..self.pos.clone()
         }
     }
 
@@ -80,13 +96,13 @@ impl Followed {
 }
 
 #[cfg(unix)]
-fn file_id(m: &std::fs::Metadata) -> u64 {
+pub(super) fn file_id(m: &std::fs::Metadata) -> u64 {
     use std::os::unix::fs::MetadataExt;
     m.ino()
 }
 
 #[cfg(not(unix))]
-fn file_id(_: &std::fs::Metadata) -> u64 {
+pub(super) fn file_id(_: &std::fs::Metadata) -> u64 {
     0
 }
 
@@ -101,6 +117,22 @@ pub(super) fn read_file(
         return;
     }
     let path = PathBuf::from(&x.pos.path);
+    if let Some(r) = x.pos.rotated.take() {
+        // A checkpoint taken while a rotated file was read: found again, read on.
+        match Old::find(&path, &r, true) {
+            Some(o) => x.old = Some(o),
+            None => out.push(Err(lost(&x.pos.path, &r))),
+        }
+    }
+    if let Some(o) = &mut x.old {
+        // Its lines came before the new file's (which is read too, after them).
+        if !o.read(&x.pos.path, budget, follow, spare, out) {
+            x.retired = Some((o.pos.id, o.pos.head, o.pos.head_len));
+            x.old = None;
+        } else if handed(out) > budget {
+            return;
+        }
+    }
     if x.file.is_none() {
         if let Ok(m) = std::fs::metadata(&path) {
             if !m.is_file() {
@@ -128,7 +160,19 @@ pub(super) fn read_file(
                 let other_head = x.pos.head_len > 0 && head != Some(x.pos.head);
                 if (x.pos.id != 0 && id != x.pos.id) || len < x.pos.offset || other_head {
                     // Another file under the name (another inode, or other first bytes), or
-                    // a truncated one, since the position: read from its start.
+                    // a truncated one, since the position (rotated while not read): the old
+                    // file is read on first, found beside the name, or said lost; the new
+                    // one is read from its start.
+                    if x.old.is_none() {
+                        let by_inode = id != x.pos.id;
+                        match Old::find(&path, &x.pos, by_inode) {
+                            Some(mut o) => {
+                                o.read(&x.pos.path, budget, follow, spare, out);
+                                x.old = Some(o);
+                            }
+                            None => out.push(Err(lost(&x.pos.path, &x.pos))),
+                        }
+                    }
                     x.pos.offset = 0;
                     x.pos.line = 0;
                     x.pos.head_len = 0;
@@ -203,14 +247,29 @@ pub(super) fn read_file(
     // Following: a rotated name or a truncated file is reopened at the next poll (the old
     // handle was read to its end first).
     match std::fs::metadata(&path) {
-        Ok(m) if file_id(&m) != x.pos.id || m.len() < x.pos.offset + x.partial.len() as u64 => {
-            if file_id(&m) != x.pos.id {
-                x.pos.id = 0;
-                x.pos.offset = 0;
-                x.pos.line = 0;
-                x.pos.head_len = 0;
-                x.partial.clear();
+        Ok(m) if file_id(&m) != x.pos.id && x.old.is_none() => {
+            // Renamed away (or removed): the handle is the old file, which a writer may still
+            // append to until it reopens its log; read on until it is quiet.
+            if let Some(f) = x.file.take() {
+                x.old = Some(Old::held(x.pos.clone(), f, std::mem::take(&mut x.partial)));
             }
+            x.pos.id = 0;
+            x.pos.offset = 0;
+            x.pos.line = 0;
+            x.pos.head_len = 0;
+            // The new file at once (once: the old one is held now).
+            read_file(x, budget, follow, spare, out);
+        }
+        Ok(m) if m.len() < x.pos.offset + x.partial.len() as u64 => {
+            // Truncated in place (copytruncate): what was written after the position and
+            // before the truncation is in the copy, when it is beside the name.
+            if x.old.is_none() {
+                x.old = Old::find(&path, &x.pos, false);
+            }
+            x.pos.offset = 0;
+            x.pos.line = 0;
+            x.pos.head_len = 0;
+            x.partial.clear();
             x.file = None;
         }
         _ => {}

@@ -8,8 +8,10 @@
 mod dirs;
 mod file;
 mod lines;
+mod rotated;
 
 pub use lines::{LineIter, Lines};
+pub use rotated::DRAIN_QUIET;
 
 use file::{read_file, Followed, QUIET_MAX};
 use lines::cut_lines;
@@ -38,6 +40,9 @@ pub struct Position {
     pub head: u64,
     /// How many first bytes `head` covers (0: none yet).
     pub head_len: u32,
+    /// The file the name held before a rotation, while it is still read to its end (see
+    /// [`DRAIN_QUIET`]): its position, `path` the followed name.
+    pub rotated: Option<Box<Position>>,
 }
 
 /// The most first bytes of a file its fingerprint covers ([`Position::head`]).
@@ -70,6 +75,9 @@ pub struct Follower {
     /// [`QUIET_MAX`], and at once after one came.
     scan_quiet: Duration,
     next_scan: Option<Instant>,
+    /// The identities (inode, fingerprint, its length) of rotated files read to their end: a
+    /// directory's new name for one of them (`NAME.1` renamed `NAME.2`) is not read again.
+    retired: FxHashSet<(u64, u64, u32)>,
 }
 
 impl Follower {
@@ -87,6 +95,7 @@ impl Follower {
             known: FxHashSet::default(),
             scan_quiet: Duration::ZERO,
             next_scan: None,
+            retired: FxHashSet::default(),
         };
         for s in sources {
             if s.as_os_str() == "-" {
@@ -164,7 +173,7 @@ impl Follower {
 
     /// The positions of every file (for a checkpoint).
     pub fn positions(&self) -> Vec<Position> {
-        self.files.iter().map(|x| x.pos.clone()).collect()
+        self.files.iter().map(Followed::position).collect()
     }
 
     /// Whether every source is read to its end and will not grow.
@@ -250,6 +259,9 @@ impl Follower {
                 let moved =
                     x.pos.offset != offset || x.partial.len() != partial || out.len() != handed;
                 x.looked(moved, now);
+            }
+            if let Some(r) = x.retired.take() {
+                self.retired.insert(r);
             }
         }
     }

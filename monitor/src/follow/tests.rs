@@ -162,3 +162,120 @@ fn a_fifo_is_reported_once_and_not_opened() {
     assert_eq!(got, ["one"]);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+fn texts(f: &mut Follower) -> Vec<String> {
+    read_all(f).into_iter().map(|(_, t)| t).collect()
+}
+
+fn append(p: &Path, text: &str) {
+    use std::io::Write;
+    let mut w = std::fs::OpenOptions::new().append(true).open(p).unwrap();
+    w.write_all(text.as_bytes()).unwrap();
+}
+
+/// Renamed while its writer still writes it: the old file's later lines are read (before the
+/// new file's), named by the followed name and numbered on; the checkpoint keeps its place
+/// while it is read; it is left after [`DRAIN_QUIET`] without a byte.
+#[test]
+fn a_file_renamed_while_written_is_read_to_its_end() {
+    let d = scratch("drain");
+    let p = d.join("events.jsonl");
+    std::fs::write(&p, "one\ntwo\n").unwrap();
+    let mut f = Follower::new(std::slice::from_ref(&p), true, &[]);
+    assert_eq!(texts(&mut f), ["one", "two"]);
+    // The writer's handle stays on the renamed file.
+    let mut w = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+    std::fs::rename(&p, d.join("events.jsonl.1")).unwrap();
+    std::fs::write(&p, "new1\n").unwrap();
+    settle();
+    assert_eq!(texts(&mut f), ["new1"]);
+    use std::io::Write;
+    w.write_all(b"three\nfour").unwrap();
+    settle();
+    let got = read_all(&mut f);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].1, "three");
+    let pos = f.positions();
+    let old = pos[0].rotated.as_ref().expect("the rotated file's place");
+    assert_eq!((old.line, pos[0].line), (3, 1));
+    // Quiet for DRAIN_QUIET: left, its last line complete then.
+    std::thread::sleep(DRAIN_QUIET + QUIET_MAX);
+    assert_eq!(texts(&mut f), ["four"]);
+    assert!(f.positions()[0].rotated.is_none());
+    w.write_all(b"\nlost\n").unwrap();
+    settle();
+    assert!(texts(&mut f).is_empty());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Rotated while the monitor was down: renamed (`NAME.1`), copied then truncated
+/// (copytruncate), or compressed (the old file gone): the old file's lines after the position
+/// are read first, then the new file from its start; a file that cannot be found is said.
+#[test]
+fn a_file_rotated_while_not_read_is_read_on_from_where_it_went() {
+    for how in ["rename", "copytruncate", "compressed"] {
+        let d = scratch(&format!("down-{how}"));
+        let p = d.join("events.jsonl");
+        std::fs::write(&p, "one\ntwo\n").unwrap();
+        let mut f = Follower::new(std::slice::from_ref(&p), false, &[]);
+        assert_eq!(texts(&mut f), ["one", "two"]);
+        let pos = f.positions();
+        append(&p, "three\n");
+        let old = d.join("events.jsonl.1");
+        match how {
+            "rename" => std::fs::rename(&p, &old).unwrap(),
+            "copytruncate" => {
+                std::fs::copy(&p, &old).unwrap();
+            }
+            _ => std::fs::remove_file(&p).unwrap(),
+        }
+        std::fs::write(&p, "new1\nnew2\n").unwrap();
+        let mut f = Follower::new(std::slice::from_ref(&p), false, &pos);
+        let mut out = Vec::new();
+        f.poll(1 << 20, &mut out);
+        let errors: Vec<&String> = out.iter().filter_map(|l| l.as_ref().err()).collect();
+        let got: Vec<(u32, String)> = out
+            .iter()
+            .filter_map(|l| l.as_ref().ok())
+            .flat_map(|b| b.iter().map(|(n, t)| (n, t.to_string())))
+            .collect();
+        let new = [(1, "new1".to_string()), (2, "new2".to_string())];
+        if how == "compressed" {
+            assert_eq!(got, new, "{how}");
+            assert_eq!(errors.len(), 1, "{how}");
+            assert!(errors[0].contains("to line 2 (byte 8)"), "{}", errors[0]);
+        } else {
+            let mut want = vec![(3, "three".to_string())];
+            want.extend(new);
+            assert_eq!(got, want, "{how}");
+            assert!(errors.is_empty(), "{how}: {errors:?}");
+        }
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}
+
+/// A followed directory whose file is rotated in it (`a.jsonl` renamed `a.jsonl.1`, a new
+/// `a.jsonl`): the renamed file is read on, not read again from its start under its new name,
+/// nor when renamed again later.
+#[test]
+fn a_file_rotated_within_a_followed_directory_is_read_once() {
+    let d = scratch("dir-rotate");
+    let p = d.join("a.jsonl");
+    std::fs::write(&p, "one\n").unwrap();
+    let mut f = Follower::new(std::slice::from_ref(&d), true, &[]);
+    assert_eq!(texts(&mut f), ["one"]);
+    std::fs::rename(&p, d.join("a.jsonl.1")).unwrap();
+    append(&d.join("a.jsonl.1"), "two\n");
+    std::fs::write(&p, "new1\n").unwrap();
+    settle();
+    let mut got = texts(&mut f);
+    settle();
+    got.extend(texts(&mut f));
+    assert_eq!(got, ["two", "new1"]);
+    std::thread::sleep(DRAIN_QUIET + QUIET_MAX);
+    assert!(texts(&mut f).is_empty());
+    std::fs::rename(d.join("a.jsonl.1"), d.join("a.jsonl.2")).unwrap();
+    settle();
+    assert!(texts(&mut f).is_empty());
+    let _ = std::fs::remove_dir_all(&d);
+}
