@@ -884,3 +884,68 @@ fn a_full_disk_is_named() {
     assert!(e.contains("-o /dev/full: No space left on device"), "{e}");
     assert!(!e.contains("panicked"), "{e}");
 }
+
+/// A log rotated while the monitor follows it, as logrotate does without `copytruncate`: the
+/// file is renamed `NAME.1` while its writer goes on appending to it for a while, then the
+/// writer reopens the name (a new file). No event is lost or read twice: after a stop every
+/// run has exactly one record, with the batch verdict.
+#[test]
+fn a_log_rotated_while_written_loses_and_repeats_nothing() {
+    let dir = scratch("monitor-rotate");
+    let runs = runs(&dir, 150);
+    let events = events(&runs, 11);
+    let (whole, _) = expected(&dir, &events);
+    let file = dir.join("live.jsonl");
+    let out = dir.join("records.jsonl");
+    let _ = std::fs::remove_file(&out);
+    std::fs::write(&file, "").unwrap();
+    let mut child = bin()
+        .current_dir(root())
+        .args([
+            "monitor",
+            MODEL,
+            file.to_str().unwrap(),
+            "--format",
+            "jsonl",
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .spawn()
+        .unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    let chunks: Vec<String> = events
+        .chunks(events.len().div_ceil(30))
+        .map(|c| c.iter().map(line).collect())
+        .collect();
+    for (i, c) in chunks.iter().enumerate() {
+        if i == 10 {
+            // Renamed; the writer still holds the old file.
+            std::fs::rename(&file, dir.join("live.jsonl.1")).unwrap();
+        }
+        if i == 20 {
+            // The writer reopens its log under the name: a new file.
+            f = std::fs::File::create(&file).unwrap();
+        }
+        f.write_all(c.as_bytes()).unwrap();
+        f.flush().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(40));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    let o = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    child.wait().unwrap();
+    let mut got = BTreeMap::new();
+    for r in records(&std::fs::read_to_string(&out).unwrap()) {
+        let id = r["id"].as_str().unwrap_or_default().to_string();
+        assert!(r["verdict"] != "Error", "{r}");
+        let v = r["verdict"].as_str().unwrap().to_string();
+        assert!(got.insert(id, v).is_none(), "two records: {r}");
+    }
+    assert_eq!(got, whole);
+}
