@@ -4,7 +4,7 @@
 //! ([`body`]), and an accepted request put in the loop's bounded queue without waiting
 //! (`503` when it is full). The replies are the module `receive`'s table.
 
-use super::{Limits, ReceiveError, Received};
+use super::options::{Limits, ReceiveError, Received};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderMap, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};

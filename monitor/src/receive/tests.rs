@@ -4,6 +4,7 @@ use hyper::header::{HeaderMap, HeaderValue, CONTENT_ENCODING, CONTENT_LENGTH, CO
 use hyper::{Method, StatusCode};
 use prost::Message as _;
 use std::io::{Read as _, Write as _};
+use std::net::SocketAddr;
 use std::sync::mpsc::{sync_channel, Receiver};
 
 /// The checkout example's three exports (one per service), as the SDK wrote them.
