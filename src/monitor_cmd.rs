@@ -5,14 +5,14 @@
 use crate::args::{load, FormatArg, ProcedureArg};
 use anyhow::{bail, Result};
 use clap::Args;
-use multitrace_batch::inputs::OTEL_MISSING;
 use multitrace_check::Engine;
 use multitrace_compiler::open::ModelOptions;
 use multitrace_formats::events::{EventFormat, EventOptions};
 use multitrace_formats::output::{check_writable, check_writable_dir, refuse_overwrite};
 use multitrace_model::verdict::Mode;
-use multitrace_monitor::drive::{drive, parse_duration, parse_window, Arrival};
+use multitrace_monitor::drive::{drive, otel_map, parse_duration, parse_window, Arrival};
 use multitrace_monitor::drive::{live_check_options, DriveOptions, LineFormat, Start, Status};
+use multitrace_monitor::receive::{Inbox, Limits};
 use multitrace_monitor::session::{Reorder, SessionOptions};
 use multitrace_monitor::{Monitor, MonitorOptions};
 use std::io::IsTerminal;
@@ -23,6 +23,7 @@ use std::time::Duration;
 
 // Arguments of `monitor` (a plain comment: see `Command`'s `defer`).
 #[derive(Args)]
+#[command(group(clap::ArgGroup::new("spans").multiple(true)))]
 pub struct MonitorArgs {
     /// The model: an interaction (.hif), a Timbuk automaton (.timbuk) or a compiled model (.mtm).
     model: PathBuf,
@@ -31,7 +32,7 @@ pub struct MonitorArgs {
     sources: Vec<PathBuf>,
     /// The format of every source (default: .csv files are CSV, anything else JSON Lines). CSV:
     /// a header row first, one record per line (no quoted field across lines when followed).
-    #[arg(long, value_parser = ["jsonl", "csv"], conflicts_with = "otel", help_heading = "Input")]
+    #[arg(long, value_parser = ["jsonl", "csv"], conflicts_with = "spans", help_heading = "Input")]
     events_format: Option<String>,
     /// The field holding the run id.
     #[arg(long, value_name = "F", default_value = "run", help_heading = "Input")]
@@ -93,11 +94,15 @@ pub struct MonitorArgs {
     /// service.name is the lifeline, the span kind says emission or reception, the trace is
     /// the run, span timestamps order each service's events (the events of one line are
     /// taken in timestamp order; across lines --reorder-window restores it).
-    #[arg(long, conflicts_with_all = ["run_field", "action_field", "order_field", "end_field"], help_heading = "Input")]
+    #[arg(long, group = "spans", conflicts_with_all = ["run_field", "action_field", "order_field", "end_field"], help_heading = "Input")]
     otel: bool,
+    /// Receive spans over OTLP/HTTP on ADDR (POST /v1/traces, protobuf or JSON, gzip; 16 MiB a
+    /// request): checked as --otel lines, until SIGTERM. Without ADDR: 127.0.0.1:4318.
+    #[arg(long, value_name = "ADDR", group = "spans", num_args = 0..=1, default_missing_value = multitrace_monitor::receive::DEFAULT_ADDR, conflicts_with_all = ["run_field", "action_field", "order_field", "end_field"], help_heading = "Input")]
+    otlp_http: Option<std::net::SocketAddr>,
     /// --otel: a mapping file overriding the rules (`lifeline = ATTR`, `run = ATTR`,
     /// `message = ATTR`, `reply_suffix = TEXT`).
-    #[arg(long, value_name = "FILE", requires = "otel", help_heading = "Input")]
+    #[arg(long, value_name = "FILE", requires = "spans", help_heading = "Input")]
     otel_map: Option<PathBuf>,
     /// Checkpoint directory: a restart with it goes on where the last checkpoint was.
     ///
@@ -131,15 +136,8 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     // (Inherited by nothing we start; failing leaves the system's setting, which is correct.)
     #[cfg(target_os = "linux")]
     let _ = rustix::thread::disable_transparent_huge_pages(true);
-    if args.otel && !cfg!(feature = "otel") {
-        bail!("{}", OTEL_MISSING);
-    }
-    #[cfg(feature = "otel")]
-    let otel = (args.otel)
-        .then(|| multitrace_formats::otel::read_otel_map(args.otel_map.as_deref()))
-        .transpose()?;
-    #[cfg(not(feature = "otel"))]
-    let otel = None;
+    let spans = args.otel || args.otlp_http.is_some();
+    let otel = otel_map(spans, args.otel_map.as_deref())?;
     // Outputs first, before any work: writable, and never one of the inputs (records
     // appended to a followed source would be read again as events).
     if let Some(path) = &args.output {
@@ -166,7 +164,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
         given => given.and_then(|(_, l)| l),
     };
     let (reorder, parents) = (args.arrival)
-        .reorder(args.first_position, args.reorder_window, args.otel)
+        .reorder(args.first_position, args.reorder_window, spans)
         .map_err(anyhow::Error::msg)?;
     let sopts = SessionOptions {
         end_letter,
@@ -178,7 +176,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     };
     let (state, digest, output) =
         (args.state.as_deref(), engine.model().digest, args.output.as_deref());
-    let sources = (&args.sources[..], !args.no_follow);
+    let sources = (&args.sources[..], !args.no_follow, args.otlp_http.is_none());
     let Start { mut session, mut follower, totals, mut out, lock: _lock } =
         Start::open(state, sopts, digest, output, sources)?;
     let stop = Arc::new(AtomicBool::new(false));
@@ -203,7 +201,11 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
         },
         state: args.state.clone(),
         checkpoint_ms: args.checkpoint_ms,
+        inbox: args.otlp_http.map(|a| Inbox::listen(a, Limits::default())).transpose()?,
     };
+    if let Some(inbox) = &opts.inbox {
+        eprintln!("multitrace monitor: receiving OTLP/HTTP on http://{}/v1/traces", inbox.addr());
+    }
     let status = std::io::stderr().is_terminal();
     let mut show = |s: Status| eprint!("\r{}   ", s.line());
     let show: Option<&mut dyn FnMut(Status)> = if status { Some(&mut show) } else { None };

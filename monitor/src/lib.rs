@@ -52,6 +52,7 @@ mod guess;
 pub mod late;
 mod overflow;
 pub mod product;
+pub mod receive;
 mod replay;
 mod run;
 pub mod session;

@@ -14,6 +14,7 @@ mod guide;
 mod model;
 mod monitor;
 mod monitor_csv;
+mod monitor_otlp;
 mod notes;
 mod otel;
 mod outputs;

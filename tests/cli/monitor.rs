@@ -473,11 +473,11 @@ fn a_restart_after_kill_exits_as_the_uninterrupted_run() {
 /// The checkout example's spans (`examples/checkout/app.py`: the OpenTelemetry Python SDK's
 /// own export, written as the Collector's file exporter writes it; `runs.json` says which
 /// trace is which scenario).
-const OTEL_MODEL: &str = "examples/checkout/README.md";
-const OTEL_SPANS: &str = "tests/cli/otel-checkout/spans.jsonl";
+pub(super) const OTEL_MODEL: &str = "examples/checkout/README.md";
+pub(super) const OTEL_SPANS: &str = "tests/cli/otel-checkout/spans.jsonl";
 
 /// Records by run id (records without one under the empty id, in order).
-fn by_run(text: &str) -> BTreeMap<String, Vec<serde_json::Value>> {
+pub(super) fn by_run(text: &str) -> BTreeMap<String, Vec<serde_json::Value>> {
     let mut out: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
     for r in records(text) {
         let id = r["id"].as_str().unwrap_or("").to_string();

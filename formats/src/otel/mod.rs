@@ -613,6 +613,20 @@ pub fn otel_json_spans(
     json_line(text, map, file, line, out, Some(links))
 }
 
+/// [`otel_json_spans`] for a request already decoded (from OTLP protobuf or JSON, as an
+/// OTLP/HTTP receiver gets it): the same events and links a line holding it gives, named
+/// `file:line` alike. It cannot fail: a decoded request is one.
+pub fn otel_request_spans(
+    req: &ExportTraceServiceRequest,
+    map: &OtelMap,
+    file: &str,
+    line: u32,
+    out: &mut Vec<RawEvent>,
+    links: &mut Vec<SpanLink>,
+) {
+    request_events(req, map, file, line, out, Some(links), None);
+}
+
 fn json_line(
     text: &str,
     map: &OtelMap,

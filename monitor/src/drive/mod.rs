@@ -23,7 +23,7 @@ pub mod start;
 pub mod write;
 
 pub use durations::{parse_duration, parse_window, Arrival};
-pub use options::{live_check_options, DriveOptions, OtelMap};
+pub use options::{live_check_options, otel_map, DriveOptions, OtelMap, OtelMapError};
 pub use run::{drive, Status};
 pub use start::{Start, StartError};
 pub use write::{in_order, LineFormat, Totals, Written};

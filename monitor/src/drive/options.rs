@@ -6,7 +6,7 @@ use multitrace_check::settings::Settings;
 use multitrace_check::{CheckOptions, Choice};
 use multitrace_formats::events::{EventFormat, EventOptions};
 use multitrace_model::verdict::Mode;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The mapping of OpenTelemetry spans to events (`--otel-map`).
@@ -15,6 +15,47 @@ pub type OtelMap = multitrace_formats::otel::OtelMap;
 /// Without the `otel` feature no spans are read: no mapping can be given.
 #[cfg(not(feature = "otel"))]
 pub type OtelMap = std::convert::Infallible;
+
+/// Why the mapping of spans cannot be had.
+#[derive(Debug)]
+pub enum OtelMapError {
+    /// Spans asked of a build without the `otel` feature.
+    NotBuilt,
+    /// The mapping file cannot be read or parsed.
+    Read(multitrace_model::syntax::ModelError),
+}
+
+impl std::fmt::Display for OtelMapError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OtelMapError::NotBuilt => f.write_str(
+                "--otel: this build of multitrace lacks OpenTelemetry support (the `otel` cargo feature); rebuild with default features (`cargo install multitrace`) or `--features otel`",
+            ),
+            OtelMapError::Read(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for OtelMapError {}
+
+/// The mapping of spans when the sources hold spans (`spans`: `--otel` or `--otlp-http`):
+/// the default rules, or those of the mapping file `file` (`--otel-map`); `None` otherwise.
+pub fn otel_map(spans: bool, file: Option<&Path>) -> Result<Option<OtelMap>, OtelMapError> {
+    #[cfg(feature = "otel")]
+    {
+        let read = |f| multitrace_formats::otel::read_otel_map(f).map_err(OtelMapError::Read);
+        spans.then(|| read(file)).transpose()
+    }
+    #[cfg(not(feature = "otel"))]
+    {
+        let _ = file;
+        if spans {
+            Err(OtelMapError::NotBuilt)
+        } else {
+            Ok(None)
+        }
+    }
+}
 
 /// What the loop is asked.
 pub struct DriveOptions {
@@ -38,6 +79,9 @@ pub struct DriveOptions {
     pub state: Option<PathBuf>,
     /// Milliseconds between checkpoints.
     pub checkpoint_ms: u64,
+    /// Requests of spans received (`--otlp-http`; with `otel`'s mapping): checked as lines
+    /// are, the loop runs until stopped, then closes it and drains what it acknowledged.
+    pub inbox: Option<crate::receive::Inbox>,
 }
 
 /// The options of every check of a live monitor, from the numbers a front end takes (`0`: no

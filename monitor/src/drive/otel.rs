@@ -1,5 +1,6 @@
 //! Lines of OpenTelemetry spans (`monitor --otel`): each line of a source is one OTLP JSON
-//! request, mapped to events by the rules of `check --otel`, and pushed to the session.
+//! request, mapped to events by the rules of `check --otel`, and pushed to the session; a
+//! request received over OTLP/HTTP (`receive`) is one such line, read already.
 //!
 //! A line that is not a request is the rule of `check --otel` too: an `Error` record for the
 //! line, one for each run it names (`multitrace_formats::otel::bad`), and when it may hold
@@ -18,11 +19,21 @@ use multitrace_model::nfa::LocationId;
 use multitrace_model::record::{ErrorRecord, Record};
 use std::time::Duration;
 
-/// One line of spans and where it was read.
+/// What a line holds: its text, or a request already decoded (received over OTLP/HTTP).
+#[derive(Clone, Copy)]
+pub enum Spans<'a> {
+    /// A line of OTLP JSON.
+    Text(&'a str),
+    /// A request received (`--otlp-http`).
+    #[cfg(feature = "otlp")]
+    Request(&'a crate::receive::Received),
+}
+
+/// One line of spans (or request) and where it was read.
 pub struct Line<'a> {
     /// The line.
-    pub text: &'a str,
-    /// `FILE:LINE`.
+    pub spans: Spans<'a>,
+    /// `FILE:LINE` (`otlp-http:N` for the N-th request received).
     pub at: &'a str,
     /// Wall-clock nanoseconds since the monitor started.
     pub wall: u64,
@@ -65,7 +76,16 @@ pub fn push_line(
     spans.links.clear();
     // Set after this line's events: its own runs get the Error naming their spans there.
     let mut now_lost = None;
-    if let Err(bad) = otel_json_spans(line.text, line.map, file, no, raw, &mut spans.links) {
+    let read = match line.spans {
+        Spans::Text(text) => otel_json_spans(text, line.map, file, no, raw, &mut spans.links),
+        #[cfg(feature = "otlp")]
+        Spans::Request(req) => {
+            let links = &mut spans.links;
+            multitrace_formats::otel::otel_request_spans(req, line.map, file, no, raw, links);
+            Ok(())
+        }
+    };
+    if let Err(bad) = read {
         let e = ErrorRecord {
             message: bad.message(file, no),
             file: Some(file.to_string()),

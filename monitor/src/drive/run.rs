@@ -2,6 +2,8 @@
 //! round's events fed grouped by run, idle runs closed, records written, a checkpoint after
 //! the round, until the input ends or `stop` is set (then every live run is closed, but
 //! with `--state` the live runs are checkpointed live instead, for a restart to go on with).
+//! Requests received (`--otlp-http`, `crate::receive`) are a second input, taken after each
+//! round's lines; the loop waits on their queue when idle.
 
 use super::options::DriveOptions;
 use super::slow::{push_slow, SlowEvent};
@@ -22,6 +24,10 @@ use std::time::{Duration, Instant};
 /// Bytes of lines read and checked at a time within a round (about the cache a read's copy
 /// and the checks of its lines share).
 const PIECE: usize = 64 << 10;
+
+/// Requests received taken at most in a round (`--otlp-http`; the queue holds 64).
+#[cfg(feature = "otlp")]
+const REQUESTS: usize = 64;
 
 /// What a status line shows, about once a second.
 #[derive(Clone, Copy, Debug)]
@@ -112,6 +118,9 @@ pub fn drive(
     // The place of a line read (`FILE:LINE`), written for the lines the fast path does not
     // take, in one buffer for every line.
     let mut at = String::new();
+    // Requests received so far (`otlp-http:N` is the N-th).
+    #[cfg(feature = "otlp")]
+    let mut received = 0u64;
     loop {
         let stopping = stop.load(Ordering::Relaxed);
         // With checkpoints, smaller rounds: a checkpoint can follow any round.
@@ -178,7 +187,7 @@ pub fn drive(
                         // The status line counts span events, not lines.
                         events += super::otel::push_line(
                             super::otel::Line {
-                                text,
+                                spans: super::otel::Spans::Text(text),
                                 at: &at,
                                 wall,
                                 map,
@@ -282,6 +291,48 @@ pub fn drive(
             // The blocks' buffers take the next piece's lines.
             follower.recycle(&mut lines);
         }
+        // Requests received (--otlp-http): each checked as a line of spans is, in the order
+        // they were accepted, after the round's lines; at a stop the server is closed first,
+        // then every request it acknowledged is checked.
+        #[cfg(feature = "otlp")]
+        if let (Some(inbox), Some(map)) = (&opts.inbox, &opts.otel) {
+            if stopping {
+                inbox.close();
+            }
+            let wall = now();
+            let mut taken = 0;
+            while stopping || taken < REQUESTS {
+                let Some(request) = inbox.take() else {
+                    break;
+                };
+                taken += 1;
+                idle_round = false;
+                received += 1;
+                session.push_round(m, &mut scratch, &mut round, &mut decided);
+                at.clear();
+                at.push_str("otlp-http:");
+                at.push_str(&received.to_string());
+                events += super::otel::push_line(
+                    super::otel::Line {
+                        spans: super::otel::Spans::Request(&request),
+                        at: &at,
+                        wall,
+                        map,
+                        parents: opts.parents,
+                    },
+                    m,
+                    &mut scratch,
+                    session,
+                    &letters,
+                    &mut raw,
+                    &mut spans,
+                    &mut line_errors,
+                    &mut decided,
+                    &mut lost,
+                );
+                loose.extend(line_errors.drain(..).map(|r| (session.arrivals(), r)));
+            }
+        }
         let wall = now();
         session.push_round(m, &mut scratch, &mut round, &mut decided);
         session.settle(m, &mut scratch, &mut decided);
@@ -293,7 +344,8 @@ pub fn drive(
             }
             last_idle = Instant::now();
         }
-        let finished = follower.finished();
+        // Requests are received until a stop.
+        let finished = follower.finished() && opts.inbox.is_none();
         // A stop with a state directory keeps the live runs in the checkpoint, live: a
         // restart goes on with them as if never stopped (closing them would turn their later
         // events into new runs). Without one, nothing can go on: they are closed.
@@ -347,6 +399,12 @@ pub fn drive(
             break;
         }
         if idle_round {
+            // Woken by a request as soon as it is queued.
+            #[cfg(feature = "otlp")]
+            if let Some(inbox) = &opts.inbox {
+                inbox.wait(Duration::from_millis(1));
+                continue;
+            }
             // 1 ms: an event that arrives on an idle input is checked within about a
             // millisecond (a poll costs a few microseconds per source).
             std::thread::sleep(Duration::from_millis(1));

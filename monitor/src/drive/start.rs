@@ -121,14 +121,14 @@ impl Start {
     /// state directory is checkpointed at once (so a kill before its next checkpoint cuts the
     /// output back to what was there).
     ///
-    /// `sources`: the paths to follow (none: standard input) and whether to wait for more at
-    /// their ends.
+    /// `sources`: the paths to follow, whether to wait for more at their ends, and whether
+    /// no path means standard input (else no source: spans received over HTTP only).
     pub fn open(
         state: Option<&Path>,
         opts: SessionOptions,
         model: u64,
         output: Option<&Path>,
-        sources: (&[PathBuf], bool),
+        sources: (&[PathBuf], bool, bool),
     ) -> Result<Start, StartError> {
         let (checkpoint, lock) = match state {
             Some(dir) => {
@@ -232,7 +232,7 @@ impl Start {
             })?;
         }
         let stdin = [PathBuf::from("-")];
-        let paths = if sources.0.is_empty() {
+        let paths = if sources.0.is_empty() && sources.2 {
             &stdin[..]
         } else {
             sources.0
@@ -335,7 +335,7 @@ mod tests {
             SessionOptions::default(),
             digest,
             Some(out),
-            (&files, false),
+            (&files, false, true),
         )
         .unwrap();
         let opts = DriveOptions {
@@ -348,6 +348,7 @@ mod tests {
             output: LineFormat::Jsonl,
             state: state.map(Path::to_path_buf),
             checkpoint_ms: 1000,
+            inbox: None,
         };
         let stop = AtomicBool::new(false);
         drive(
@@ -436,7 +437,7 @@ mod tests {
         let files = [events.clone()];
         let open = |model| {
             let opts = SessionOptions::default();
-            Start::open(Some(&state), opts, model, Some(&out), (&files, false))
+            Start::open(Some(&state), opts, model, Some(&out), (&files, false, true))
         };
         // Held by one: the second is refused at once, naming the holder.
         let first = open(digest).unwrap_or_else(|e| panic!("{e}"));
