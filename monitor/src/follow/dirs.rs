@@ -1,7 +1,7 @@
 //! Followed directories: the files in them, picked up in natural order, leaving out
 //! temporary names and the monitor's own files.
 
-use super::file::{file_id, fingerprint, first_bytes};
+use super::identity::{file_id, fingerprint, first_bytes};
 use super::Follower;
 use multitrace_formats::input::natural_cmp;
 use std::path::{Path, PathBuf};

@@ -1,29 +1,14 @@
 //! One followed file: opened when it is a regular file, read from its position, reopened
 //! from its start when another file takes its name or it is truncated.
 
+use super::identity::{file_id, fingerprint, first_bytes, Position, HEAD};
+use super::lines::handed;
 use super::lines::{cut_lines, Lines};
 use super::rotated::{lost, Old};
-use super::{handed, Position, HEAD};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-/// The fingerprint of `bytes` (FNV-1a: not for security, only to tell two files apart).
-pub(super) fn fingerprint(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-/// The first `n` bytes of the file at `path` (fewer when it is shorter).
-pub(super) fn first_bytes(path: &Path, n: usize) -> Vec<u8> {
-    let mut buf = Vec::with_capacity(n);
-    if let Ok(f) = File::open(path) {
-        let _ = f.take(n as u64).read_to_end(&mut buf);
-    }
-    buf
-}
 
 pub(super) struct Followed {
     pub(super) pos: Position,
@@ -93,17 +78,6 @@ impl Followed {
             self.next_look = Some(now + self.quiet);
         }
     }
-}
-
-#[cfg(unix)]
-pub(super) fn file_id(m: &std::fs::Metadata) -> u64 {
-    use std::os::unix::fs::MetadataExt;
-    m.ino()
-}
-
-#[cfg(not(unix))]
-pub(super) fn file_id(_: &std::fs::Metadata) -> u64 {
-    0
 }
 
 pub(super) fn read_file(

@@ -156,6 +156,11 @@ pub(super) fn cut_lines(
     complete
 }
 
+/// Bytes of the lines in `out`.
+pub(super) fn handed(out: &[Result<Lines, String>]) -> usize {
+    out.iter().map(|l| l.as_ref().map_or(0, Lines::len)).sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,46 +7,21 @@
 
 mod dirs;
 mod file;
+mod identity;
 mod lines;
 mod rotated;
 
+pub use identity::{Position, HEAD};
 pub use lines::{LineIter, Lines};
 pub use rotated::DRAIN_QUIET;
 
 use file::{read_file, Followed, QUIET_MAX};
-use lines::cut_lines;
+use lines::{cut_lines, handed};
 use rustc_hash::FxHashSet;
-use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::time::{Duration, Instant};
-
-/// Where reading of one file stands.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Position {
-    /// The file.
-    pub path: String,
-    /// Bytes consumed (up to the end of the last complete line handed out).
-    pub offset: u64,
-    /// Lines consumed.
-    pub line: u32,
-    /// The file's identity (inode) when read, to notice a rotation.
-    pub id: u64,
-    /// A fingerprint of the file's first bytes (the first [`HEAD`], or all it had when
-    /// first read): a file under the name whose first bytes differ is another file, even on
-    /// the same inode (removed and created again, or copied and truncated, then grown past
-    /// the offset): read from its start, never from the old offset.
-    pub head: u64,
-    /// How many first bytes `head` covers (0: none yet).
-    pub head_len: u32,
-    /// The file the name held before a rotation, while it is still read to its end (see
-    /// [`DRAIN_QUIET`]): its position, `path` the followed name.
-    pub rotated: Option<Box<Position>>,
-}
-
-/// The most first bytes of a file its fingerprint covers ([`Position::head`]).
-pub const HEAD: usize = 256;
 
 /// Standard input, read by a thread.
 struct Stdin {
@@ -271,11 +246,6 @@ impl Follower {
     pub fn recycle(&mut self, lines: &mut Vec<Result<Lines, String>>) {
         self.spare.extend(lines.drain(..).filter_map(Result::ok));
     }
-}
-
-/// Bytes of the lines in `out`.
-fn handed(out: &[Result<Lines, String>]) -> usize {
-    out.iter().map(|l| l.as_ref().map_or(0, Lines::len)).sum()
 }
 
 /// Whether two paths name one existing file.

@@ -11,9 +11,8 @@
 //! the lines written to it after the position cannot be read: that is said, never skipped
 //! silently.
 
-use super::file::{file_id, fingerprint, first_bytes};
-use super::lines::{cut_lines, Lines};
-use super::{handed, Position};
+use super::identity::{file_id, fingerprint, first_bytes, Position};
+use super::lines::{cut_lines, handed, Lines};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
