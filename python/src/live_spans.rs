@@ -13,7 +13,7 @@ use multitrace_formats::otel::OtelMap;
 use multitrace_formats::NameIndex;
 use multitrace_model::nfa::Alphabet;
 use multitrace_model::record::Record;
-use multitrace_monitor::drive::otel::{push_line, Line, SpanBuffers};
+use multitrace_monitor::drive::otel::{push_line, Line, SpanBuffers, Spans as LineSpans};
 use multitrace_monitor::drive::{in_order, Written};
 use multitrace_monitor::session::{Decision, Session};
 use multitrace_monitor::Monitor;
@@ -89,7 +89,7 @@ impl Spans {
             place.push_str(&format!("{file}:{}", first + i as u64));
             taken += push_line(
                 Line {
-                    text: line,
+                    spans: LineSpans::Text(line),
                     at: &place,
                     wall,
                     map: &self.map,
