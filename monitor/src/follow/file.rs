@@ -2,11 +2,10 @@
 //! from its start when another file takes its name or it is truncated.
 
 use super::identity::{file_id, fingerprint, first_bytes, Position, HEAD};
-use super::lines::handed;
-use super::lines::{cut_lines, Lines};
+use super::lines::{handed, Lines, Reading};
 use super::rotated::{lost, Old};
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Seek, SeekFrom};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -179,41 +178,36 @@ pub(super) fn read_file(
     }
 
     let Some(f) = &mut x.file else { return };
-    let chunk = budget.clamp(4096, 1 << 20) as u64;
-    loop {
-        // Read straight into the partial line's buffer (no zeroing, no copy), which the
-        // block then takes.
-        match Read::by_ref(f).take(chunk).read_to_end(&mut x.partial) {
-            Ok(0) => break,
-            Ok(_) => {
+    let mut reading = Reading {
+        name: &x.pos.path,
+        partial: &mut x.partial,
+        line: &mut x.pos.line,
+        offset: &mut x.pos.offset,
+    };
+    match reading.read(f, budget, spare, out) {
+        Ok(got) => {
+            if got.bytes {
                 x.reported = false;
-                let used = cut_lines(&mut x.partial, &x.pos.path, &mut x.pos.line, spare, out);
-                x.pos.offset += used as u64;
-                if handed(out) > budget {
-                    return;
-                }
             }
-            Err(e) => {
-                // Following, a path may be something else for a moment (a directory while a
-                // tool replaces it): said once, and read again when it is a file.
-                if !x.reported {
-                    out.push(Err(format!("{}: cannot read: {e}", x.pos.path)));
-                }
-                x.reported = true;
-                x.file = None;
-                x.done = !follow;
+            if got.full {
                 return;
             }
+        }
+        Err(e) => {
+            // Following, a path may be something else for a moment (a directory while a
+            // tool replaces it): said once, and read again when it is a file.
+            if !x.reported {
+                out.push(Err(format!("{}: cannot read: {e}", x.pos.path)));
+            }
+            x.reported = true;
+            x.file = None;
+            x.done = !follow;
+            return;
         }
     }
     // At the end of what the handle holds.
     if !follow {
-        if !x.partial.is_empty() {
-            // The last line has no line break: it is complete at the end of the input.
-            x.partial.push(b'\n');
-            let used = cut_lines(&mut x.partial, &x.pos.path, &mut x.pos.line, spare, out);
-            x.pos.offset += used as u64 - 1;
-        }
+        reading.last_line(spare, out);
         x.file = None;
         x.done = true;
         return;

@@ -161,6 +161,63 @@ pub(super) fn handed(out: &[Result<Lines, String>]) -> usize {
     out.iter().map(|l| l.as_ref().map_or(0, Lines::len)).sum()
 }
 
+/// Where a reading of one source stands: its name, the bytes past its last complete line, and
+/// the number and end of that line.
+pub(super) struct Reading<'a> {
+    pub(super) name: &'a str,
+    pub(super) partial: &'a mut Vec<u8>,
+    pub(super) line: &'a mut u32,
+    pub(super) offset: &'a mut u64,
+}
+
+/// What [`Reading::read`] got: whether any byte, and whether `out` is over the budget
+/// (then it stopped before the end of what the handle holds).
+pub(super) struct Got {
+    pub(super) bytes: bool,
+    pub(super) full: bool,
+}
+
+impl Reading<'_> {
+    /// Reads `file` to its end, or until `out` holds about `budget` bytes, handing out its
+    /// complete lines (read straight into the partial line's buffer: no zeroing, no copy,
+    /// which the block then takes).
+    pub(super) fn read(
+        &mut self,
+        file: &mut std::fs::File,
+        budget: usize,
+        spare: &mut Vec<Lines>,
+        out: &mut Vec<Result<Lines, String>>,
+    ) -> std::io::Result<Got> {
+        use std::io::Read;
+        let chunk = budget.clamp(4096, 1 << 20) as u64;
+        let mut bytes = false;
+        loop {
+            if Read::by_ref(file).take(chunk).read_to_end(self.partial)? == 0 {
+                return Ok(Got { bytes, full: false });
+            }
+            bytes = true;
+            let used = cut_lines(self.partial, self.name, self.line, spare, out);
+            *self.offset += used as u64;
+            if handed(out) > budget {
+                return Ok(Got { bytes, full: true });
+            }
+        }
+    }
+
+    /// At the end of the input: its last line, without a line break, is complete.
+    pub(super) fn last_line(
+        &mut self,
+        spare: &mut Vec<Lines>,
+        out: &mut Vec<Result<Lines, String>>,
+    ) {
+        if !self.partial.is_empty() {
+            self.partial.push(b'\n');
+            let used = cut_lines(self.partial, self.name, self.line, spare, out);
+            *self.offset += used as u64 - 1;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,9 +12,9 @@
 //! silently.
 
 use super::identity::{file_id, fingerprint, first_bytes, Position};
-use super::lines::{cut_lines, handed, Lines};
+use super::lines::{Lines, Reading};
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Seek, SeekFrom};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -103,35 +103,30 @@ impl Old {
         spare: &mut Vec<Lines>,
         out: &mut Vec<Result<Lines, String>>,
     ) -> bool {
-        let chunk = budget.clamp(4096, 1 << 20) as u64;
-        loop {
-            match Read::by_ref(&mut self.file)
-                .take(chunk)
-                .read_to_end(&mut self.partial)
-            {
-                Ok(0) => break,
-                Ok(_) => {
+        let mut reading = Reading {
+            name,
+            partial: &mut self.partial,
+            line: &mut self.pos.line,
+            offset: &mut self.pos.offset,
+        };
+        match reading.read(&mut self.file, budget, spare, out) {
+            Ok(got) => {
+                if got.bytes {
                     self.last = Instant::now();
-                    let used = cut_lines(&mut self.partial, name, &mut self.pos.line, spare, out);
-                    self.pos.offset += used as u64;
-                    if handed(out) > budget {
-                        return true;
-                    }
                 }
-                Err(e) => {
-                    out.push(Err(format!("{name}: cannot read its rotated file: {e}")));
-                    return false;
+                if got.full {
+                    return true;
                 }
+            }
+            Err(e) => {
+                out.push(Err(format!("{name}: cannot read its rotated file: {e}")));
+                return false;
             }
         }
         if follow && self.last.elapsed() < DRAIN_QUIET {
             return true;
         }
-        if !self.partial.is_empty() {
-            self.partial.push(b'\n');
-            let used = cut_lines(&mut self.partial, name, &mut self.pos.line, spare, out);
-            self.pos.offset += used as u64 - 1;
-        }
+        reading.last_line(spare, out);
         false
     }
 }
