@@ -170,6 +170,7 @@ impl Engine {
         };
         match (v.kind, opts.diagnosis) {
             (VerdictKind::Fail, Some(budget)) => {
+                let known = &self.cut_of_fail(scratch, traces, opts, known);
                 let budget = time_left(&budget, opts, started);
                 let whole = diagnose::known_whole(opts.mode);
                 self.diagnose_letters(scratch, traces, opts, whole, &budget, &mut v, known, end)?;
@@ -262,7 +263,8 @@ impl Engine {
         match (v.kind, opts.diagnosis) {
             (VerdictKind::Fail, Some(budget)) => {
                 let whole = diagnose::known_whole(opts.mode);
-                self.diagnose_letters(scratch, traces, opts, whole, &budget, v, &[], None)
+                let known = &self.cut_of_fail(scratch, traces, opts, &[]);
+                self.diagnose_letters(scratch, traces, opts, whole, &budget, v, known, None)
             }
             (VerdictKind::WeakPass, Some(budget)) => {
                 self.explain_weak_pass(scratch, traces, opts, &budget, v, &[], None)
@@ -287,6 +289,7 @@ impl Engine {
         let started = Instant::now();
         match (v.kind, opts.diagnosis) {
             (VerdictKind::Fail, Some(budget)) => {
+                let known = &self.cut_of_fail(scratch, traces, opts, known);
                 let budget = time_left(&budget, opts, started);
                 let whole = diagnose::known_whole(opts.mode);
                 self.diagnose_letters(scratch, traces, opts, whole, &budget, v, known, None)
@@ -296,6 +299,28 @@ impl Engine {
             }
             _ => Ok(()),
         }
+    }
+
+    /// The consistent cut a Fail's diagnosis starts from: `known` when the caller knows one,
+    /// else the one the letters give ([`crate::cut`]: the same on every input path, so a
+    /// diagnosis budget that runs out stops each at the same place); empty without automata.
+    fn cut_of_fail(
+        &self,
+        scratch: &mut Scratch,
+        traces: &[Vec<LetterId>],
+        opts: &CheckOptions,
+        known: &[usize],
+    ) -> Vec<usize> {
+        let (Some(a), Some(t), []) = (self.model.automata(), &self.tables, known) else {
+            return known.to_vec();
+        };
+        let alphabet = &self.model.alphabet;
+        let bad = opts.mode == multitrace_model::verdict::Mode::Prefix;
+        let ac = scratch.automata.ac();
+        let mut ask = |c: &[Vec<LetterId>]| {
+            ac::is_multi_prefix_in(ac, a, t, alphabet, c, &opts.budget).0 == Ok(true)
+        };
+        crate::cut::consistent_cut(a, t, alphabet, traces, bad, &mut ask)
     }
 
     /// What each location of a WeakPass could still do: the diagnosis of the same multitrace
@@ -316,7 +341,14 @@ impl Engine {
             ..*opts
         };
         let mut whole = Verdict::new(VerdictKind::Fail);
-        // A WeakPass is a multi-prefix: the whole multitrace is consistent, no need to ask.
+        // A WeakPass is a multi-prefix: the whole multitrace is consistent, no need to ask,
+        // nor of any cut below it (the same on every path, whatever the caller knew).
+        let all: Vec<usize> = traces.iter().map(Vec::len).collect();
+        let known = if all.iter().any(|&n| n > 0) {
+            &all[..]
+        } else {
+            known
+        };
         self.diagnose_letters(
             scratch,
             traces,

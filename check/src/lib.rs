@@ -58,6 +58,7 @@
 #![forbid(unsafe_code)]
 
 pub mod ac;
+mod cut;
 pub mod diagnose;
 mod engine;
 mod error;

@@ -265,6 +265,51 @@ impl AcTables {
     }
 }
 
+impl AcTables {
+    /// A consistent cut of `traces` found without a search: the positions reached by reading
+    /// one interleaving of them greedily (the locations in turn, each as far as it goes),
+    /// keeping only the states that can still reach an accepting state, until no location's
+    /// next letter can be read. A function of the letters alone.
+    ///
+    /// Sound: the word read leaves a live state, so it is a prefix of an accepted word, and
+    /// each location's part of the cut is a prefix of that word's projection (the cut is a
+    /// multi-prefix). Not the largest cut: a letter read early may stop another location
+    /// that another interleaving would let go on (a search extends it).
+    pub fn read_greedily(&self, nfa: &Nfa, traces: &[Vec<LetterId>]) -> Vec<usize> {
+        let mut at = vec![0usize; traces.len()];
+        let mut now: Vec<u64> = self
+            .initial
+            .iter()
+            .zip(&self.live)
+            .map(|(a, b)| a & b)
+            .collect();
+        let mut next = vec![0u64; self.words];
+        let (mut i, mut idle) = (0, 0);
+        while idle < traces.len() && now.iter().any(|&w| w != 0) {
+            let read = match traces[i].get(at[i]) {
+                Some(&a) => {
+                    next.fill(0);
+                    self.step_into(nfa, &now, a, &mut next);
+                    for (s, l) in next.iter_mut().zip(&self.live) {
+                        *s &= l;
+                    }
+                    next.iter().any(|&w| w != 0)
+                }
+                None => false,
+            };
+            if read {
+                std::mem::swap(&mut now, &mut next);
+                at[i] += 1;
+                idle = 0;
+            } else {
+                idle += 1;
+                i = (i + 1) % traces.len();
+            }
+        }
+        at
+    }
+}
+
 /// Calls `f` on each set bit of the first `w` words of `set`.
 #[inline(always)]
 pub(super) fn for_each_bit(set: &[u64], w: usize, mut f: impl FnMut(usize)) {
