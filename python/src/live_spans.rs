@@ -231,10 +231,22 @@ impl Spans {
         let mut decided: Vec<Decision> = Vec::new();
         // Bad rows (a span that gives no event, said by `errors`) fail their runs first, as a
         // line's events without a key do.
+        let mut errors: Vec<Record> = Vec::new();
         for (i, w) in why.iter().enumerate() {
-            if let (Some(w), Some(run)) = (w, &runs[i]) {
-                let e = crate::errors::event_error(&ats[i], Some(run), w);
-                session.fail_run(m, run, &ats[i], e, &mut decided);
+            let Some(w) = w else { continue };
+            let at = &ats[i];
+            match &runs[i] {
+                Some(run) => {
+                    let e = crate::errors::event_error(at, Some(run), w);
+                    session.fail_run(m, run, at, e, &mut decided);
+                }
+                // A line that is not a request: its Error record.
+                None => errors.push(Record::error(
+                    at.clone(),
+                    None,
+                    crate::errors::event_error(at, None, w),
+                    std::time::Duration::ZERO,
+                )),
             }
         }
         // The rows of each (run, span) together (a link per span, its events after it), then
@@ -293,7 +305,6 @@ impl Spans {
                 body,
             });
         }
-        let mut errors: Vec<Record> = Vec::new();
         push_read(
             Read {
                 at,
