@@ -46,6 +46,7 @@ __all__ = [
     "monitor_events",
     "EVENTS_SCHEMA",
     "MONITOR_SCHEMA",
+    "SPANS_SCHEMA",
     "OUTPUT_SCHEMA",
 ]
 
@@ -65,6 +66,13 @@ MONITOR_SCHEMA = OUTPUT_SCHEMA + ", closed string"
 #: (``order``: the span time, a timestamp), ``at`` (which span and rule made the event) and
 #: ``error`` (why a span gave no action: then ``action`` is null).
 EVENTS_SCHEMA = "run string, action string, order timestamp, at string, error string"
+
+#: The schema of :func:`events_from_otel` with ``spans=True``: :data:`EVENTS_SCHEMA` and each
+#: row's span: ``span`` (its span id, hex), ``parent`` (its parent's span id, null for a
+#: root), ``kind`` (``SERVER``, ``CLIENT``, ``PRODUCER``, ``CONSUMER``, ``INTERNAL`` or
+#: ``UNSPECIFIED``) and ``service`` (its lifeline); a span that gives no event (an
+#: ``INTERNAL`` span) is a row with null ``action``, ``order`` and ``error``.
+SPANS_SCHEMA = EVENTS_SCHEMA + ", span string, parent string, kind string, service string"
 
 _SUMMARY_SCHEMA = "run string, loc long, summary binary"
 
@@ -403,6 +411,11 @@ def monitor_events(
     at: Optional[str] = None,
     position: Optional[str] = None,
     first_position: int = 0,
+    span: Optional[str] = None,
+    parent: str = "parent",
+    kind: str = "kind",
+    service: str = "service",
+    error: Optional[str] = None,
 ) -> Any:
     """Live verdicts on Spark Structured Streaming: a streaming DataFrame of records
     (:data:`MONITOR_SCHEMA`), one per run, written as soon as the run's verdict is final.
@@ -443,6 +456,19 @@ def monitor_events(
     then only drives the watermark and the idle timeouts, and a position still missing when its
     run times out makes the run's record an ``Error`` naming it.
 
+    With ``span``, the name of a column holding each row's span id, the rows are
+    OpenTelemetry spans (:data:`SPANS_SCHEMA`, as :func:`events_from_otel` gives them with
+    ``spans=True``; columns ``parent``, ``kind`` and ``service`` name the parent span id, the
+    span kind and the span's service, ``error`` optionally why a row's span gives no event):
+    the monitor's ``parents`` arrival model (``multitrace monitor --otel``). A span is exported
+    when it ends, so a CLIENT, PRODUCER or INTERNAL span whose parent (a span of its own
+    service) has not come tells that an earlier action of that service is still to come: that
+    service's events in the run are held until the parent comes, in any later micro-batch, or
+    the run ends (its idle timeout); a bucket's rows of a micro-batch are taken as one line of
+    spans (``Monitor.push_spans``). The held spans are in the bucket's state. No reorder
+    window is needed then (``reorder_window``, when given, is added); ``order`` orders a
+    service's events and drives the watermark and the idle timeouts.
+
     ``mode``, ``procedure`` and ``diagnosis`` are those of :func:`check_events`;
     ``max_live_vertices`` bounds one run's product (``Model.monitor``). Output mode: append.
     A record decided by an event names it in ``monitor["at"]`` of its ``record``: the string
@@ -475,7 +501,13 @@ def monitor_events(
     key, bc = _share(spark, model)
     options = dict(mode=mode, procedure=procedure, diagnosis=diagnosis,
                    max_live_vertices=max_live_vertices, end_action=end_action, source="events")
-    if position is None:
+    if span is not None:
+        if position is not None:
+            raise ValueError("span (the parents model) and position are two arrival models: give one")
+        options.update(otel=True, arrival="parents")
+        if reorder_window is not None:
+            options.update(reorder_window=window)
+    elif position is None:
         options.update(reorder_window=0 if window == 0 else window)
     else:
         if reorder_window is not None:
@@ -497,7 +529,10 @@ def monitor_events(
         )
     mkey = (key, repr(sorted(options.items())))
     df = stream_df.withWatermark(order, f"{int(wm * 1000)} milliseconds")
-    for c in (run, action) + (() if at is None else (at,)) + (() if position is None else (position,)):
+    extra = (() if at is None else (at,)) + (() if position is None else (position,))
+    if span is not None:
+        extra += (span, parent, kind, service) + (() if error is None else (error,))
+    for c in (run, action) + extra:
         if c not in df.columns:
             raise ValueError(f"no column {c!r} in the DataFrame (columns: {', '.join(df.columns)})")
     run_id = F.col(run).cast("string")
@@ -517,6 +552,10 @@ def monitor_events(
         F.unix_micros(F.col(order)).alias("_us"),
         place.alias("_at"),
         (F.col(position) if position is not None else F.lit(None)).cast("long").alias("_pos"),
+        *([] if span is None else [
+            F.col(c).cast("string").alias(f"_{n}") for c, n in
+            ((span, "span"), (parent, "parent"), (kind, "kind"), (service, "service"))]),
+        *([] if span is None or error is None else [F.col(error).cast("string").alias("_error")]),
     )
     names = ["run", "verdict", "reason", "explanation", "local_error", "diagnosis", "record", "closed"]
 
@@ -563,7 +602,16 @@ def monitor_events(
             if ats.isna().any():
                 # (An event without a time has no place: pandas makes the null a float.)
                 ats = ats.astype(object).where(ats.notna(), None)
-            if position is None:
+            if span is not None:
+                def col(name):
+                    c = pdf[name] if name in pdf else pd.Series([None] * len(pdf))
+                    return c.astype(object).where(c.notna(), None).tolist()
+
+                records = mon.push_spans(
+                    col("_run"), col("_action"), us.tolist(), col("_span"), col("_parent"),
+                    col("_kind"), col("_service"), errors=col("_error"), time_unit="us",
+                    ats=ats.tolist())
+            elif position is None:
                 records = mon.push_many(pdf["_run"], pdf["_action"], us.tolist(), time_unit="us",
                                         ats=ats.tolist())
             else:
@@ -618,6 +666,7 @@ def events_from_otel(
     df: Any,
     column: str = "value",
     map: Any = None,
+    spans: bool = False,
 ) -> Any:
     """The events of OpenTelemetry spans: a DataFrame of OTLP JSON lines (one
     ExportTraceServiceRequest per row in ``column``, as ``spark.read.text`` of the Collector's
@@ -634,6 +683,12 @@ def events_from_otel(
     named ``spans:N`` by their position in their partition. Timestamps are kept to the
     microsecond (Spark's precision): spans of one service closer than that have no defined
     order.
+
+    With ``spans=True``, the rows are those of :data:`SPANS_SCHEMA`: each event with its span
+    (span id, parent span id, kind, service) and a row for each span that gives no event, what
+    :func:`monitor_events` takes with ``span="span"`` to follow the spans' parents (give it
+    ``at="at"`` and ``error="error"`` too). :func:`check_events` takes the rows without
+    actions of spans that give none as bad events: give it the rows of ``spans=False``.
     """
     from pyspark.sql import functions as F
 
@@ -645,19 +700,23 @@ def events_from_otel(
     if text is not None:
         _native._otel_events([], text, name)  # a bad mapping fails here, on the driver
 
-    def spans(batches):
+    def spans_of(batches):
         import pyarrow as pa
 
         _keep_spark_zips()
         for b in batches:
             if not b.num_rows:
                 continue
-            runs, actions, orders, ats, errors = _native._otel_events(
-                b.column(0).to_pylist(), text, name)
-            yield pa.RecordBatch.from_arrays(
-                [pa.array(runs, pa.string()), pa.array(actions, pa.string()),
-                 pa.array([None if o is None else o // 1000 for o in orders], pa.timestamp("us", tz="UTC")),
-                 pa.array(ats, pa.string()), pa.array(errors, pa.string())],
-                names=["run", "action", "order", "at", "error"])
+            (runs, actions, orders, ats, errors), links = _native._otel_events(
+                b.column(0).to_pylist(), text, name, spans=spans)
+            cols = [pa.array(runs, pa.string()), pa.array(actions, pa.string()),
+                    pa.array([None if o is None else o // 1000 for o in orders], pa.timestamp("us", tz="UTC")),
+                    pa.array(ats, pa.string()), pa.array(errors, pa.string())]
+            names = ["run", "action", "order", "at", "error"]
+            if links is not None:
+                cols += [pa.array(c, pa.string()) for c in links]
+                names += ["span", "parent", "kind", "service"]
+            yield pa.RecordBatch.from_arrays(cols, names=names)
 
-    return df.select(F.col(column).cast("string")).mapInArrow(spans, EVENTS_SCHEMA)
+    return df.select(F.col(column).cast("string")).mapInArrow(
+        spans_of, SPANS_SCHEMA if spans else EVENTS_SCHEMA)

@@ -1,12 +1,13 @@
 //! The columns `Monitor.push_many` takes (lists, tuples, pyarrow arrays, pandas Series), as
 //! Python lists and the runtime's values: run ids and actions as text, order keys read as the
-//! Spark side reads them (`spark::order_keys`), integers as timestamps with a `time_unit`.
+//! Spark side reads them (`spark::order_keys`), integers as timestamps with a `time_unit`; durations and wall-clock times as `Monitor` takes them.
 
 use crate::spark::order_keys;
 use multitrace_formats::events::{EventError, OrderKey};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// A Python list of the values of a column: a list, a tuple, or anything with `to_pylist()`
 /// (a pyarrow Array or ChunkedArray) or `tolist()` (a pandas Series, a numpy array).
@@ -78,4 +79,54 @@ pub(crate) fn keys_of(
             k => k,
         })
         .collect())
+}
+
+/// Seconds (int or float) or a `datetime.timedelta`, as a duration.
+pub(crate) fn duration(v: &Bound<'_, PyAny>, name: &str) -> PyResult<Duration> {
+    let secs: f64 = if let Ok(s) = v.call_method0("total_seconds") {
+        s.extract()?
+    } else if v.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "argument '{name}': seconds (int or float) or a datetime.timedelta, not bool"
+        )));
+    } else {
+        v.extract().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "argument '{name}': seconds (int or float) or a datetime.timedelta"
+            ))
+        })?
+    };
+    if !(secs.is_finite() && secs >= 0.0) {
+        return Err(PyValueError::new_err(format!(
+            "{name}={secs}: a duration is finite and not negative"
+        )));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Now on the Unix clock, in nanoseconds.
+pub(crate) fn wall_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// A wall-clock time on the clock of pushed events (Unix nanoseconds): seconds since the Unix
+/// epoch or a datetime; now when not given.
+pub(crate) fn wall_of(now: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+    let Some(v) = now.filter(|v| !v.is_none()) else {
+        return Ok(wall_now());
+    };
+    let secs: f64 = if v.hasattr("timestamp")? {
+        v.call_method0("timestamp")?.extract()?
+    } else if v.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err(
+            "now must be seconds since the Unix epoch or a datetime, not bool",
+        ));
+    } else {
+        v.extract().map_err(|_| {
+            PyTypeError::new_err("now must be seconds since the Unix epoch or a datetime")
+        })?
+    };
+    Ok((secs.max(0.0) * 1e9) as u64)
 }

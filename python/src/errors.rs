@@ -114,3 +114,26 @@ pub(crate) fn record_error(py: Python<'_>, e: &ErrorRecord) -> PyErr {
         },
     )
 }
+
+/// The Error of a bad event at `at` (`FILE:LINE`, or a name), of run `run` when known.
+pub(crate) fn event_error(
+    at: &str,
+    run: Option<&str>,
+    why: &str,
+) -> multitrace_model::record::ErrorRecord {
+    let (file, line) = at
+        .rsplit_once(':')
+        .map_or((at.to_string(), None), |(f, n)| {
+            (f.to_string(), n.parse().ok())
+        });
+    let message = match run {
+        Some(run) => format!("{at}: bad event of run {run:?}: {why}"),
+        None => format!("{at}: bad event (no run): {why}"),
+    };
+    multitrace_model::record::ErrorRecord {
+        message,
+        file: Some(file),
+        line,
+        column: None,
+    }
+}

@@ -6,14 +6,17 @@
 //! Invariant: no mapping or ordering of spans is decided here; a line is named `FILE:LINE` as
 //! the command names a line of a followed file.
 
+use crate::columns::{column, keys_of, optional_strings};
 use crate::errors::{error, At};
 use multitrace_check::Scratch;
-use multitrace_formats::events::{Lost, RawEvent};
-use multitrace_formats::otel::OtelMap;
+use multitrace_formats::events::{EventError, Field, Lost, OrderKey, RawEvent};
+use multitrace_formats::otel::{kind_parent_is_local, OtelMap, SpanLink};
 use multitrace_formats::NameIndex;
 use multitrace_model::nfa::Alphabet;
 use multitrace_model::record::Record;
-use multitrace_monitor::drive::otel::{push_line, Line, SpanBuffers, Spans as LineSpans};
+use multitrace_monitor::drive::otel::{
+    push_line, push_read, Line, Read, SpanBuffers, Spans as LineSpans,
+};
 use multitrace_monitor::drive::{in_order, Written};
 use multitrace_monitor::session::{Decision, Session};
 use multitrace_monitor::Monitor;
@@ -111,6 +114,219 @@ impl Spans {
             self.lines += count;
         }
         (in_order(&mut decided, &mut loose), taken)
+    }
+}
+
+/// Span rows by columns (`Monitor.push_spans`, the rows of `multitrace.spark.events_from_otel`
+/// with `spans=True`): one row per event of a span, or one row without an action for a span
+/// that gives none; each row names its run, span, parent span, kind and service (the
+/// lifeline: the location of a span without actions). `errors`: why a row's span gives no
+/// event (then the row is a bad event of its run).
+pub(crate) struct SpanRows {
+    pub(crate) runs: Vec<Option<String>>,
+    pub(crate) actions: Vec<Option<String>>,
+    pub(crate) keys: Vec<Result<OrderKey, EventError>>,
+    pub(crate) ats: Vec<String>,
+    pub(crate) spans: Vec<Option<String>>,
+    pub(crate) parents: Vec<Option<String>>,
+    pub(crate) kinds: Vec<Option<String>>,
+    pub(crate) services: Vec<Option<String>>,
+    pub(crate) errors: Vec<Option<String>>,
+}
+
+impl SpanRows {
+    /// The rows of `push_spans`' columns `[runs, actions, orders, spans, parents, kinds,
+    /// services]` (`errors` and `ats` optional); a row without a place is named `SOURCE:N`,
+    /// N counting from the `taken` events before.
+    pub(crate) fn of(
+        columns: [&Bound<'_, PyAny>; 7],
+        errors: Option<&Bound<'_, PyAny>>,
+        time_unit: Option<&str>,
+        ats: Option<&Bound<'_, PyAny>>,
+        source: &str,
+        taken: u64,
+    ) -> PyResult<SpanRows> {
+        const NAMES: [&str; 7] = [
+            "runs", "actions", "orders", "spans", "parents", "kinds", "services",
+        ];
+        let strings = |v: &Bound<'_, PyAny>, name: &str| optional_strings(&column(v, name)?, name);
+        let [runs, actions, orders, spans, parents, kinds, services] = columns;
+        let runs = strings(runs, "runs")?;
+        let n = runs.len();
+        let given = |v: Option<&Bound<'_, PyAny>>, name: &str| match v {
+            Some(v) if !v.is_none() => strings(v, name),
+            _ => Ok(vec![None; n]),
+        };
+        let ats = given(ats, "ats")?;
+        let rows = SpanRows {
+            actions: strings(actions, "actions")?,
+            keys: keys_of(&column(orders, "orders")?, time_unit)?,
+            spans: strings(spans, "spans")?,
+            parents: strings(parents, "parents")?,
+            kinds: strings(kinds, "kinds")?,
+            services: strings(services, "services")?,
+            errors: given(errors, "errors")?,
+            ats: (ats.into_iter().enumerate())
+                .map(|(i, a)| a.unwrap_or_else(|| format!("{source}:{}", taken + i as u64 + 1)))
+                .collect(),
+            runs,
+        };
+        let lengths = [
+            n,
+            rows.actions.len(),
+            rows.keys.len(),
+            rows.spans.len(),
+            rows.parents.len(),
+            rows.kinds.len(),
+            rows.services.len(),
+        ];
+        if let Some(k) = lengths.iter().position(|&l| l != n) {
+            return Err(PyValueError::new_err(format!(
+                "columns of different lengths: {n} {}, {} {}",
+                NAMES[0], lengths[k], NAMES[k]
+            )));
+        }
+        if rows.errors.len() != n || rows.ats.len() != n {
+            return Err(PyValueError::new_err(format!(
+                "columns of different lengths: {n} runs, {} errors, {} places",
+                rows.errors.len(),
+                rows.ats.len()
+            )));
+        }
+        Ok(rows)
+    }
+
+    /// How many rows.
+    pub(crate) fn len(&self) -> usize {
+        self.runs.len()
+    }
+}
+
+impl Spans {
+    /// Feeds span rows as one delivery (`at` names it): as a line of spans is fed, their
+    /// spans known first (a row's span with its parent, kind and service), then their events
+    /// in order-key order, then the locations whose parents came feed what they held. Returns
+    /// the records in the order the command would write them.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn push_rows(
+        &mut self,
+        m: &Monitor<'_>,
+        session: &mut Session,
+        scratch: &mut Scratch,
+        rows: SpanRows,
+        at: &str,
+        wall: u64,
+    ) -> Vec<Written> {
+        let SpanRows {
+            runs,
+            actions,
+            keys,
+            ats,
+            spans,
+            parents,
+            kinds,
+            services,
+            errors: why,
+        } = rows;
+        let mut decided: Vec<Decision> = Vec::new();
+        // Bad rows (a span that gives no event, said by `errors`) fail their runs first, as a
+        // line's events without a key do.
+        let mut errors: Vec<Record> = Vec::new();
+        for (i, w) in why.iter().enumerate() {
+            let Some(w) = w else { continue };
+            let at = &ats[i];
+            match &runs[i] {
+                Some(run) => {
+                    let e = crate::errors::event_error(at, Some(run), w);
+                    session.fail_run(m, run, at, e, &mut decided);
+                }
+                // A line that is not a request: its Error record.
+                None => errors.push(Record::error(
+                    at.clone(),
+                    None,
+                    crate::errors::event_error(at, None, w),
+                    std::time::Duration::ZERO,
+                )),
+            }
+        }
+        // The rows of each (run, span) together (a link per span, its events after it), then
+        // the events of no span.
+        let mut order: Vec<usize> = (0..runs.len()).filter(|&i| why[i].is_none()).collect();
+        order.sort_by(|&a, &b| {
+            (spans[a].is_none(), &runs[a], &spans[a]).cmp(&(
+                spans[b].is_none(),
+                &runs[b],
+                &spans[b],
+            ))
+        });
+        self.raw.clear();
+        let links = self.buffers.links();
+        links.clear();
+        let mut keys: Vec<Option<Result<OrderKey, EventError>>> =
+            keys.into_iter().map(Some).collect();
+        for i in order {
+            if let Some(id) = &spans[i] {
+                let same = links
+                    .last()
+                    .is_some_and(|l: &SpanLink| l.run == runs[i] && &l.id == id);
+                if !same {
+                    links.push(SpanLink {
+                        run: runs[i].clone(),
+                        lifeline: services[i].clone(),
+                        id: id.clone(),
+                        parent: parents[i].clone(),
+                        local_parent: kind_parent_is_local(kinds[i].as_deref()),
+                        kind: "",
+                        events: 0,
+                    });
+                }
+                if actions[i].is_none() {
+                    // The span gives no action: it only says where it is.
+                    continue;
+                }
+                if let Some(l) = links.last_mut() {
+                    l.events += 1;
+                }
+            }
+            let key = keys[i].take().expect("each row once");
+            let body = match (&actions[i], key) {
+                (None, _) => Err(EventError::MissingValue(Field::Action)),
+                (Some(_), Err(e)) => Err(e),
+                (Some(a), Ok(k)) => Ok((a.clone(), k)),
+            };
+            let (file, line) = ats[i]
+                .rsplit_once(':')
+                .map_or((ats[i].as_str(), 0), |(f, n)| (f, n.parse().unwrap_or(0)));
+            self.raw.push(RawEvent {
+                at: ats[i].clone(),
+                file: file.to_string(),
+                line,
+                run: runs[i].clone(),
+                body,
+            });
+        }
+        push_read(
+            Read {
+                at,
+                wall,
+                parents: self.parents,
+            },
+            m,
+            scratch,
+            session,
+            &self.letters,
+            &mut self.raw,
+            &mut self.buffers,
+            &mut errors,
+            &mut decided,
+            &mut self.lost,
+            None,
+        );
+        let mut loose: Vec<(u64, Record)> = errors
+            .into_iter()
+            .map(|r| (session.arrivals(), r))
+            .collect();
+        in_order(&mut decided, &mut loose)
     }
 }
 

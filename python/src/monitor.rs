@@ -8,26 +8,26 @@
 //! state (`state()`, pickling) is the session's bytes behind a header naming the model's
 //! digest, so a state of another model or version is refused, never used.
 
-use crate::columns::{column, keys_of, optional_strings};
+use crate::columns::{column, duration, keys_of, optional_strings, wall_now, wall_of};
 use crate::compiled::Model;
-use crate::errors::{error, At};
-use crate::live_spans::{otel_map_of, text_of, Spans};
+use crate::errors::{error, event_error, At};
+use crate::live_spans::{otel_map_of, text_of, SpanRows, Spans};
 use crate::options::{cli_defaults, Options, Signature};
 use crate::result::CheckResult;
 use multitrace_batch::Batch;
 use multitrace_check::Scratch;
 use multitrace_formats::events::{EventError, OrderKey};
 use multitrace_model::nfa::LetterId;
-use multitrace_model::record::{ErrorRecord, Record};
+use multitrace_model::record::Record;
 use multitrace_monitor::drive::{Arrival, Written};
 use multitrace_monitor::session::{
     At as Place, Closed, Decision, LiveEvent, Reorder, Session, SessionOptions,
 };
 use multitrace_monitor::{Monitor, MonitorOptions, DEFAULT_MAX_LIVE_VERTICES};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// `Model.monitor(<check options>, idle_timeout=None, end_action=None, arrival="auto",
 /// first_position=0, reorder_window=None, idleness=None, max_live_runs=1000000,
@@ -85,56 +85,6 @@ pub(crate) struct PyMonitor {
     letters: std::collections::HashMap<String, LetterId>,
     /// Spans (`otel=True`, `push_otel`): what follows them, as `multitrace monitor --otel`.
     spans: Option<Spans>,
-}
-
-/// Seconds (int or float) or a `datetime.timedelta`, as a duration.
-fn duration(v: &Bound<'_, PyAny>, name: &str) -> PyResult<Duration> {
-    let secs: f64 = if let Ok(s) = v.call_method0("total_seconds") {
-        s.extract()?
-    } else if v.is_instance_of::<pyo3::types::PyBool>() {
-        return Err(PyTypeError::new_err(format!(
-            "argument '{name}': seconds (int or float) or a datetime.timedelta, not bool"
-        )));
-    } else {
-        v.extract().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "argument '{name}': seconds (int or float) or a datetime.timedelta"
-            ))
-        })?
-    };
-    if !(secs.is_finite() && secs >= 0.0) {
-        return Err(PyValueError::new_err(format!(
-            "{name}={secs}: a duration is finite and not negative"
-        )));
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
-/// Now on the Unix clock, in nanoseconds.
-fn wall_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
-}
-
-/// A wall-clock time on the clock of pushed events (Unix nanoseconds): seconds since the Unix
-/// epoch or a datetime; now when not given.
-fn wall_of(now: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
-    let Some(v) = now.filter(|v| !v.is_none()) else {
-        return Ok(wall_now());
-    };
-    let secs: f64 = if v.hasattr("timestamp")? {
-        v.call_method0("timestamp")?.extract()?
-    } else if v.is_instance_of::<pyo3::types::PyBool>() {
-        return Err(PyTypeError::new_err(
-            "now must be seconds since the Unix epoch or a datetime, not bool",
-        ));
-    } else {
-        v.extract().map_err(|_| {
-            PyTypeError::new_err("now must be seconds since the Unix epoch or a datetime")
-        })?
-    };
-    Ok((secs.max(0.0) * 1e9) as u64)
 }
 
 /// Why runs are closed by `close` and `close_all`: `"end-of-input"` (the default), `"idle"` or
@@ -474,6 +424,54 @@ impl PyMonitor {
             .collect()
     }
 
+    /// Spans given to `what` (a monitor made with `otel=True`): `f` takes them (with the
+    /// source's name and the wall clock) and gives the records written and the events taken.
+    #[allow(clippy::type_complexity)]
+    fn with_spans(
+        &mut self,
+        py: Python<'_>,
+        what: &str,
+        f: impl FnOnce(
+                &Monitor<'_>,
+                &mut Session,
+                &mut Scratch,
+                &mut Spans,
+                &str,
+                u64,
+            ) -> (Vec<Written>, u64)
+            + Send,
+    ) -> PyResult<Vec<CheckResult>> {
+        let PyMonitor {
+            engine,
+            session,
+            scratch,
+            source,
+            spans,
+            events,
+            ..
+        } = self;
+        let Some(spans) = spans.as_mut() else {
+            return Err(PyValueError::new_err(format!(
+                "{what} takes spans on a monitor made with otel=True (as `multitrace monitor \
+                 --otel`)"
+            )));
+        };
+        let wall = wall_now();
+        let (out, taken) = py.allow_threads(|| {
+            let m = engine.borrow_dependent();
+            let (written, taken) = f(m, session, scratch, spans, source, wall);
+            let out: Vec<Out> = (written.into_iter())
+                .map(|w| match w {
+                    Written::Decided(d) => Out::Decided(d),
+                    Written::Line(r) => Out::Plain(r),
+                })
+                .collect();
+            (out, taken)
+        });
+        *events += taken;
+        Ok(self.results(out))
+    }
+
     fn close_with(
         &mut self,
         py: Python<'_>,
@@ -498,24 +496,6 @@ impl PyMonitor {
 enum Out {
     Decided(Decision),
     Plain(Record),
-}
-
-fn event_error(at: &str, run: Option<&str>, why: &str) -> ErrorRecord {
-    let (file, line) = at
-        .rsplit_once(':')
-        .map_or((at.to_string(), None), |(f, n)| {
-            (f.to_string(), n.parse().ok())
-        });
-    let message = match run {
-        Some(run) => format!("{at}: bad event of run {run:?}: {why}"),
-        None => format!("{at}: bad event (no run): {why}"),
-    };
-    ErrorRecord {
-        message,
-        file: Some(file),
-        line,
-        column: None,
-    }
 }
 
 #[pymethods]
@@ -641,36 +621,47 @@ impl PyMonitor {
         at: Option<String>,
     ) -> PyResult<Vec<CheckResult>> {
         let text = text_of(spans)?;
-        let PyMonitor {
-            engine,
-            session,
-            scratch,
-            source,
-            spans,
-            events,
-            ..
-        } = self;
-        let Some(spans) = spans.as_mut() else {
-            return Err(PyValueError::new_err(
-                "push_otel takes spans on a monitor made with otel=True (as `multitrace \
-                 monitor --otel`)",
-            ));
-        };
-        let wall = wall_now();
-        let (out, taken) = py.allow_threads(|| {
-            let m = engine.borrow_dependent();
-            let (written, taken) =
-                spans.push(m, session, scratch, &text, at.as_deref(), source, wall);
-            let out: Vec<Out> = (written.into_iter())
-                .map(|w| match w {
-                    Written::Decided(d) => Out::Decided(d),
-                    Written::Line(r) => Out::Plain(r),
-                })
-                .collect();
-            (out, taken)
-        });
-        *events += taken;
-        Ok(self.results(out))
+        self.with_spans(
+            py,
+            "push_otel",
+            move |m, session, scratch, spans, source, wall| {
+                spans.push(m, session, scratch, &text, at.as_deref(), source, wall)
+            },
+        )
+    }
+
+    /// Takes OpenTelemetry spans as rows (a monitor made with `otel=True`), the columns of
+    /// `multitrace.spark.events_from_otel(spans=True)`, as one line of `push_otel` (see
+    /// `_native.pyi`): spans known first, then events in order-key order, then the services
+    /// whose parents came go on. Returns the records decided, in the order written.
+    #[pyo3(signature = (runs, actions, orders, spans, parents, kinds, services, errors=None,
+                        time_unit=None, ats=None))]
+    #[allow(clippy::too_many_arguments)] // Python's keyword arguments
+    fn push_spans(
+        &mut self,
+        py: Python<'_>,
+        runs: &Bound<'_, PyAny>,
+        actions: &Bound<'_, PyAny>,
+        orders: &Bound<'_, PyAny>,
+        spans: &Bound<'_, PyAny>,
+        parents: &Bound<'_, PyAny>,
+        kinds: &Bound<'_, PyAny>,
+        services: &Bound<'_, PyAny>,
+        errors: Option<&Bound<'_, PyAny>>,
+        time_unit: Option<&str>,
+        ats: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<CheckResult>> {
+        let columns = [runs, actions, orders, spans, parents, kinds, services];
+        let rows = SpanRows::of(columns, errors, time_unit, ats, &self.source, self.events)?;
+        let at = format!("{}:{}", self.source, self.events + 1);
+        self.with_spans(
+            py,
+            "push_spans",
+            move |m, session, scratch, spans, _, wall| {
+                let taken = rows.len() as u64;
+                (spans.push_rows(m, session, scratch, rows, &at, wall), taken)
+            },
+        )
     }
 
     /// Ends every run (the end of the input), oldest first: their records (`why` as in

@@ -12,7 +12,9 @@ use crate::errors::{error, At};
 use crate::result::to_py;
 use crate::threads::detached;
 use multitrace_formats::events::{OrderKey, RawEvent, RunOut};
-use multitrace_formats::otel::{otel_json_events, parse_otel_map, read_otel_runs, OtelMap};
+use multitrace_formats::otel::{
+    otel_json_spans, parse_otel_map, read_otel_runs, OtelMap, SpanLink,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
@@ -89,7 +91,9 @@ fn _read_otel<'py>(
 /// Event columns of OTLP JSON lines: `(runs, actions, orders, ats, errors)`, orders in
 /// nanoseconds since the Unix epoch; a span that gives no action has a null action and its
 /// error, a line that is not OTLP JSON one row with a null run and its error. Line N (from 1)
-/// of `lines` is named `SOURCE:N`.
+/// of `lines` is named `SOURCE:N`. With `spans`, also `(span ids, parents, kinds, services)`
+/// (what `Monitor.push_spans` takes: [`SpanLink`]'s) and a row without an action, an order
+/// or an error for each span that gives no event (it says where it is in its trace).
 type Columns = (
     Vec<Option<String>>,
     Vec<Option<String>>,
@@ -98,8 +102,16 @@ type Columns = (
     Vec<Option<String>>,
 );
 
+/// The span columns of [`_otel_events`] with `spans`.
+type SpanColumns = (
+    Vec<Option<String>>,
+    Vec<Option<String>>,
+    Vec<Option<String>>,
+    Vec<Option<String>>,
+);
+
 #[pyfunction]
-#[pyo3(signature = (lines, map_text=None, map_file="<map>", source="spans", first_line=1))]
+#[pyo3(signature = (lines, map_text=None, map_file="<map>", source="spans", first_line=1, spans=false))]
 fn _otel_events(
     py: Python<'_>,
     lines: Vec<Option<String>>,
@@ -107,47 +119,81 @@ fn _otel_events(
     map_file: &str,
     source: &str,
     first_line: u32,
-) -> PyResult<Columns> {
+    spans: bool,
+) -> PyResult<(Columns, Option<SpanColumns>)> {
     let map = map_of(py, map_text, map_file)?;
     let source = source.to_string();
     detached(py, move || {
         let mut cols: Columns = Default::default();
+        let mut span_cols: SpanColumns = Default::default();
         let mut evs: Vec<RawEvent> = Vec::new();
+        let mut links: Vec<SpanLink> = Vec::new();
         for (i, text) in lines.iter().enumerate() {
             let line = first_line + i as u32;
             let Some(text) = text.as_deref().filter(|t| !t.trim().is_empty()) else {
                 continue;
             };
             evs.clear();
-            if let Err(why) = otel_json_events(text, &map, &source, line, &mut evs) {
+            links.clear();
+            if let Err(bad) = otel_json_spans(text, &map, &source, line, &mut evs, &mut links) {
                 cols.0.push(None);
                 cols.1.push(None);
                 cols.2.push(None);
                 cols.3.push(format!("{source}:{line}"));
-                cols.4.push(Some(why));
+                cols.4
+                    .push(Some(format!("{source}:{line}:{}: {}", bad.column, bad.why)));
+                if spans {
+                    span_cols.0.push(None);
+                    span_cols.1.push(None);
+                    span_cols.2.push(None);
+                    span_cols.3.push(None);
+                }
                 continue;
             }
-            for e in evs.drain(..) {
-                cols.0.push(e.run);
-                cols.3.push(e.at);
-                match e.body {
-                    Ok((action, key)) => {
-                        cols.1.push(Some(action));
-                        cols.2.push(match key {
-                            OrderKey::Time(ns) => i64::try_from(ns).ok(),
-                            _ => None,
-                        });
-                        cols.4.push(None);
+            let mut evs = evs.drain(..);
+            for link in &links {
+                let mut span_row = || {
+                    span_cols.0.push(Some(link.id.clone()));
+                    span_cols.1.push(link.parent.clone());
+                    span_cols.2.push(Some(link.kind.to_string()));
+                    span_cols.3.push(link.lifeline.clone());
+                };
+                if link.events == 0 && spans {
+                    span_row();
+                    cols.0.push(link.run.clone());
+                    cols.1.push(None);
+                    cols.2.push(None);
+                    cols.3.push(format!(
+                        "{source}:{line}: span {} ({} span, no action)",
+                        link.id, link.kind
+                    ));
+                    cols.4.push(None);
+                }
+                for e in evs.by_ref().take(link.events) {
+                    if spans {
+                        span_row();
                     }
-                    Err(err) => {
-                        cols.1.push(None);
-                        cols.2.push(None);
-                        cols.4.push(Some(err.to_string()));
+                    cols.0.push(e.run);
+                    cols.3.push(e.at);
+                    match e.body {
+                        Ok((action, key)) => {
+                            cols.1.push(Some(action));
+                            cols.2.push(match key {
+                                OrderKey::Time(ns) => i64::try_from(ns).ok(),
+                                _ => None,
+                            });
+                            cols.4.push(None);
+                        }
+                        Err(err) => {
+                            cols.1.push(None);
+                            cols.2.push(None);
+                            cols.4.push(Some(err.to_string()));
+                        }
                     }
                 }
             }
         }
-        cols
+        (cols, spans.then_some(span_cols))
     })
 }
 

@@ -326,3 +326,168 @@ def test_positions_put_any_arrival_order_back_across_micro_batches(spark, fixtur
     assert {r.run: r.verdict for r in got} == {k: v[0] for k, v in want.items()}
     with pytest.raises(ValueError, match="reorder_window"):
         mts.monitor_events(stream, model, order="ts", position="pos", reorder_window=3)
+
+
+@pytest.fixture(scope="module")
+def checkout_spans(root, tmp_path_factory):
+    """Spans of examples/checkout (the OpenTelemetry Python SDK), one span per export line, in
+    the order each service exported them: payment's SERVER span after the PRODUCER span it
+    encloses; every fourth run broken (late-publish)."""
+    pytest.importorskip("opentelemetry.sdk", reason="the OpenTelemetry SDK is installed by python/test.sh")
+    pytest.importorskip("opentelemetry.exporter.otlp.proto.common")
+    import subprocess
+
+    out = tmp_path_factory.mktemp("checkout")
+    example = root / "examples" / "checkout"
+    subprocess.run([sys.executable, str(example / "app.py"), str(out), "--batch", "1",
+                    "--runs", "24"], check=True)
+    return example / "README.md", out / "spans.jsonl", json.loads((out / "runs.json").read_text())
+
+
+def service_of(line):
+    (rs,) = json.loads(line)["resourceSpans"]
+    attrs = {a["key"]: a["value"].get("stringValue") for a in rs["resource"]["attributes"]}
+    return attrs["service.name"]
+
+
+def deliveries(lines, n, rng):
+    """The export lines cut into ``n`` micro-batches in an arbitrary order that keeps each
+    service's own export order (a span is exported when it ends, by its own process): the
+    services' lines merged at random, cut at random places, each file's lines shuffled. A
+    SERVER span may come micro-batches after the spans it encloses, a caller's span before or
+    after its callee's."""
+    queues = {}
+    for line in lines:
+        queues.setdefault(service_of(line), []).append(line)
+    merged = []
+    while queues:
+        s = rng.choice(sorted(queues))
+        merged.append(queues[s].pop(0))
+        if not queues[s]:
+            del queues[s]
+    cuts = sorted(rng.sample(range(1, len(merged)), n - 1))
+    files = [merged[a:b] for a, b in zip([0] + cuts, cuts + [len(merged)])]
+    for f in files:
+        rng.shuffle(f)
+    return files
+
+
+def sentinel_line(line, trace="ff" * 16, later_s=100_000):
+    """A span line moved ``later_s`` seconds later, in a trace of its own: its time moves the
+    watermark past every run."""
+    req = json.loads(line)
+    for rs in req["resourceSpans"]:
+        for ss in rs["scopeSpans"]:
+            for sp in ss["spans"]:
+                sp["traceId"] = trace
+                sp.pop("parentSpanId", None)
+                for k in ("startTimeUnixNano", "endTimeUnixNano"):
+                    sp[k] = str(int(sp[k]) + later_s * 1_000_000_000)
+    return json.dumps(req)
+
+
+def stream_spans(spark, model, files, tmp, spans, count, **kw):
+    """The records of ``monitor_events`` on OTLP JSON lines read by the file source (one file
+    per micro-batch), through :func:`events_from_otel`; with ``spans``, its span rows and the
+    parents model."""
+    src, out, ckpt = tmp / "in", tmp / "out", tmp / "ckpt"
+    src.mkdir()
+    for i, part in enumerate(files):
+        (src / f"{i}.jsonl").write_text("".join(line + "\n" for line in part))
+        os.utime(src / f"{i}.jsonl", (1_600_000_000 + i, 1_600_000_000 + i))
+    lines = spark.readStream.option("maxFilesPerTrigger", 1).text(str(src))
+    events = mts.events_from_otel(lines, spans=spans)
+    cols = dict(span="span", error="error") if spans else {}
+    records = mts.monitor_events(events, model, idle_timeout="20 seconds", watermark="60 seconds",
+                                 at="at", **cols, **kw)
+    q = (records.writeStream.format("json").option("path", str(out))
+         .option("checkpointLocation", str(ckpt)).start())
+    try:
+        return wait_for(spark, q, out, count)
+    finally:
+        q.stop()
+
+
+def record_fields(rec):
+    """What a record says of its run: verdict and reason, with the explanation and diagnosis
+    of a checked run (an Error names its span by the reader's place: `spans:N` here)."""
+    keys = ("verdict", "reason") if rec["verdict"] == "Error" else (
+        "verdict", "reason", "explanation", "local_error", "diagnosis")
+    return {k: rec.get(k) for k in keys}
+
+
+def test_span_rows_follow_parents_across_micro_batches_as_check_otel(spark, checkout_spans, cli,
+                                                                     tmp_path):
+    """Nested spans (payment's SERVER span encloses its PRODUCER span, exported after it)
+    delivered over five micro-batches in an arbitrary order that keeps only each service's own
+    export order: with span rows (``events_from_otel(spans=True)``, the ``parents`` model in
+    the operator), every record equals ``check --otel``'s on the whole file, and the broken
+    runs Fail; the same micro-batches without the spans' parents (each service's events
+    taken as they come) give a normal run a false Fail."""
+    from conftest import cli_records
+
+    model_path, spans, scenarios = checkout_spans
+    model = multitrace.compile(str(model_path))
+    lines = spans.read_text().splitlines()
+    want = {r["id"]: record_fields(r) for r in cli_records(cli, model_path, [spans], "--otel")}
+    assert set(want) == set(scenarios)
+    expected = {"ok": "Pass", "late-publish": "Fail", "refund": "Error"}
+    assert {t: want[t]["verdict"] for t in scenarios} == {t: expected[s] for t, s in scenarios.items()}
+    files = deliveries(lines, 5, random.Random(21))
+    files.append([sentinel_line(lines[0])])
+    # Parents come after their children across micro-batches (what the model is for).
+    index = {line: i for i, f in enumerate(files) for line in f}
+    payment = [line for line in lines if service_of(line) == "payment"]
+    assert any(index[a] < index[b] for a, b in zip(payment, payment[1:])
+               if '"kind": 4' in a and '"kind": 2' in b), "a PRODUCER span a batch before its SERVER span"
+
+    rows = stream_spans(spark, model, files, tmp_path / "spans", True, len(scenarios))
+    got = {r.run: json.loads(r.record) for r in rows if r.run in scenarios}
+    assert len([r for r in rows if r.run in scenarios]) == len(got), "one record per run"
+    assert {t: record_fields(r) for t, r in got.items()} == want
+    closed = {t: r["monitor"]["closed"] for t, r in got.items()}
+    # Every broken run's Fail is written at the micro-batch that makes it certain.
+    assert all(closed[t] == "decided" for t, s in scenarios.items() if s == "late-publish"), closed
+
+    # Without the parents: the same micro-batches, each service's events in the order they come.
+    naive = stream_spans(spark, model, files, tmp_path / "naive", False, len(scenarios),
+                         reorder_window=0)
+    wrong = [r.run for r in naive if scenarios.get(r.run) == "ok" and r.verdict == "Fail"]
+    assert wrong, "without the parents model, a normal run gets a false Fail"
+
+
+def test_push_spans_takes_rows_as_push_otel_takes_lines(spark, checkout_spans):
+    """``Monitor.push_spans`` on the rows of each line (``events_from_otel(spans=True)``) gives
+    the records ``push_otel`` gives on the lines, in any row order within a line."""
+    model_path, spans, scenarios = checkout_spans
+    model = multitrace.compile(str(model_path))
+    lines = spans.read_text().splitlines()
+    from datetime import datetime, timedelta
+
+    # One partition: rows named `spans:N` by their line.
+    df = spark.createDataFrame([(line,) for line in lines], "value string").coalesce(1)
+    rows = mts.events_from_otel(df, spans=True).collect()
+    us = timedelta(microseconds=1)
+    assert {r.kind for r in rows} >= {"SERVER", "CLIENT", "PRODUCER", "CONSUMER"}
+    by_line = {}
+    for r in rows:
+        by_line.setdefault(int(r.at.split(":")[1]), []).append(r)
+    rng = random.Random(5)
+    mon = model.monitor(otel=True)
+    got = []
+    for n in sorted(by_line):
+        part = by_line[n]
+        rng.shuffle(part)
+        cols = list(zip(*[(r.run, r.action, None if r.order is None else (r.order - datetime(1970, 1, 1)) // us,
+                           r.span, r.parent, r.kind, r.service, r.error, r.at) for r in part]))
+        got += mon.push_spans(*cols[:7], errors=cols[7], time_unit="us", ats=cols[8])
+    got += mon.close_all()
+    ref = model.monitor(otel=True, source="spans")
+    want = [r for line in lines for r in ref.push_otel(line)] + ref.close_all()
+    assert {r.id: (r.verdict, r.reason, r.explanation) for r in got} == {
+        r.id: (r.verdict, r.reason, r.explanation) for r in want}
+    assert {r.id for r in got} == set(scenarios)
+    with pytest.raises(ValueError, match="otel=True"):
+        model.monitor().push_spans([], [], [], [], [], [], [])
+    with pytest.raises(ValueError, match="different lengths"):
+        model.monitor(otel=True).push_spans(["a"], [], [], [], [], [], [])

@@ -92,8 +92,33 @@ pub struct SpanLink {
     /// Its parent is in its own service by the conventions: a `CLIENT`, `PRODUCER` or
     /// `INTERNAL` span (a `SERVER` or `CONSUMER` span's parent is its caller's).
     pub local_parent: bool,
+    /// Its kind, as OTLP names it without `SPAN_KIND_` (`SERVER`, `CLIENT`, ...).
+    pub kind: &'static str,
     /// How many of the events pushed are this span's (they follow the previous span's).
     pub events: usize,
+}
+
+/// A span of kind `kind` has its parent in its own service (see [`SpanLink::local_parent`]).
+fn local_parent(kind: SpanKind) -> bool {
+    !matches!(kind, SpanKind::Server | SpanKind::Consumer)
+}
+
+fn kind_name(kind: SpanKind) -> &'static str {
+    let name = kind.as_str_name();
+    name.strip_prefix("SPAN_KIND_").unwrap_or(name)
+}
+
+/// Whether a span of the kind named `kind` (`SERVER`, `CLIENT`, `PRODUCER`, `CONSUMER`,
+/// `INTERNAL` or `UNSPECIFIED`, in any case, with or without OTLP's `SPAN_KIND_` prefix, as
+/// [`SpanLink::kind`] names it) has its parent in its own service, as the reader decides it
+/// ([`SpanLink::local_parent`]). A kind not given or not known is taken as `UNSPECIFIED`
+/// (the parent in its own service: the service's events may wait for it, never run ahead).
+pub fn kind_parent_is_local(kind: Option<&str>) -> bool {
+    let kind = kind.map(str::to_ascii_uppercase).and_then(|k| {
+        let k = k.strip_prefix("SPAN_KIND_").unwrap_or(&k);
+        SpanKind::from_str_name(&format!("SPAN_KIND_{k}"))
+    });
+    local_parent(kind.unwrap_or(SpanKind::Unspecified))
 }
 
 /// What was read of the span files: the events, the parts that could not be read, and their
@@ -192,7 +217,8 @@ fn request_events(
                         id: hex(&span.span_id),
                         parent: (!span.parent_span_id.is_empty())
                             .then(|| hex(&span.parent_span_id)),
-                        local_parent: !matches!(kind, SpanKind::Server | SpanKind::Consumer),
+                        local_parent: local_parent(kind),
+                        kind: kind_name(kind),
                         events: 0,
                     });
                 }

@@ -311,3 +311,52 @@ fn a_trace_of_internal_spans_gets_a_record_saying_why() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_span_link_names_its_kind_and_the_kind_says_where_its_parent_is() {
+    let line = request(&[(
+        "payment",
+        vec![
+            span(
+                "0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a",
+                "0000000000000001",
+                "pay",
+                2,
+                1,
+                4,
+            ),
+            span(
+                "0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a",
+                "0000000000000002",
+                "orders",
+                4,
+                2,
+                3,
+            ),
+            span(
+                "0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a",
+                "0000000000000003",
+                "work",
+                1,
+                2,
+                3,
+            ),
+        ],
+    )]);
+    let (mut out, mut links) = (Vec::new(), Vec::new());
+    otel_json_spans(&line, &OtelMap::default(), "f", 1, &mut out, &mut links).unwrap();
+    let kinds: Vec<(&str, bool)> = links.iter().map(|l| (l.kind, l.local_parent)).collect();
+    assert_eq!(
+        kinds,
+        [("SERVER", false), ("PRODUCER", true), ("INTERNAL", true)]
+    );
+    // The names the links give (and OTLP's own) say the same of the parent.
+    for l in &links {
+        assert_eq!(kind_parent_is_local(Some(l.kind)), l.local_parent);
+        let otlp = format!("span_kind_{}", l.kind.to_lowercase());
+        assert_eq!(kind_parent_is_local(Some(&otlp)), l.local_parent);
+    }
+    assert!(!kind_parent_is_local(Some("consumer")));
+    // Not given, or not a kind: unspecified (the parent taken as its own service's).
+    assert!(kind_parent_is_local(None) && kind_parent_is_local(Some("server?")));
+}

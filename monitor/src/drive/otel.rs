@@ -97,8 +97,56 @@ pub fn push_line(
         raw.extend(bad.events(file, no));
         now_lost = bad.lost(file, no);
     }
-    if line.parents {
-        follow_spans(line.at, m, scratch, session, letters, raw, spans, decided);
+    let read = Read {
+        at: line.at,
+        wall: line.wall,
+        parents: line.parents,
+    };
+    push_read(
+        read, m, scratch, session, letters, raw, spans, errors, decided, lost, now_lost,
+    )
+}
+
+/// Where a delivery of spans was read, and how it is followed.
+#[derive(Clone, Copy)]
+pub struct Read<'a> {
+    /// `FILE:LINE`, or another name of the delivery.
+    pub at: &'a str,
+    /// Wall-clock nanoseconds since the monitor started.
+    pub wall: u64,
+    /// Whether spans' parents are followed (`--arrival parents`).
+    pub parents: bool,
+}
+
+impl SpanBuffers {
+    /// The links of the spans to push (see [`push_read`]), to fill.
+    pub fn links(&mut self) -> &mut Vec<SpanLink> {
+        &mut self.links
+    }
+}
+
+/// Pushes the events of one delivery read already (a line's, or span rows given by columns,
+/// as the Spark job gives them): `raw`, and when `read.parents`, the links of `spans` (each
+/// link's `events` are the next events of `raw`, in order: all of them are accounted for);
+/// the spans are known first, then the events are pushed in order-key order, then the
+/// locations whose parents came feed what they held. `now_lost`: the delivery could not be
+/// read whole (every run open after it gets an Error). Returns how many events were pushed.
+#[allow(clippy::too_many_arguments)]
+pub fn push_read(
+    read: Read<'_>,
+    m: &Monitor<'_>,
+    scratch: &mut Scratch,
+    session: &mut Session,
+    letters: &NameIndex,
+    raw: &mut Vec<RawEvent>,
+    spans: &mut SpanBuffers,
+    errors: &mut Vec<Record>,
+    decided: &mut Vec<Decision>,
+    lost: &mut Option<Lost>,
+    now_lost: Option<Lost>,
+) -> u64 {
+    if read.parents {
+        follow_spans(read.at, m, scratch, session, letters, raw, spans, decided);
     }
     // A line holds the spans of one export in the order they ended (a parent after
     // its children): its events are taken in timestamp order (a stable sort, and only
@@ -144,7 +192,7 @@ pub fn push_line(
                             letter,
                             key: *key,
                             at: At::Text(&ev.at),
-                            wall: line.wall,
+                            wall: read.wall,
                             end: false,
                         },
                         decided,
