@@ -391,7 +391,7 @@ def stream_spans(spark, model, files, tmp, spans, count, **kw):
     per micro-batch), through :func:`events_from_otel`; with ``spans``, its span rows and the
     parents model."""
     src, out, ckpt = tmp / "in", tmp / "out", tmp / "ckpt"
-    src.mkdir()
+    src.mkdir(parents=True)
     for i, part in enumerate(files):
         (src / f"{i}.jsonl").write_text("".join(line + "\n" for line in part))
         os.utime(src / f"{i}.jsonl", (1_600_000_000 + i, 1_600_000_000 + i))
@@ -429,7 +429,7 @@ def test_span_rows_follow_parents_across_micro_batches_as_check_otel(spark, chec
     model_path, spans, scenarios = checkout_spans
     model = multitrace.compile(str(model_path))
     lines = spans.read_text().splitlines()
-    want = {r["id"]: record_fields(r) for r in cli_records(cli, model_path, [spans], "--otel")}
+    want = {r["id"]: record_fields(r) for r in cli_records(cli, model_path, ["--otel", spans])}
     assert set(want) == set(scenarios)
     expected = {"ok": "Pass", "late-publish": "Fail", "refund": "Error"}
     assert {t: want[t]["verdict"] for t in scenarios} == {t: expected[s] for t, s in scenarios.items()}
