@@ -195,6 +195,23 @@ class Monitor:
     def close_idle(self, now: Any = None) -> List[Result]: ...
     def advance(self, now: Union[float, datetime, None] = None) -> List[Result]: ...
     def push_otel(self, spans: Union[str, bytes], at: Optional[str] = None) -> List[Result]: ...
+    def push_spans(
+        self,
+        runs: Sequence[Any],
+        actions: Sequence[Any],
+        orders: Sequence[Any],
+        spans: Sequence[Any],
+        parents: Sequence[Any],
+        kinds: Sequence[Any],
+        services: Sequence[Any],
+        errors: Optional[Sequence[Any]] = None,
+        time_unit: Optional[str] = None,
+        ats: Optional[Sequence[Any]] = None,
+    ) -> List[Result]:
+        """Spans as rows (a monitor made with ``otel=True``), the columns of
+        ``multitrace.spark.events_from_otel(spans=True)``, taken as one line of ``push_otel``
+        (the ``parents`` arrival model); returns the records decided, in order."""
+        ...
     def close_all(self, why: Optional[str] = None) -> List[Result]: ...
     def state(self) -> bytes: ...
     def __getstate__(self) -> bytes: ...
