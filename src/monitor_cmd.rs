@@ -12,7 +12,7 @@ use multitrace_formats::output::{check_writable, check_writable_dir, refuse_over
 use multitrace_model::verdict::Mode;
 use multitrace_monitor::drive::{drive, otel_map, parse_duration, parse_window, Arrival};
 use multitrace_monitor::drive::{live_check_options, DriveOptions, LineFormat, Start, Status};
-use multitrace_monitor::receive::{Inbox, Limits};
+use multitrace_monitor::receive::{Endpoints, Inbox, Limits};
 use multitrace_monitor::session::{Reorder, SessionOptions};
 use multitrace_monitor::{Monitor, MonitorOptions};
 use std::io::IsTerminal;
@@ -96,10 +96,8 @@ pub struct MonitorArgs {
     /// taken in timestamp order; across lines --reorder-window restores it).
     #[arg(long, group = "spans", conflicts_with_all = ["run_field", "action_field", "order_field", "end_field"], help_heading = "Input")]
     otel: bool,
-    /// Receive spans over OTLP/HTTP on ADDR (POST /v1/traces, protobuf or JSON, gzip; 16 MiB a
-    /// request): checked as --otel lines, until SIGTERM. Without ADDR: 127.0.0.1:4318.
-    #[arg(long, value_name = "ADDR", group = "spans", num_args = 0..=1, default_missing_value = multitrace_monitor::receive::DEFAULT_ADDR, conflicts_with_all = ["run_field", "action_field", "order_field", "end_field"], help_heading = "Input")]
-    otlp_http: Option<std::net::SocketAddr>,
+    #[command(flatten)]
+    otlp: Endpoints,
     /// --otel: a mapping file overriding the rules (`lifeline = ATTR`, `run = ATTR`,
     /// `message = ATTR`, `reply_suffix = TEXT`).
     #[arg(long, value_name = "FILE", requires = "spans", help_heading = "Input")]
@@ -136,7 +134,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     // (Inherited by nothing we start; failing leaves the system's setting, which is correct.)
     #[cfg(target_os = "linux")]
     let _ = rustix::thread::disable_transparent_huge_pages(true);
-    let spans = args.otel || args.otlp_http.is_some();
+    let spans = args.otel || args.otlp.any();
     let otel = otel_map(spans, args.otel_map.as_deref())?;
     // Outputs first, before any work: writable, and never one of the inputs (records
     // appended to a followed source would be read again as events).
@@ -176,7 +174,7 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
     };
     let (state, digest, output) =
         (args.state.as_deref(), engine.model().digest, args.output.as_deref());
-    let sources = (&args.sources[..], !args.no_follow, args.otlp_http.is_none());
+    let sources = (&args.sources[..], !args.no_follow, !args.otlp.any());
     let Start { mut session, mut follower, totals, mut out, lock: _lock } =
         Start::open(state, sopts, digest, output, sources)?;
     let stop = Arc::new(AtomicBool::new(false));
@@ -201,10 +199,10 @@ pub fn monitor(args: MonitorArgs) -> Result<u8> {
         },
         state: args.state.clone(),
         checkpoint_ms: args.checkpoint_ms,
-        inbox: args.otlp_http.map(|a| Inbox::listen(a, Limits::default())).transpose()?,
+        inbox: Inbox::listen(args.otlp, Limits::default())?,
     };
-    if let Some(inbox) = &opts.inbox {
-        eprintln!("multitrace monitor: receiving OTLP/HTTP on http://{}/v1/traces", inbox.addr());
+    for line in opts.inbox.iter().flat_map(Inbox::listening) {
+        eprintln!("multitrace monitor: {line}");
     }
     let status = std::io::stderr().is_terminal();
     let mut show = |s: Status| eprint!("\r{}   ", s.line());

@@ -38,8 +38,9 @@ impl std::fmt::Display for OtelMapError {
 
 impl std::error::Error for OtelMapError {}
 
-/// The mapping of spans when the sources hold spans (`spans`: `--otel` or `--otlp-http`):
-/// the default rules, or those of the mapping file `file` (`--otel-map`); `None` otherwise.
+/// The mapping of spans when the sources hold spans (`spans`: `--otel`, `--otlp-http` or
+/// `--otlp-grpc`): the default rules, or those of the mapping file `file` (`--otel-map`);
+/// `None` otherwise.
 pub fn otel_map(spans: bool, file: Option<&Path>) -> Result<Option<OtelMap>, OtelMapError> {
     #[cfg(feature = "otel")]
     {
@@ -79,8 +80,9 @@ pub struct DriveOptions {
     pub state: Option<PathBuf>,
     /// Milliseconds between checkpoints.
     pub checkpoint_ms: u64,
-    /// Requests of spans received (`--otlp-http`; with `otel`'s mapping): checked as lines
-    /// are, the loop runs until stopped, then closes it and drains what it acknowledged.
+    /// Requests of spans received (`--otlp-http`, `--otlp-grpc`; with `otel`'s mapping):
+    /// checked as lines are, the loop runs until stopped, then closes it and drains what it
+    /// acknowledged.
     pub inbox: Option<crate::receive::Inbox>,
 }
 

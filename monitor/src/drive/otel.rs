@@ -24,7 +24,7 @@ use std::time::Duration;
 pub enum Spans<'a> {
     /// A line of OTLP JSON.
     Text(&'a str),
-    /// A request received (`--otlp-http`).
+    /// A request received (`--otlp-http`, `--otlp-grpc`).
     #[cfg(feature = "otlp")]
     Request(&'a crate::receive::Received),
 }
@@ -33,7 +33,7 @@ pub enum Spans<'a> {
 pub struct Line<'a> {
     /// The line.
     pub spans: Spans<'a>,
-    /// `FILE:LINE` (`otlp-http:N` for the N-th request received).
+    /// `FILE:LINE` (`otlp-http:N`, `otlp-grpc:N` for the N-th request received so).
     pub at: &'a str,
     /// Wall-clock nanoseconds since the monitor started.
     pub wall: u64,

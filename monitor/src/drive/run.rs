@@ -2,8 +2,8 @@
 //! round's events fed grouped by run, idle runs closed, records written, a checkpoint after
 //! the round, until the input ends or `stop` is set (then every live run is closed, but
 //! with `--state` the live runs are checkpointed live instead, for a restart to go on with).
-//! Requests received (`--otlp-http`, `crate::receive`) are a second input, taken after each
-//! round's lines; the loop waits on their queue when idle.
+//! Requests received (`--otlp-http`, `--otlp-grpc`: `crate::receive`) are a second input,
+//! taken after each round's lines; the loop waits on their queue when idle.
 
 use super::options::DriveOptions;
 use super::slow::{push_slow, SlowEvent};
@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 /// and the checks of its lines share).
 const PIECE: usize = 64 << 10;
 
-/// Requests received taken at most in a round (`--otlp-http`; the queue holds 64).
+/// Requests received taken at most in a round (`--otlp-*`; the queue holds 64).
 #[cfg(feature = "otlp")]
 const REQUESTS: usize = 64;
 
@@ -118,9 +118,9 @@ pub fn drive(
     // The place of a line read (`FILE:LINE`), written for the lines the fast path does not
     // take, in one buffer for every line.
     let mut at = String::new();
-    // Requests received so far (`otlp-http:N` is the N-th).
+    // Requests received so far by each protocol (`otlp-http:N` is the N-th over HTTP).
     #[cfg(feature = "otlp")]
-    let mut received = 0u64;
+    let mut received = [0u64; 2];
     loop {
         let stopping = stop.load(Ordering::Relaxed);
         // With checkpoints, smaller rounds: a checkpoint can follow any round.
@@ -302,16 +302,18 @@ pub fn drive(
             let wall = now();
             let mut taken = 0;
             while stopping || taken < REQUESTS {
-                let Some(request) = inbox.take() else {
+                let Some((protocol, request)) = inbox.take() else {
                     break;
                 };
                 taken += 1;
                 idle_round = false;
-                received += 1;
+                let n = &mut received[protocol as usize];
+                *n += 1;
                 session.push_round(m, &mut scratch, &mut round, &mut decided);
                 at.clear();
-                at.push_str("otlp-http:");
-                at.push_str(&received.to_string());
+                at.push_str(protocol.name());
+                at.push(':');
+                at.push_str(&n.to_string());
                 events += super::otel::push_line(
                     super::otel::Line {
                         spans: super::otel::Spans::Request(&request),

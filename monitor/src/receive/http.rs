@@ -4,7 +4,8 @@
 //! ([`body`]), and an accepted request put in the loop's bounded queue without waiting
 //! (`503` when it is full). The replies are the module `receive`'s table.
 
-use super::options::{Limits, ReceiveError, Received};
+use super::options::{Limits, Protocol, Queued, ReceiveError, Received};
+use super::server::Server;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderMap, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
@@ -21,65 +22,25 @@ pub(super) const TRACES: &str = "/v1/traces";
 const PROTOBUF: &str = "application/x-protobuf";
 const JSON: &str = "application/json";
 
-/// The running server: its stop signal and thread.
-pub(super) struct Server {
-    stop: tokio::sync::oneshot::Sender<()>,
-    thread: std::thread::JoinHandle<()>,
-}
-
 /// What every connection shares: the queue and the limits.
 pub(super) struct Shared {
-    pub(super) tx: SyncSender<Received>,
+    pub(super) tx: SyncSender<Queued>,
     pub(super) limits: Limits,
 }
 
-impl Server {
-    /// Listens on `addr` and serves until [`Server::stop`]; the address listened on.
-    pub(super) fn start(
-        addr: SocketAddr,
-        limits: Limits,
-        tx: SyncSender<Received>,
-    ) -> Result<(Server, SocketAddr), ReceiveError> {
-        let listener = std::net::TcpListener::bind(addr)
-            .map_err(|source| ReceiveError::Listen { addr, source })?;
-        let local = listener.local_addr().map_err(ReceiveError::Start)?;
-        listener
-            .set_nonblocking(true)
-            .map_err(ReceiveError::Start)?;
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_io()
-            .enable_time()
-            .build()
-            .map_err(ReceiveError::Start)?;
-        let listener = {
-            let _in = rt.enter();
-            tokio::net::TcpListener::from_std(listener).map_err(ReceiveError::Start)?
-        };
-        let shared = Arc::new(Shared { tx, limits });
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::Builder::new()
-            .name("otlp-http".into())
-            .spawn(move || {
-                rt.block_on(async move {
-                    let accepting = tokio::spawn(accept(listener, shared));
-                    // A stop, or the Inbox gone.
-                    let _ = stopped.await;
-                    accepting.abort();
-                });
-                // The runtime dropped here drops every connection's task (and with the last
-                // one the queue's sender): nothing is accepted after.
-                drop(rt);
-            })
-            .map_err(ReceiveError::Start)?;
-        Ok((Server { stop, thread }, local))
-    }
-
-    /// Stops accepting, ends every connection and waits for the thread: every request
-    /// acknowledged is in the queue.
-    pub(super) fn stop(self) {
-        let _ = self.stop.send(());
-        let _ = self.thread.join();
-    }
+/// Listens on `addr` and serves OTLP/HTTP until stopped; the address listened on.
+pub(super) fn start(
+    addr: SocketAddr,
+    limits: Limits,
+    tx: SyncSender<Queued>,
+) -> Result<(Server, SocketAddr), ReceiveError> {
+    let shared = Arc::new(Shared { tx, limits });
+    Server::start(Protocol::Http, addr, move |listener, stopped| async move {
+        let accepting = tokio::spawn(accept(listener, shared));
+        // A stop, or the Inbox gone: the connections' tasks end with the runtime.
+        let _ = stopped.await;
+        accepting.abort();
+    })
 }
 
 /// Accepts connections, each served by a task of its own.
@@ -286,7 +247,7 @@ pub(super) fn body(head: Head, bytes: &[u8], shared: &Shared) -> Reply {
         Ok(r) => r,
         Err(why) => return status(StatusCode::BAD_REQUEST, head.json, why),
     };
-    match shared.tx.try_send(request) {
+    match shared.tx.try_send((Protocol::Http, request)) {
         Ok(()) => Reply {
             status: StatusCode::OK,
             content_type: if head.json { JSON } else { PROTOBUF },

@@ -2,57 +2,98 @@
 //! that fills it.
 
 #[cfg(feature = "otlp")]
-use super::http;
+use super::options::Queued;
+use super::options::{Endpoints, Limits, Protocol, ReceiveError};
 #[cfg(feature = "otlp")]
-use super::options::Received;
-use super::options::{Limits, ReceiveError};
+use super::{grpc, http, server::Server};
 use std::net::SocketAddr;
 
-/// The loop's end of the receiver: the queue of accepted requests, and the server that fills
+/// A protocol's server start (`http::start`, `grpc::start`).
+#[cfg(feature = "otlp")]
+type Start = fn(
+    SocketAddr,
+    Limits,
+    std::sync::mpsc::SyncSender<Queued>,
+) -> Result<(Server, SocketAddr), ReceiveError>;
+
+/// The loop's end of the receivers: the queue of accepted requests, and the servers that fill
 /// it (stopped by [`Inbox::close`] or when dropped).
 pub struct Inbox {
-    addr: SocketAddr,
+    /// Where each receiver listens (OTLP/HTTP, OTLP/gRPC).
+    http: Option<SocketAddr>,
+    grpc: Option<SocketAddr>,
     #[cfg(feature = "otlp")]
-    rx: std::sync::mpsc::Receiver<Received>,
+    rx: std::sync::mpsc::Receiver<Queued>,
     /// A request [`Inbox::wait`] took, handed out first by [`Inbox::take`].
     #[cfg(feature = "otlp")]
-    held: std::sync::Mutex<Option<Received>>,
+    held: std::sync::Mutex<Option<Queued>>,
     #[cfg(feature = "otlp")]
-    server: std::sync::Mutex<Option<http::Server>>,
+    servers: std::sync::Mutex<Vec<Server>>,
     #[cfg(not(feature = "otlp"))]
     _never: std::convert::Infallible,
 }
 
 impl Inbox {
-    /// Listens on `addr` (port 0: one the system picks, see [`Inbox::addr`]) and serves
-    /// OTLP/HTTP from a thread of its own until closed.
-    pub fn listen(addr: SocketAddr, limits: Limits) -> Result<Inbox, ReceiveError> {
+    /// Listens where `at` says (port 0: one the system picks, see [`Inbox::addr`]) and serves
+    /// OTLP/HTTP and OTLP/gRPC, each from a thread of its own, into one queue until closed;
+    /// `None` when `at` names no address.
+    pub fn listen(at: Endpoints, limits: Limits) -> Result<Option<Inbox>, ReceiveError> {
+        if !at.any() {
+            return Ok(None);
+        }
         #[cfg(feature = "otlp")]
         {
             let (tx, rx) = std::sync::mpsc::sync_channel(limits.queue.max(1));
-            let (server, addr) = http::Server::start(addr, limits, tx)?;
-            Ok(Inbox {
-                addr,
+            let mut servers = Vec::new();
+            let mut bound = |start: Start, addr: Option<SocketAddr>| {
+                addr.map(|a| {
+                    start(a, limits, tx.clone()).map(|(s, local)| {
+                        servers.push(s);
+                        local
+                    })
+                })
+                .transpose()
+            };
+            let http = bound(http::start, at.otlp_http)?;
+            let grpc = bound(grpc::start, at.otlp_grpc)?;
+            Ok(Some(Inbox {
+                http,
+                grpc,
                 rx,
                 held: std::sync::Mutex::new(None),
-                server: std::sync::Mutex::new(Some(server)),
-            })
+                servers: std::sync::Mutex::new(servers),
+            }))
         }
         #[cfg(not(feature = "otlp"))]
         {
-            let _ = (addr, limits);
+            let _ = limits;
             Err(ReceiveError::NotBuilt)
         }
     }
 
-    /// The address listened on.
-    pub fn addr(&self) -> SocketAddr {
-        self.addr
+    /// The address a receiver listens on (`None`: not asked for).
+    pub fn addr(&self, protocol: Protocol) -> Option<SocketAddr> {
+        match protocol {
+            Protocol::Http => self.http,
+            Protocol::Grpc => self.grpc,
+        }
     }
 
-    /// The next accepted request, if one is queued.
+    /// What the receivers listen on, a line each, for people and for exporters'
+    /// configuration (`receiving OTLP/HTTP on http://127.0.0.1:4318/v1/traces`).
+    pub fn listening(&self) -> Vec<String> {
+        let http = self
+            .http
+            .map(|a| format!("receiving OTLP/HTTP on http://{a}/v1/traces"));
+        let grpc = self
+            .grpc
+            .map(|a| format!("receiving OTLP/gRPC on http://{a}"));
+        http.into_iter().chain(grpc).collect()
+    }
+
+    /// The next accepted request, if one is queued, and how it came.
     #[cfg(feature = "otlp")]
-    pub fn take(&self) -> Option<Received> {
+    pub fn take(&self) -> Option<Queued> {
         let held = self.held.lock().ok().and_then(|mut h| h.take());
         held.or_else(|| self.rx.try_recv().ok())
     }
@@ -78,12 +119,12 @@ impl Inbox {
         held.is_some()
     }
 
-    /// Stops the server: no request is accepted after it returns, and every request
+    /// Stops the servers: no request is accepted after it returns, and every request
     /// acknowledged before is in the queue (for [`Inbox::take`]).
     pub fn close(&self) {
         #[cfg(feature = "otlp")]
-        if let Some(server) = self.server.lock().ok().and_then(|mut s| s.take()) {
-            server.stop();
+        if let Ok(mut servers) = self.servers.lock() {
+            servers.drain(..).for_each(Server::stop);
         }
     }
 }
@@ -96,6 +137,9 @@ impl Drop for Inbox {
 
 impl std::fmt::Debug for Inbox {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Inbox").field("addr", &self.addr).finish()
+        f.debug_struct("Inbox")
+            .field("http", &self.http)
+            .field("grpc", &self.grpc)
+            .finish()
     }
 }

@@ -36,13 +36,17 @@
 //!   gRPC and no metrics yet.
 
 #[cfg(feature = "otlp")]
+mod grpc;
+#[cfg(feature = "otlp")]
 mod http;
 mod inbox;
 mod options;
+#[cfg(feature = "otlp")]
+mod server;
 #[cfg(all(test, feature = "otlp"))]
 mod tests;
 
 pub use inbox::Inbox;
+pub use options::{Endpoints, Limits, Protocol, ReceiveError, DEFAULT_ADDR, DEFAULT_GRPC_ADDR};
 #[cfg(feature = "otlp")]
-pub use options::Received;
-pub use options::{Limits, ReceiveError, DEFAULT_ADDR};
+pub use options::{Queued, Received};

@@ -6,6 +6,56 @@ use std::net::SocketAddr;
 /// Where `--otlp-http` listens when given without an address: OTLP/HTTP's port on loopback.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:4318";
 
+/// Where `--otlp-grpc` listens when given without an address: OTLP/gRPC's port on loopback.
+pub const DEFAULT_GRPC_ADDR: &str = "127.0.0.1:4317";
+
+/// How a request came: its place in records is `otlp-http:N` or `otlp-grpc:N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// OTLP/HTTP (`POST /v1/traces`).
+    Http,
+    /// OTLP/gRPC (`TraceService/Export`).
+    Grpc,
+}
+
+impl Protocol {
+    /// The name of its requests' place (`otlp-http`, `otlp-grpc`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Http => "otlp-http",
+            Protocol::Grpc => "otlp-grpc",
+        }
+    }
+}
+
+// Where the receivers listen (`monitor --otlp-http`, `--otlp-grpc`; both may be given). With
+// clap a plain comment: the doc comment of a flattened `Args` replaces the command's `about`
+// (the binary's subcommands are deferred).
+#[cfg_attr(
+    not(feature = "clap"),
+    doc = "Where the receivers listen (`monitor --otlp-http`, `--otlp-grpc`)."
+)]
+#[cfg_attr(feature = "clap", allow(missing_docs))]
+#[derive(Clone, Copy, Debug, Default)]
+#[cfg_attr(feature = "clap", derive(clap::Args))]
+pub struct Endpoints {
+    /// Receive spans over OTLP/HTTP on ADDR (POST /v1/traces, protobuf or JSON, gzip; 16 MiB a
+    /// request): checked as --otel lines, until SIGTERM. Without ADDR: 127.0.0.1:4318.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "ADDR", group = "spans", num_args = 0..=1, default_missing_value = DEFAULT_ADDR, conflicts_with_all = ["run_field", "action_field", "order_field", "end_field"], help_heading = "Input"))]
+    pub otlp_http: Option<SocketAddr>,
+    /// Receive spans over OTLP/gRPC on ADDR (TraceService/Export, gzip; 16 MiB a request):
+    /// checked as --otel lines, until SIGTERM. Without ADDR: 127.0.0.1:4317.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "ADDR", group = "spans", num_args = 0..=1, default_missing_value = DEFAULT_GRPC_ADDR, conflicts_with_all = ["run_field", "action_field", "order_field", "end_field"], help_heading = "Input"))]
+    pub otlp_grpc: Option<SocketAddr>,
+}
+
+impl Endpoints {
+    /// Whether spans are received at all.
+    pub fn any(&self) -> bool {
+        self.otlp_http.is_some() || self.otlp_grpc.is_some()
+    }
+}
+
 /// The bounds of the receiver.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
@@ -32,6 +82,8 @@ pub enum ReceiveError {
     NotBuilt,
     /// The address could not be listened on.
     Listen {
+        /// The receiver asked for.
+        protocol: Protocol,
         /// The address asked.
         addr: SocketAddr,
         /// Why.
@@ -46,12 +98,20 @@ impl std::fmt::Display for ReceiveError {
         match self {
             ReceiveError::NotBuilt => write!(
                 f,
-                "--otlp-http: this multitrace was built without the `otlp` feature"
+                "--otlp-http, --otlp-grpc: this multitrace was built without the `otlp` \
+                 feature (build it with `--features otlp`, or follow a file with --otel)"
             ),
-            ReceiveError::Listen { addr, source } => {
-                write!(f, "--otlp-http {addr}: cannot listen: {source}")
-            }
-            ReceiveError::Start(e) => write!(f, "--otlp-http: cannot start the server: {e}"),
+            ReceiveError::Listen {
+                protocol,
+                addr,
+                source,
+            } => write!(
+                f,
+                "--{} {addr}: cannot listen: {source} (give a free address, or port 0 for \
+                 one the system picks)",
+                protocol.name()
+            ),
+            ReceiveError::Start(e) => write!(f, "--otlp-*: cannot start the server: {e}"),
         }
     }
 }
@@ -69,3 +129,7 @@ impl std::error::Error for ReceiveError {
 /// A request taken from the queue: one decoded `ExportTraceServiceRequest`.
 #[cfg(feature = "otlp")]
 pub type Received = opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+
+/// What the queue holds: a request and how it came.
+#[cfg(feature = "otlp")]
+pub type Queued = (Protocol, Received);

@@ -17,7 +17,13 @@ fn requests() -> Vec<Received> {
         .collect()
 }
 
-fn shared(queue: usize) -> (Shared, Receiver<Received>) {
+/// A request queued by the HTTP server (its protocol checked).
+fn over_http(q: Queued) -> Received {
+    assert_eq!(q.0, Protocol::Http);
+    q.1
+}
+
+fn shared(queue: usize) -> (Shared, Receiver<Queued>) {
     let (tx, rx) = sync_channel(queue);
     let limits = Limits {
         max_body: 1 << 20,
@@ -94,7 +100,7 @@ fn protobuf_json_and_gzip_bodies_queue_the_request_they_hold() {
         &zipped,
     );
     assert_eq!(r.status, StatusCode::OK);
-    let got: Vec<Received> = rx.try_iter().collect();
+    let got: Vec<Received> = rx.try_iter().map(over_http).collect();
     assert_eq!(
         got,
         vec![
@@ -190,13 +196,13 @@ fn a_full_queue_is_503_with_retry_after_and_the_queued_requests_stay() {
     assert!(full.retry, "Retry-After");
     assert!(message(&full).contains("full"));
     // Taking one makes room for one.
-    assert_eq!(rx.try_recv().unwrap(), reqs[0]);
+    assert_eq!(over_http(rx.try_recv().unwrap()), reqs[0]);
     assert_eq!(
         post(&shared, "/v1/traces", &pb, &reqs[2].encode_to_vec()).status,
         StatusCode::OK
     );
     assert_eq!(
-        rx.try_iter().collect::<Vec<_>>(),
+        rx.try_iter().map(over_http).collect::<Vec<_>>(),
         vec![reqs[1].clone(), reqs[2].clone()]
     );
 }
@@ -235,8 +241,13 @@ fn the_server_queues_what_it_acknowledges_and_closes() {
         max_body: 1 << 20,
         queue: 2,
     };
-    let inbox = Inbox::listen(addr, limits).unwrap();
-    let at = inbox.addr();
+    let at = Endpoints {
+        otlp_http: Some(addr),
+        otlp_grpc: None,
+    };
+    let inbox = Inbox::listen(at, limits).unwrap().unwrap();
+    let at = inbox.addr(Protocol::Http).unwrap();
+    assert_eq!(inbox.addr(Protocol::Grpc), None);
     assert_ne!(at.port(), 0);
     let reqs = requests();
     let pb = "application/x-protobuf";
@@ -262,7 +273,122 @@ fn the_server_queues_what_it_acknowledges_and_closes() {
     assert!(inbox.wait(std::time::Duration::from_secs(5)));
     inbox.close();
     assert!(std::net::TcpStream::connect(at).is_err(), "still listening");
-    assert_eq!(inbox.take(), Some(reqs[0].clone()));
-    assert_eq!(inbox.take(), Some(reqs[1].clone()));
+    assert_eq!(inbox.take(), Some((Protocol::Http, reqs[0].clone())));
+    assert_eq!(inbox.take(), Some((Protocol::Http, reqs[1].clone())));
+    assert_eq!(inbox.take(), None);
+}
+
+/// A gRPC client's runtime (current-thread, as the server's).
+fn client_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+type Client =
+    opentelemetry_proto::tonic::collector::trace::v1::trace_service_client::TraceServiceClient<
+        tonic::transport::Channel,
+    >;
+
+/// A tonic client of the server at `at`, sending gzip when `gzip`.
+async fn client(at: SocketAddr, gzip: bool) -> Client {
+    let c = Client::connect(format!("http://{at}")).await.unwrap();
+    if gzip {
+        c.send_compressed(tonic::codec::CompressionEncoding::Gzip)
+    } else {
+        c
+    }
+}
+
+/// Over a socket, both receivers into one queue: gRPC exports (gzip or not) and HTTP posts
+/// are queued in the order acknowledged, each with its protocol; one past the queue's room is
+/// UNAVAILABLE with a `RetryInfo` (retryable, per the OTLP specification's throttling); after
+/// `close` the gRPC port refuses and the queue holds what was acknowledged.
+#[test]
+fn grpc_exports_share_the_queue_and_a_full_one_is_unavailable_with_retry_info() {
+    use tonic_types::StatusExt as _;
+    let any: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    let limits = Limits {
+        max_body: 1 << 20,
+        queue: 3,
+    };
+    let at = Endpoints {
+        otlp_http: Some(any),
+        otlp_grpc: Some(any),
+    };
+    let inbox = Inbox::listen(at, limits).unwrap().unwrap();
+    let (h, g) = (
+        inbox.addr(Protocol::Http).unwrap(),
+        inbox.addr(Protocol::Grpc).unwrap(),
+    );
+    assert_ne!(g.port(), 0);
+    assert_eq!(
+        inbox.listening()[1],
+        format!("receiving OTLP/gRPC on http://{g}")
+    );
+    let reqs = requests();
+    let rt = client_runtime();
+    let reply = rt.block_on(async { client(g, true).await.export(reqs[0].clone()).await });
+    // An ExportTraceServiceResponse with no partial success.
+    assert_eq!(reply.unwrap().into_inner(), Default::default());
+    let pb = "application/x-protobuf";
+    let (code, _, _) = exchange(h, &http_post(h, pb, &reqs[1].encode_to_vec()));
+    assert_eq!(code, 200);
+    let reply = rt.block_on(async { client(g, false).await.export(reqs[2].clone()).await });
+    assert!(reply.is_ok(), "{reply:?}");
+    let full = rt
+        .block_on(async { client(g, false).await.export(reqs[0].clone()).await })
+        .unwrap_err();
+    assert_eq!(full.code(), tonic::Code::Unavailable, "{full:?}");
+    assert!(full.message().contains("full"), "{full:?}");
+    let retry = full.get_details_retry_info().expect("RetryInfo");
+    assert_eq!(retry.retry_delay, Some(std::time::Duration::from_secs(1)));
+    // The clients gone first: a connection open stays until the stop's grace.
+    drop(rt);
+    inbox.close();
+    assert!(std::net::TcpStream::connect(g).is_err(), "still listening");
+    assert_eq!(inbox.take(), Some((Protocol::Grpc, reqs[0].clone())));
+    assert_eq!(inbox.take(), Some((Protocol::Http, reqs[1].clone())));
+    assert_eq!(inbox.take(), Some((Protocol::Grpc, reqs[2].clone())));
+    assert_eq!(inbox.take(), None);
+}
+
+/// A gRPC message over the limit, as sent or unpacked from gzip, is refused by tonic (not
+/// retryable: no `RetryInfo`) and not queued; one within it still is.
+#[test]
+fn grpc_messages_over_the_limit_are_refused_not_retryable() {
+    use tonic_types::StatusExt as _;
+    let limits = Limits {
+        max_body: 4 << 10,
+        queue: 4,
+    };
+    let at = Endpoints {
+        otlp_http: None,
+        otlp_grpc: Some("127.0.0.1:0".parse().unwrap()),
+    };
+    let inbox = Inbox::listen(at, limits).unwrap().unwrap();
+    let g = inbox.addr(Protocol::Grpc).unwrap();
+    // Many copies of the checkout's spans: over 4 KiB, and gzip packs them far below it.
+    let mut big = requests()[0].clone();
+    let spans = big.resource_spans[0].clone();
+    big.resource_spans = vec![spans; 64];
+    assert!(big.encoded_len() > 4 << 10);
+    let rt = client_runtime();
+    // tonic's codes: OUT_OF_RANGE as sent, RESOURCE_EXHAUSTED unpacking.
+    let codes = [tonic::Code::OutOfRange, tonic::Code::ResourceExhausted];
+    for (gzip, code) in [false, true].into_iter().zip(codes) {
+        let e = rt
+            .block_on(async { client(g, gzip).await.export(big.clone()).await })
+            .unwrap_err();
+        assert_eq!(e.code(), code, "gzip {gzip}: {e:?}");
+        assert!(e.get_details_retry_info().is_none());
+    }
+    let small = requests()[1].clone();
+    let ok = rt.block_on(async { client(g, true).await.export(small.clone()).await });
+    assert!(ok.is_ok(), "{ok:?}");
+    drop(rt);
+    inbox.close();
+    assert_eq!(inbox.take(), Some((Protocol::Grpc, small)));
     assert_eq!(inbox.take(), None);
 }
