@@ -1,11 +1,14 @@
-//! Spans received over the network (`monitor --otlp-http`, issue 52): an OTLP/HTTP endpoint
-//! whose requests reach the driving loop through a bounded queue, each checked exactly as a
-//! line of OTLP JSON spans is (`drive::otel`), its place named `otlp-http:N` (N: the
-//! request's number among those taken, from 1).
+//! Spans received over the network (`monitor --otlp-http`, `--otlp-grpc`, issue 52): OTLP/HTTP
+//! and OTLP/gRPC endpoints whose requests reach the driving loop through one bounded queue,
+//! each checked exactly as a line of OTLP JSON spans is (`drive::otel`), its place named
+//! `otlp-http:N` or `otlp-grpc:N` (N: the request's number among those taken by that
+//! endpoint, from 1).
 //!
-//! Stages: the limits and errors (`options`), the queue and its handle ([`Inbox`]: `inbox`)
-//! and the HTTP server (`http`, with the `otlp` feature: `hyper` on a current-thread `tokio`
-//! runtime in a thread of its own).
+//! Stages: the limits, errors and endpoints (`options`), the queue and its handle ([`Inbox`]:
+//! `inbox`), the thread and runtime a server runs on (`server`: a current-thread `tokio`
+//! runtime in a thread of its own), the HTTP server (`http`, `hyper`) and the gRPC server
+//! (`grpc`, `tonic`'s server for `opentelemetry-proto`'s `TraceService`), all but `options`
+//! and `inbox` with the `otlp` feature.
 //! Without the `otlp` feature [`Inbox::listen`] is refused ([`ReceiveError::NotBuilt`]).
 //!
 //! # What the server answers (the OTLP/HTTP specification)
@@ -22,6 +25,15 @@
 //!   [`Limits::max_body`] bytes each;
 //! - `GET /health`: `200`; any other path: `404`; another method on `/v1/traces`: `405`.
 //!
+//! # What the gRPC server answers (the OTLP/gRPC specification)
+//!
+//! - `TraceService/Export`, plain or gzip: `OK` with an empty `ExportTraceServiceResponse`
+//!   once the request is in the queue;
+//! - the queue full, or the monitor stopping: `UNAVAILABLE` with a `RetryInfo` of 1 s (the
+//!   specification's throttling: exporters retry after it);
+//! - a message over [`Limits::max_body`]: tonic's `OUT_OF_RANGE` (as sent) or
+//!   `RESOURCE_EXHAUSTED` (unpacked), without `RetryInfo`, so it is not retried.
+//!
 //! # Invariants
 //!
 //! - An acknowledgement (`200`) means the request was decoded and accepted into the queue:
@@ -32,8 +44,8 @@
 //!   write-ahead log that acknowledges only what is durable is a later step (issue 52 item 2).
 //!   A request whose acknowledgement was cut by a stop may be retried by its exporter and
 //!   then checked twice.
-//! - Listening where asked only ([`DEFAULT_ADDR`]: loopback); no TLS, no authentication, no
-//!   gRPC and no metrics yet.
+//! - Listening where asked only ([`DEFAULT_ADDR`]: loopback); no TLS, no authentication and
+//!   no metrics yet.
 
 #[cfg(feature = "otlp")]
 mod grpc;
